@@ -1,0 +1,188 @@
+#include "config.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "text.h"
+
+namespace jfp {
+
+const char *mode_name(Mode m) {
+    switch (m) {
+        case Mode::Off: return "off";
+        case Mode::Shadow: return "shadow";
+        case Mode::Warn: return "warn";
+        case Mode::Annotate: return "annotate";
+        case Mode::Reject: return "reject";
+    }
+    return "?";
+}
+
+std::optional<Mode> parse_mode(std::string_view s) {
+    std::string v = to_lower(trim(s));
+    if (v == "off") return Mode::Off;
+    if (v == "shadow") return Mode::Shadow;
+    if (v == "warn") return Mode::Warn;
+    if (v == "annotate") return Mode::Annotate;
+    if (v == "reject") return Mode::Reject;
+    return std::nullopt;
+}
+
+std::string Config::resolved_feature_log_path() const {
+    if (!feature_log_path.empty()) return feature_log_path;
+    auto slash = store_path.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : store_path.substr(0, slash);
+    return dir + "/features.db";
+}
+
+std::string ConfigParseResult::error_text() const {
+    std::string out;
+    for (const auto &e : errors) {
+        if (!out.empty()) out += '\n';
+        out += config.origin;
+        if (e.line > 0) out += ":" + std::to_string(e.line);
+        out += ": " + e.message;
+    }
+    return out;
+}
+
+namespace {
+
+std::optional<bool> parse_bool(std::string_view s) {
+    std::string v = to_lower(trim(s));
+    if (v == "yes" || v == "true" || v == "1" || v == "on") return true;
+    if (v == "no" || v == "false" || v == "0" || v == "off") return false;
+    return std::nullopt;
+}
+
+std::optional<double> parse_probability(std::string_view s) {
+    auto d = parse_double(trim(s));
+    if (!d || *d < 0.0 || *d > 1.0) return std::nullopt;
+    return d;
+}
+
+std::set<std::string> parse_list(std::string_view s) {
+    std::set<std::string> out;
+    for (auto item : split(s, ',')) {
+        auto t = trim(item);
+        if (!t.empty()) out.emplace(t);
+    }
+    return out;
+}
+
+}  // namespace
+
+ConfigParseResult parse_config(std::string_view text, const std::string &origin) {
+    ConfigParseResult r;
+    r.config.origin = origin;
+    Config &c = r.config;
+    int lineno = 0;
+    for (auto raw : split(text, '\n')) {
+        ++lineno;
+        auto hash = raw.find('#');
+        auto line = trim(hash == std::string_view::npos ? raw : raw.substr(0, hash));
+        if (line.empty()) continue;
+        auto eq = line.find('=');
+        if (eq == std::string_view::npos) {
+            r.errors.push_back({lineno, "expected key = value, found '" + std::string(line) + "'"});
+            continue;
+        }
+        std::string key = to_lower(trim(line.substr(0, eq)));
+        std::string_view value = trim(line.substr(eq + 1));
+        auto bad = [&](const std::string &what) {
+            r.errors.push_back({lineno, "invalid value '" + std::string(value) + "' for " + key + ": " + what});
+        };
+        auto set_threshold_map = [&](std::map<std::string, double> &m, std::string_view name) {
+            if (name.empty()) return bad("missing name after the dot");
+            auto p = parse_probability(value);
+            if (!p) return bad("expected a probability between 0 and 1");
+            m[std::string(name)] = *p;
+        };
+
+        if (key == "mode") {
+            auto m = parse_mode(value);
+            if (!m) bad("expected off, shadow, warn, annotate or reject");
+            else c.mode = *m;
+        } else if (key == "model") {
+            if (value.empty()) bad("expected a path to a model bundle");
+            else c.model_path = value;
+        } else if (key == "store") {
+            if (value.empty()) bad("expected a path to the history store");
+            else c.store_path = value;
+        } else if (key == "feature_log") {
+            c.feature_log_path = value;
+        } else if (key == "threshold") {
+            auto p = parse_probability(value);
+            if (!p) bad("expected a probability between 0 and 1");
+            else c.threshold = *p;
+        } else if (starts_with(key, "threshold.partition.")) {
+            set_threshold_map(c.partition_threshold, std::string_view(key).substr(20));
+        } else if (starts_with(key, "threshold.account.")) {
+            set_threshold_map(c.account_threshold, std::string_view(key).substr(18));
+        } else if (starts_with(key, "threshold.qos.")) {
+            set_threshold_map(c.qos_threshold, std::string_view(key).substr(14));
+        } else if (key == "exempt_users") {
+            c.exempt_users = parse_list(value);
+        } else if (key == "exempt_accounts") {
+            c.exempt_accounts = parse_list(value);
+        } else if (key == "exempt_partitions") {
+            c.exempt_partitions = parse_list(value);
+        } else if (key == "exempt_qos") {
+            c.exempt_qos = parse_list(value);
+        } else if (key == "min_history") {
+            auto n = parse_int(value);
+            if (!n || *n < 0 || *n > 1000000) bad("expected a whole number >= 0");
+            else c.min_history = static_cast<int>(*n);
+        } else if (key == "allow_override") {
+            auto b = parse_bool(value);
+            if (!b) bad("expected yes or no");
+            else c.allow_override = *b;
+        } else if (key == "override_token") {
+            if (value.size() < 3 || value.find_first_of(" \t,|") != std::string_view::npos)
+                bad("expected a word of at least 3 characters without spaces, commas or '|'");
+            else c.override_token = value;
+        } else if (key == "annotate_field") {
+            bool comment = false, admin = false, any_bad = false;
+            for (const auto &f : parse_list(to_lower(value))) {
+                if (f == "comment") comment = true;
+                else if (f == "admin_comment") admin = true;
+                else any_bad = true;
+            }
+            if (any_bad || (!comment && !admin)) bad("expected comment, admin_comment or both, comma separated");
+            else { c.annotate_comment = comment; c.annotate_admin_comment = admin; }
+        } else if (key == "explain") {
+            auto b = parse_bool(value);
+            if (!b) bad("expected yes or no");
+            else c.explain = *b;
+        } else if (key == "log_queue_size") {
+            auto n = parse_int(value);
+            if (!n || *n < 0 || *n > 10000000) bad("expected a whole number between 0 and 10000000");
+            else c.log_queue_size = static_cast<size_t>(*n);
+        } else if (key == "reload_interval") {
+            auto d = parse_double(value);
+            if (!d || *d < 0 || *d > 3600) bad("expected seconds between 0 and 3600");
+            else c.reload_interval_seconds = *d;
+        } else {
+            r.errors.push_back({lineno, "unknown key '" + key + "' (see jfp.conf(5) for the keys)"});
+        }
+    }
+    return r;
+}
+
+ConfigParseResult load_config_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        ConfigParseResult r;
+        r.config.origin = path;
+        r.errors.push_back({0, std::string("cannot read: ") + std::strerror(errno)});
+        return r;
+    }
+    std::ostringstream ss;
+    ss << in.rdbuf();
+    return parse_config(ss.str(), path);
+}
+
+}  // namespace jfp

@@ -1,0 +1,66 @@
+// jfp.conf: the admin's policy, a key=value file beside slurm.conf. See docs/jfp.conf.5.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jfp {
+
+enum class Mode { Off, Shadow, Warn, Annotate, Reject };
+
+const char *mode_name(Mode m);
+std::optional<Mode> parse_mode(std::string_view s);
+
+struct Config {
+    Mode mode = Mode::Shadow;
+    std::string model_path = "/var/lib/jfp/model.json";
+    std::string store_path = "/var/lib/jfp/history.db";
+    std::string feature_log_path;  // empty: "<store dir>/features.db"
+
+    std::optional<double> threshold;  // unset: the model bundle's threshold
+    std::map<std::string, double> partition_threshold, account_threshold, qos_threshold;
+
+    std::set<std::string> exempt_users, exempt_accounts, exempt_partitions, exempt_qos;
+
+    // Prior runs of the same user + job name needed before a job may be rejected.
+    int min_history = 1;
+    bool allow_override = false;
+    std::string override_token = "jfp:override";
+
+    bool annotate_comment = true;
+    bool annotate_admin_comment = false;
+    // The warn/reject message carries the reason from the model's top contributions.
+    bool explain = true;
+
+    size_t log_queue_size = 10000;
+    double reload_interval_seconds = 1.0;  // at most one stat of the watched files per interval
+
+    // Where this config came from (for log lines); empty for defaults.
+    std::string origin;
+
+    std::string resolved_feature_log_path() const;
+};
+
+struct ConfigError {
+    int line = 0;
+    std::string message;
+};
+
+struct ConfigParseResult {
+    Config config;
+    std::vector<ConfigError> errors;  // any error means the file must not be used
+    bool ok() const { return errors.empty(); }
+    std::string error_text() const;  // all errors, one per line, with origin:line
+};
+
+// Parses jfp.conf text. Keys are case-insensitive; '#' starts a comment; values may not span lines.
+ConfigParseResult parse_config(std::string_view text, const std::string &origin);
+
+// Reads and parses a file; a missing or unreadable file is an error naming the path.
+ConfigParseResult load_config_file(const std::string &path);
+
+}  // namespace jfp

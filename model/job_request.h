@@ -1,0 +1,44 @@
+// What is known about a job at the moment it is submitted: the common language of the trainer (which
+// rebuilds it from a sacct row) and the plugin (which builds it from Slurm's job descriptor).
+// No Slurm types here; unknown numbers are NaN so both sides can say "not given" the same way.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace jfp {
+
+inline constexpr double kUnknown = std::nan("");
+
+inline bool known(double v) { return !std::isnan(v); }
+
+struct JobRequest {
+    std::string user;
+    std::string account;    // empty: not given (the plugin resolves defaults; see docs/features.md)
+    std::string partition;  // may be a comma list; the first one is used
+    std::string qos;
+    std::string name;
+    // Seconds since 1970 of the wall-clock time in the cluster's local zone, read as if it were UTC
+    // ("naive local"): sacct prints local times without a zone, so this is what both sides can agree on.
+    int64_t submit_time = 0;
+
+    double req_cpus = kUnknown;
+    double req_nodes = kUnknown;
+    double req_mem_mb = kUnknown;  // total for the job
+    double timelimit_min = kUnknown;  // +inf for UNLIMITED
+    double req_gpus = kUnknown;
+    double array_size = 1;  // tasks in the array this job belongs to; 1 for plain jobs
+    bool has_dependency = false;
+    bool interactive = false;  // salloc/srun without a script
+
+    // Job script text, when known (sbatch at submit time; sacct exports do not carry it). Views into
+    // memory owned by the caller: the plugin must not copy a 4 MiB script per call.
+    std::string_view script;
+    bool script_known = false;
+    std::string_view submit_line;
+    std::string_view work_dir;
+};
+
+}  // namespace jfp

@@ -1,0 +1,39 @@
+// Logging for the core library. The core never includes Slurm headers: the plugin installs a sink that
+// forwards to slurm_info/slurm_error; the CLI's default sink writes to stderr.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+
+namespace jfp {
+
+enum class LogLevel { Debug, Info, Warning, Error };
+
+using LogSink = void (*)(LogLevel, const char *message);
+
+// Not thread-safe to change while other threads log; set once at start.
+void set_log_sink(LogSink sink);
+void log_msg(LogLevel level, const std::string &message);
+inline void log_info(const std::string &m) { log_msg(LogLevel::Info, m); }
+inline void log_warning(const std::string &m) { log_msg(LogLevel::Warning, m); }
+inline void log_error(const std::string &m) { log_msg(LogLevel::Error, m); }
+inline void log_debug(const std::string &m) { log_msg(LogLevel::Debug, m); }
+
+// Lets one message through per interval and counts the rest, so a fault hit by every submission
+// writes one line a minute instead of flooding slurmctld's log. Lock-free; safe from any thread.
+class RateLimitedLog {
+public:
+    explicit RateLimitedLog(int64_t interval_seconds) : interval_(interval_seconds) {}
+    // Logs "message (N similar messages suppressed)" if the interval has passed; returns whether it did.
+    bool log(LogLevel level, const std::string &message);
+    uint64_t suppressed() const { return suppressed_.load(std::memory_order_relaxed); }
+
+private:
+    int64_t interval_;
+    std::atomic<int64_t> last_{INT64_MIN / 2};
+    std::atomic<uint64_t> suppressed_{0};
+    std::atomic<uint64_t> pending_{0};
+};
+
+}  // namespace jfp

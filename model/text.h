@@ -1,0 +1,57 @@
+// Small string helpers shared by the parsers. Views in, no allocation unless the result is a string.
+#pragma once
+
+#include <charconv>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jfp {
+
+inline bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v'; }
+
+inline std::string_view trim(std::string_view s) {
+    size_t b = 0, e = s.size();
+    while (b < e && is_space(s[b])) ++b;
+    while (e > b && is_space(s[e - 1])) --e;
+    return s.substr(b, e - b);
+}
+
+inline bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
+inline bool ends_with(std::string_view s, std::string_view p) {
+    return s.size() >= p.size() && s.substr(s.size() - p.size()) == p;
+}
+
+std::string to_lower(std::string_view s);
+
+// Splits on every occurrence of sep; "a||b" gives {"a", "", "b"}; "" gives {""}.
+std::vector<std::string_view> split(std::string_view s, char sep);
+
+// Splits into out (cleared first), reusing its capacity: the ingest hot loop.
+void split_into(std::string_view s, char sep, std::vector<std::string_view> &out);
+
+inline std::optional<int64_t> parse_int(std::string_view s) {
+    int64_t v = 0;
+    if (s.empty()) return std::nullopt;
+    if (s.front() == '+') s.remove_prefix(1);
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+inline std::optional<double> parse_double(std::string_view s) {
+    double v = 0;
+    if (s.empty()) return std::nullopt;
+    if (s.front() == '+') s.remove_prefix(1);
+    auto [p, ec] = std::from_chars(s.data(), s.data() + s.size(), v);
+    if (ec != std::errc() || p != s.data() + s.size()) return std::nullopt;
+    return v;
+}
+
+// Quotes a value for a human-readable message: 'abc', with control characters shown as \xNN and long
+// values cut, so a binary field cannot wreck a log line.
+std::string quote_for_message(std::string_view s, size_t max_len = 80);
+
+}  // namespace jfp

@@ -1,0 +1,84 @@
+# Helpers for the real-cluster integration tests. Sourced; each test starts its own throwaway cluster
+# in a private directory on free ports and stops it by PID on exit, pass or fail.
+set -euo pipefail
+
+: "${JFP_BUILDDIR:?run through make check (JFP_BUILDDIR unset)}"
+: "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
+TESTCLUSTER="$JFP_SRCDIR/test/cluster/testcluster"
+JFP="$JFP_BUILDDIR/tools/jfp"
+PLUGIN_SO="$JFP_BUILDDIR/plugin/.libs/job_submit_jfp.so"
+export PATH="$PATH:/usr/sbin:/sbin"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+note() { echo "# $*"; }
+
+# Tests that need root and Slurm's daemons. The README's test command sets JFP_REQUIRE_CLUSTER=1 so a
+# skip there is a failure; distcheck sets JFP_SKIP_CLUSTER=1 (the same tests ran just before).
+require_cluster() {
+    if [ -n "${JFP_SKIP_CLUSTER:-}" ]; then echo "SKIP: JFP_SKIP_CLUSTER is set"; exit 77; fi
+    local why=""
+    [ "$(id -u)" = 0 ] || why="not root"
+    command -v slurmctld >/dev/null || why="slurmctld not installed (run scripts/install-deps)"
+    if [ -n "$why" ]; then
+        if [ -n "${JFP_REQUIRE_CLUSTER:-}" ]; then echo "ERROR: cluster test required but $why" >&2; exit 99; fi
+        echo "SKIP: $why"; exit 77
+    fi
+}
+
+CLUSTER_DIR=""
+cluster_cleanup() {
+    local rc=$?
+    if [ -n "$CLUSTER_DIR" ]; then
+        "$TESTCLUSTER" stop "$CLUSTER_DIR" || true
+        if [ "$rc" -ne 0 ]; then
+            echo "---- cluster logs (test failed with $rc) ----" >&2
+            "$TESTCLUSTER" logs "$CLUSTER_DIR" || true
+        fi
+        if [ -z "${JFP_KEEP_CLUSTER:-}" ]; then rm -rf "$CLUSTER_DIR"; else echo "# kept $CLUSTER_DIR" >&2; fi
+    fi
+    exit "$rc"
+}
+
+# cluster_start: starts a cluster with the build tree's plugin first in PluginDir. JFP_CONF (jfp.conf
+# text), JFP_JOB_SUBMIT_PLUGINS and JFP_SLURM_CONF_EXTRA are passed through.
+cluster_start() {
+    CLUSTER_DIR=$(mktemp -d /tmp/jfp-test.XXXXXX)
+    trap cluster_cleanup EXIT
+    trap 'exit 130' INT TERM
+    JFP_PLUGIN_DIR="$JFP_BUILDDIR/plugin/.libs" "$TESTCLUSTER" start "$CLUSTER_DIR"
+    # shellcheck disable=SC1091
+    . "$CLUSTER_DIR/env"
+    CTLD_LOG="$CLUSTER_DIR/log/slurmctld.log"
+}
+
+# job_state ID: the job's State from sacct (first word: "CANCELLED by 0" gives CANCELLED), or empty.
+job_state() { sacct -n -X -P -j "$1" -o State 2>/dev/null | head -n1 | awk '{print $1}'; }
+
+# wait_job ID [SECONDS]: waits until sacct shows a final state; prints it.
+wait_job() {
+    local id=$1 secs=${2:-60} deadline s
+    deadline=$((SECONDS + secs))
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        s=$(job_state "$id")
+        case "$s" in
+            COMPLETED|FAILED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|CANCELLED|PREEMPTED|BOOT_FAIL|DEADLINE)
+                echo "$s"; return 0 ;;
+        esac
+        sleep 0.5
+    done
+    fail "job $id did not finish within ${secs}s (last state '$s')"
+}
+
+# sacct_field ID FIELD: one field of one job, exactly as sacct prints it with --parsable2.
+sacct_field() { sacct -n -X -P -j "$1" -o "$2"; }
+
+# submit ARGS...: sbatch --parsable; prints the job id.
+submit() { sbatch --parsable "$@" | cut -d';' -f1; }
+
+expect_eq() {
+    [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
+}
+
+expect_contains() {
+    case "$1" in *"$2"*) ;; *) fail "$3: expected to find '$2' in '$1'" ;; esac
+}

@@ -1,0 +1,80 @@
+#include "catch.h"
+#include "model/config.h"
+
+using namespace jfp;
+
+TEST_CASE("jfp.conf: every key parses, case-insensitively, with comments") {
+    auto r = parse_config(R"(# site policy
+Mode = reject
+model=/srv/jfp/model.json   # trailing comment
+STORE = /srv/jfp/history.db
+threshold = 0.85
+threshold.partition.gpu = 0.95
+threshold.account.chem = 0.7
+threshold.qos.long = 0.99
+exempt_users = alice, bob
+exempt_accounts = admin
+exempt_partitions = debug
+exempt_qos = urgent
+min_history = 3
+allow_override = yes
+override_token = please-run
+annotate_field = comment, admin_comment
+explain = no
+log_queue_size = 500
+reload_interval = 2.5
+)", "jfp.conf");
+    REQUIRE(r.ok());
+    const Config &c = r.config;
+    CHECK(c.mode == Mode::Reject);
+    CHECK(c.model_path == "/srv/jfp/model.json");
+    CHECK(c.store_path == "/srv/jfp/history.db");
+    CHECK(c.resolved_feature_log_path() == "/srv/jfp/features.db");
+    REQUIRE(c.threshold);
+    CHECK(*c.threshold == Approx(0.85));
+    CHECK(c.partition_threshold.at("gpu") == Approx(0.95));
+    CHECK(c.account_threshold.at("chem") == Approx(0.7));
+    CHECK(c.qos_threshold.at("long") == Approx(0.99));
+    CHECK(c.exempt_users == std::set<std::string>{"alice", "bob"});
+    CHECK(c.exempt_accounts.count("admin") == 1);
+    CHECK(c.exempt_partitions.count("debug") == 1);
+    CHECK(c.exempt_qos.count("urgent") == 1);
+    CHECK(c.min_history == 3);
+    CHECK(c.allow_override);
+    CHECK(c.override_token == "please-run");
+    CHECK(c.annotate_comment);
+    CHECK(c.annotate_admin_comment);
+    CHECK_FALSE(c.explain);
+    CHECK(c.log_queue_size == 500);
+    CHECK(c.reload_interval_seconds == Approx(2.5));
+}
+
+TEST_CASE("jfp.conf: defaults when keys are absent") {
+    auto r = parse_config("\n# nothing\n", "jfp.conf");
+    REQUIRE(r.ok());
+    CHECK(r.config.mode == Mode::Shadow);
+    CHECK_FALSE(r.config.threshold);
+    CHECK(r.config.annotate_comment);
+    CHECK_FALSE(r.config.annotate_admin_comment);
+    CHECK_FALSE(r.config.allow_override);
+}
+
+TEST_CASE("jfp.conf: errors name the file, line, key and what is expected") {
+    auto r = parse_config("mode = sometimes\nthreshold = 1.5\nbogus = 1\nno equals sign\nmin_history=-1\n",
+                          "/etc/slurm/jfp.conf");
+    REQUIRE_FALSE(r.ok());
+    REQUIRE(r.errors.size() == 5);
+    CHECK(r.errors[0].line == 1);
+    auto text = r.error_text();
+    CHECK(text.find("/etc/slurm/jfp.conf:1: invalid value 'sometimes' for mode") != std::string::npos);
+    CHECK(text.find("/etc/slurm/jfp.conf:2: invalid value '1.5' for threshold") != std::string::npos);
+    CHECK(text.find("/etc/slurm/jfp.conf:3: unknown key 'bogus'") != std::string::npos);
+    CHECK(text.find("/etc/slurm/jfp.conf:4: expected key = value") != std::string::npos);
+    CHECK(text.find("/etc/slurm/jfp.conf:5: invalid value '-1' for min_history") != std::string::npos);
+}
+
+TEST_CASE("jfp.conf: a missing file is an error naming the path") {
+    auto r = load_config_file("/nonexistent/jfp.conf");
+    REQUIRE_FALSE(r.ok());
+    CHECK(r.error_text().find("/nonexistent/jfp.conf: cannot read") != std::string::npos);
+}
