@@ -5,12 +5,13 @@
 
 #include <cmath>
 #include <cstdint>
+#include <limits>
 #include <string>
 #include <string_view>
 
 namespace jfp {
 
-inline constexpr double kUnknown = std::nan("");
+inline constexpr double kUnknown = std::numeric_limits<double>::quiet_NaN();
 
 inline bool known(double v) { return !std::isnan(v); }
 
@@ -30,8 +31,8 @@ struct JobRequest {
     double timelimit_min = kUnknown;  // +inf for UNLIMITED
     double req_gpus = kUnknown;
     double array_size = 1;  // tasks in the array this job belongs to; 1 for plain jobs
-    bool has_dependency = false;
-    bool interactive = false;  // salloc/srun without a script
+    double has_dependency = kUnknown;  // 1/0; unknown when sacct has no SubmitLine
+    double interactive = kUnknown;     // 1 for salloc/srun (no script), 0 for sbatch
 
     // Job script text, when known (sbatch at submit time; sacct exports do not carry it). Views into
     // memory owned by the caller: the plugin must not copy a 4 MiB script per call.

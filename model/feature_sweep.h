@@ -1,0 +1,20 @@
+// Training-time features without leakage: walks a store's jobs in submit order while replaying ended
+// jobs into a HistoryIndex in end order, so each job sees exactly the jobs that ended strictly before
+// it was submitted. The plugin's history is the same replay run to the end (load_history).
+#pragma once
+
+#include <functional>
+
+#include "features.h"
+#include "history.h"
+#include "history_store.h"
+
+namespace jfp {
+
+// fn(job, features) for every job in the store, in submit order.
+void sweep_features(const HistoryStore &store, const std::function<void(const JobRecord &, const FeatureVector &)> &fn);
+
+// Every ended job in the store, replayed in end order: what the plugin scores against.
+HistoryIndex load_history(const HistoryStore &store);
+
+}  // namespace jfp

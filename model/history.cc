@@ -1,0 +1,119 @@
+#include "history.h"
+
+#include <cmath>
+#include <limits>
+
+namespace jfp {
+
+void HistoryStats::add(const JobRecord &j) {
+    ++n;
+    last = static_cast<uint8_t>(j.outcome);
+    if (j.end > last_end) last_end = j.end;
+    if (known(j.max_rss_mb) && j.max_rss_mb > max_rss_mb) max_rss_mb = static_cast<float>(j.max_rss_mb);
+    if (j.outcome == Outcome::Cancelled) ++n_cancel;
+    if (!is_labeled(j.outcome)) return;
+    ++n_labeled;
+    bool failed = is_failure(j.outcome);
+    recent = static_cast<uint16_t>(((recent << 1) | (failed ? 1u : 0u)) & ((1u << kRecent) - 1));
+    if (recent_n < kRecent) ++recent_n;
+    if (failed) {
+        ++n_fail;
+        ++streak;
+        last_fail_end = j.end;
+        if (j.outcome == Outcome::Timeout) {
+            ++n_timeout;
+            if (known(j.timelimit_min) && std::isfinite(j.timelimit_min))
+                last_fail_timelimit_min = static_cast<float>(j.timelimit_min);
+        } else if (j.outcome == Outcome::OutOfMemory) {
+            ++n_oom;
+            if (known(j.req_mem_mb)) last_oom_req_mem_mb = static_cast<float>(j.req_mem_mb);
+        }
+    } else {
+        streak = 0;
+        if (known(j.elapsed_s) && j.elapsed_s > max_ok_elapsed_s) max_ok_elapsed_s = static_cast<float>(j.elapsed_s);
+    }
+}
+
+double HistoryStats::recent_fail_rate() const {
+    if (recent_n == 0) return std::numeric_limits<double>::quiet_NaN();
+    return static_cast<double>(__builtin_popcount(recent)) / recent_n;
+}
+
+std::string_view name_stem(std::string_view name) {
+    size_t e = name.size();
+    while (e > 0 && ((name[e - 1] >= '0' && name[e - 1] <= '9') || name[e - 1] == '_' || name[e - 1] == '-' ||
+                     name[e - 1] == '.'))
+        --e;
+    if (e == 0) return name;
+    return name.substr(0, e);
+}
+
+std::string_view first_partition(std::string_view p) {
+    auto comma = p.find(',');
+    return comma == std::string_view::npos ? p : p.substr(0, comma);
+}
+
+namespace {
+
+enum Scope : uint8_t { kUserName = 1, kUserStem, kUser, kPartition, kAccount };
+
+// FNV-1a over the bytes with a separator between parts, then a murmur3 finaliser for mixing.
+struct KeyHash {
+    uint64_t h = 1469598103934665603ull;
+    void byte(unsigned char c) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    KeyHash &part(std::string_view s) {
+        for (unsigned char c : s) byte(c);
+        byte(0x1f);
+        return *this;
+    }
+    explicit KeyHash(Scope s) { byte(static_cast<unsigned char>(s)); }
+    uint64_t done() const {
+        uint64_t k = h;
+        k ^= k >> 33;
+        k *= 0xff51afd7ed558ccdull;
+        k ^= k >> 33;
+        k *= 0xc4ceb9fe1a85ec53ull;
+        k ^= k >> 33;
+        return k;
+    }
+};
+
+uint64_t key_user_name(std::string_view u, std::string_view n) { return KeyHash(kUserName).part(u).part(n).done(); }
+uint64_t key_user_stem(std::string_view u, std::string_view n) {
+    return KeyHash(kUserStem).part(u).part(name_stem(n)).done();
+}
+uint64_t key_user(std::string_view u) { return KeyHash(kUser).part(u).done(); }
+uint64_t key_partition(std::string_view p) { return KeyHash(kPartition).part(first_partition(p)).done(); }
+uint64_t key_account(std::string_view a) { return KeyHash(kAccount).part(a).done(); }
+
+}  // namespace
+
+void HistoryIndex::add(const JobRecord &j) {
+    if (!j.ended()) return;
+    ++added_;
+    map_[key_user_name(j.user, j.name)].add(j);
+    map_[key_user_stem(j.user, j.name)].add(j);
+    map_[key_user(j.user)].add(j);
+    if (!j.partition.empty()) map_[key_partition(j.partition)].add(j);
+    if (!j.account.empty()) map_[key_account(j.account)].add(j);
+}
+
+const HistoryStats *HistoryIndex::find(uint64_t key) const {
+    auto it = map_.find(key);
+    return it == map_.end() ? nullptr : &it->second;
+}
+
+HistoryView HistoryIndex::lookup(const JobRequest &r) const {
+    HistoryView v;
+    v.user_name = find(key_user_name(r.user, r.name));
+    v.user_stem = find(key_user_stem(r.user, r.name));
+    v.user = find(key_user(r.user));
+    if (!r.partition.empty()) v.partition = find(key_partition(r.partition));
+    if (!r.account.empty()) v.account = find(key_account(r.account));
+    return v;
+}
+
+}  // namespace jfp

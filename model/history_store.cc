@@ -1,0 +1,354 @@
+#include "history_store.h"
+
+#include <memory>
+
+namespace jfp {
+
+namespace {
+
+const char *kSchema = R"(
+CREATE TABLE IF NOT EXISTS jobs (
+    cluster TEXT NOT NULL,
+    job_key TEXT NOT NULL,
+    job_id TEXT,
+    array_job TEXT,
+    user TEXT,
+    account TEXT,
+    partition TEXT,
+    qos TEXT,
+    name TEXT,
+    submit INTEGER,
+    start INTEGER,
+    end_time INTEGER,
+    outcome INTEGER,
+    state TEXT,
+    exit_code INTEGER,
+    exit_signal INTEGER,
+    req_cpus REAL,
+    req_nodes REAL,
+    req_mem_mb REAL,
+    timelimit_min REAL,
+    req_gpus REAL,
+    elapsed_s REAL,
+    max_rss_mb REAL,
+    has_dependency REAL,
+    interactive REAL,
+    submit_line TEXT,
+    jfp_token TEXT,
+    step_oom INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (cluster, job_key)
+);
+CREATE INDEX IF NOT EXISTS jobs_submit ON jobs(submit);
+CREATE INDEX IF NOT EXISTS jobs_token ON jobs(jfp_token) WHERE jfp_token IS NOT NULL;
+CREATE TABLE IF NOT EXISTS ingests (
+    id INTEGER PRIMARY KEY,
+    started INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    lines INTEGER, job_rows INTEGER, step_rows INTEGER, bad INTEGER,
+    recovered_pipes INTEGER, joined_newlines INTEGER
+);
+CREATE TABLE IF NOT EXISTS ingest_errors (
+    ingest_id INTEGER NOT NULL,
+    line INTEGER NOT NULL,
+    last_line INTEGER NOT NULL,
+    reason TEXT NOT NULL,
+    text TEXT
+);
+)";
+
+// Columns in the order put_job binds and read_jobs reads them.
+const char *kJobColumns =
+    "cluster, job_key, job_id, array_job, user, account, partition, qos, name, submit, start, end_time, "
+    "outcome, state, exit_code, exit_signal, req_cpus, req_nodes, req_mem_mb, timelimit_min, req_gpus, "
+    "elapsed_s, max_rss_mb, has_dependency, interactive, submit_line, jfp_token, step_oom";
+
+constexpr int kUnfinished = static_cast<int>(Outcome::Unfinished);
+
+std::string upsert_sql() {
+    std::string s = "INSERT INTO jobs (cluster, job_key, job_id, array_job, user, account, partition, qos, name, "
+                    "submit, start, end_time, outcome, state, exit_code, exit_signal, req_cpus, req_nodes, "
+                    "req_mem_mb, timelimit_min, req_gpus, elapsed_s, max_rss_mb, has_dependency, interactive, "
+                    "submit_line, jfp_token) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
+                    "?18,?19,?20,?21,?22,?23,?24,?25,?26,?27) "
+                    "ON CONFLICT (cluster, job_key) DO UPDATE SET ";
+    const char *plain[] = {"job_id", "array_job", "user", "account", "partition", "qos", "name", "submit", "start",
+                           "end_time", "outcome", "state", "exit_code", "exit_signal", "req_cpus", "req_nodes",
+                           "req_mem_mb", "timelimit_min", "req_gpus", "elapsed_s", "has_dependency",
+                           "interactive", "submit_line"};
+    for (const char *c : plain) {
+        s += c;
+        s += "=excluded.";
+        s += c;
+        s += ", ";
+    }
+    s += "jfp_token=coalesce(excluded.jfp_token, jobs.jfp_token), "
+         "max_rss_mb=CASE WHEN jobs.max_rss_mb IS NULL THEN excluded.max_rss_mb "
+         "WHEN excluded.max_rss_mb IS NULL THEN jobs.max_rss_mb "
+         "ELSE max(jobs.max_rss_mb, excluded.max_rss_mb) END "
+         "WHERE jobs.outcome IS NULL OR jobs.outcome = " +
+         std::to_string(kUnfinished) + " OR excluded.outcome <> " + std::to_string(kUnfinished);
+    return s;
+}
+
+}  // namespace
+
+struct HistoryStore::Statements {
+    Stmt upsert_job;
+    Stmt upsert_step;
+    Stmt insert_error;
+    explicit Statements(const Db &db)
+        : upsert_job(db, upsert_sql().c_str()),
+          upsert_step(db,
+                      "INSERT INTO jobs (cluster, job_key, max_rss_mb, step_oom) VALUES (?1, ?2, ?3, ?4) "
+                      "ON CONFLICT (cluster, job_key) DO UPDATE SET "
+                      "max_rss_mb=CASE WHEN jobs.max_rss_mb IS NULL THEN excluded.max_rss_mb "
+                      "WHEN excluded.max_rss_mb IS NULL THEN jobs.max_rss_mb "
+                      "ELSE max(jobs.max_rss_mb, excluded.max_rss_mb) END, "
+                      "step_oom=max(jobs.step_oom, excluded.step_oom)"),
+          insert_error(db, "INSERT INTO ingest_errors (ingest_id, line, last_line, reason, text) "
+                           "VALUES (?1, ?2, ?3, ?4, ?5)") {}
+};
+
+HistoryStore::HistoryStore(const std::string &path, Access access)
+    : db_(path, access == Access::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE),
+      writable_(access == Access::ReadWrite) {
+    int version = 0;
+    try {
+        Stmt v(db_, "PRAGMA user_version");
+        if (v.step()) version = static_cast<int>(v.int_at(0));
+    } catch (const SqliteError &e) {
+        throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp history store?)", e.code());
+    }
+    if (version > kSchemaVersion)
+        throw SqliteError(path + " was written by a newer jfp (store schema " + std::to_string(version) +
+                              ", this jfp reads up to " + std::to_string(kSchemaVersion) + "); upgrade jfp",
+                          SQLITE_ERROR);
+    if (writable_) {
+        db_.exec("PRAGMA journal_mode=WAL");
+        db_.exec("PRAGMA synchronous=NORMAL");
+        db_.exec("PRAGMA cache_size=-65536");
+        if (version == 0) {
+            db_.exec("BEGIN");
+            db_.exec(kSchema);
+            db_.exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
+            db_.exec("COMMIT");
+        }
+        st_ = new Statements(db_);
+    } else if (version == 0) {
+        // Readable but empty or not ours: check for the table to give a clear message.
+        Stmt t(db_, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='jobs'");
+        if (!t.step() || t.int_at(0) == 0)
+            throw SqliteError(path + " is not a jfp history store (no jobs table); create it with jfp ingest",
+                              SQLITE_ERROR);
+    }
+}
+
+HistoryStore::~HistoryStore() {
+    if (in_tx_) {
+        try {
+            db_.exec("ROLLBACK");
+        } catch (...) {
+        }
+    }
+    delete st_;
+}
+
+int64_t HistoryStore::begin_ingest(const std::string &source) {
+    if (!writable_) throw SqliteError(path() + ": opened read-only", SQLITE_READONLY);
+    Stmt s(db_, "INSERT INTO ingests (started, source) VALUES (strftime('%s','now'), ?1)");
+    s.bind(1, std::string_view(source));
+    s.run();
+    int64_t id = sqlite3_last_insert_rowid(db_.get());
+    db_.exec("BEGIN");
+    in_tx_ = true;
+    pending_writes_ = 0;
+    return id;
+}
+
+void HistoryStore::maybe_commit() {
+    // Commit in batches: bounded WAL growth and bounded memory for any export size.
+    if (++pending_writes_ >= 50000) {
+        db_.exec("COMMIT");
+        db_.exec("BEGIN");
+        pending_writes_ = 0;
+    }
+}
+
+void HistoryStore::put_job(const JobRecord &j) {
+    Stmt &s = st_->upsert_job;
+    s.bind(1, std::string_view(j.cluster)).bind(2, std::string_view(j.job_key));
+    s.bind_text_or_null(3, j.job_id).bind_text_or_null(4, j.array_job).bind(5, std::string_view(j.user));
+    s.bind_text_or_null(6, j.account).bind_text_or_null(7, j.partition).bind_text_or_null(8, j.qos);
+    s.bind(9, std::string_view(j.name)).bind(10, j.submit);
+    if (j.start > 0) s.bind(11, j.start); else s.bind_null(11);
+    if (j.end > 0) s.bind(12, j.end); else s.bind_null(12);
+    s.bind(13, static_cast<int64_t>(j.outcome)).bind(14, std::string_view(j.state));
+    s.bind(15, static_cast<int64_t>(j.exit_code)).bind(16, static_cast<int64_t>(j.exit_signal));
+    s.bind(17, j.req_cpus).bind(18, j.req_nodes).bind(19, j.req_mem_mb).bind(20, j.timelimit_min);
+    s.bind(21, j.req_gpus).bind(22, j.elapsed_s).bind(23, j.max_rss_mb).bind(24, j.has_dependency);
+    s.bind(25, j.interactive).bind_text_or_null(26, j.submit_line).bind_text_or_null(27, j.jfp_token);
+    s.run();
+    maybe_commit();
+}
+
+void HistoryStore::put_step(const StepInfo &st) {
+    Stmt &s = st_->upsert_step;
+    s.bind(1, std::string_view(st.cluster)).bind(2, std::string_view(st.job_key)).bind(3, st.max_rss_mb);
+    s.bind(4, static_cast<int64_t>(st.out_of_memory ? 1 : 0));
+    s.run();
+    maybe_commit();
+}
+
+void HistoryStore::finish_ingest(int64_t id, const SacctReadReport &r) {
+    for (const auto &b : r.bad_lines) {
+        Stmt &s = st_->insert_error;
+        s.bind(1, id).bind(2, static_cast<int64_t>(b.line)).bind(3, static_cast<int64_t>(b.last_line));
+        s.bind(4, std::string_view(b.reason)).bind(5, std::string_view(b.text));
+        s.run();
+    }
+    Stmt u(db_, "UPDATE ingests SET lines=?2, job_rows=?3, step_rows=?4, bad=?5, recovered_pipes=?6, "
+                "joined_newlines=?7 WHERE id=?1");
+    u.bind(1, id).bind(2, static_cast<int64_t>(r.lines)).bind(3, static_cast<int64_t>(r.job_rows));
+    u.bind(4, static_cast<int64_t>(r.step_rows)).bind(5, static_cast<int64_t>(r.bad));
+    u.bind(6, static_cast<int64_t>(r.recovered_pipes)).bind(7, static_cast<int64_t>(r.joined_newlines));
+    u.run();
+    db_.exec("COMMIT");
+    in_tx_ = false;
+}
+
+void HistoryStore::abort_ingest() {
+    if (in_tx_) {
+        db_.exec("ROLLBACK");
+        in_tx_ = false;
+    }
+}
+
+uint64_t HistoryStore::job_count() const {
+    Stmt s(db_, "SELECT count(*) FROM jobs WHERE user IS NOT NULL");
+    s.step();
+    return static_cast<uint64_t>(s.int_at(0));
+}
+
+namespace {
+std::string select_jobs(bool ended_only, const char *order) {
+    std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs WHERE user IS NOT NULL";
+    if (ended_only) sql += " AND end_time IS NOT NULL AND outcome <> " + std::to_string(kUnfinished);
+    sql += " ";
+    sql += order;
+    return sql;
+}
+}  // namespace
+
+JobCursor::JobCursor(const Db &db, const std::string &sql) : stmt_(new Stmt(db, sql.c_str())) {}
+JobCursor::~JobCursor() { delete stmt_; }
+JobCursor::JobCursor(JobCursor &&o) noexcept : stmt_(o.stmt_) { o.stmt_ = nullptr; }
+
+bool JobCursor::next(JobRecord &j) {
+    Stmt &s = *stmt_;
+    if (!s.step()) return false;
+    j.cluster = s.view_at(0);
+    j.job_key = s.view_at(1);
+    j.job_id = s.view_at(2);
+    j.array_job = s.view_at(3);
+    j.user = s.view_at(4);
+    j.account = s.view_at(5);
+    j.partition = s.view_at(6);
+    j.qos = s.view_at(7);
+    j.name = s.view_at(8);
+    j.submit = s.int_at(9);
+    j.start = s.int_at(10);
+    j.end = s.int_at(11);
+    j.outcome = static_cast<Outcome>(s.int_at(12));
+    j.state = s.view_at(13);
+    j.exit_code = static_cast<int>(s.int_at(14));
+    j.exit_signal = static_cast<int>(s.int_at(15));
+    j.req_cpus = s.real_at(16);
+    j.req_nodes = s.real_at(17);
+    j.req_mem_mb = s.real_at(18);
+    j.timelimit_min = s.real_at(19);
+    j.req_gpus = s.real_at(20);
+    j.elapsed_s = s.real_at(21);
+    j.max_rss_mb = s.real_at(22);
+    j.has_dependency = s.real_at(23);
+    j.interactive = s.real_at(24);
+    j.submit_line = s.view_at(25);
+    j.jfp_token = s.view_at(26);
+    j.array_size = 1;
+    // Releases that mark only the step OUT_OF_MEMORY leave the job FAILED: the step's verdict wins.
+    if (s.int_at(27) != 0 && j.outcome == Outcome::Failed) j.outcome = Outcome::OutOfMemory;
+    return true;
+}
+
+JobCursor HistoryStore::jobs_by_submit() const {
+    return JobCursor(db_, select_jobs(false, "ORDER BY submit, cluster, job_key"));
+}
+
+JobCursor HistoryStore::ended_jobs_by_end() const {
+    return JobCursor(db_, select_jobs(true, "ORDER BY end_time, cluster, job_key"));
+}
+
+void HistoryStore::for_each_job(const std::function<void(JobRecord &&)> &fn) const {
+    auto c = jobs_by_submit();
+    JobRecord j;
+    while (c.next(j)) fn(std::move(j));
+}
+
+void HistoryStore::for_each_ended_job(const std::function<void(JobRecord &&)> &fn) const {
+    auto c = ended_jobs_by_end();
+    JobRecord j;
+    while (c.next(j)) fn(std::move(j));
+}
+
+std::unordered_map<std::string, double> HistoryStore::array_sizes() const {
+    std::unordered_map<std::string, double> out;
+    Stmt s(db_, "SELECT cluster, array_job, count(*) FROM jobs WHERE array_job IS NOT NULL AND user IS NOT NULL "
+                "GROUP BY cluster, array_job");
+    while (s.step()) out[s.text_at(0) + '\x1f' + s.text_at(1)] = static_cast<double>(s.int_at(2));
+    return out;
+}
+
+namespace {
+std::string labeled_where(std::optional<int64_t> before) {
+    std::string w = "user IS NOT NULL AND outcome IN (0,1,2,3,4) AND end_time IS NOT NULL";
+    if (before) w += " AND submit < ?1 AND end_time < ?1";
+    return w;
+}
+}  // namespace
+
+uint64_t HistoryStore::count_labeled(std::optional<int64_t> before) const {
+    Stmt s(db_, ("SELECT count(*) FROM jobs WHERE " + labeled_where(before)).c_str());
+    if (before) s.bind(1, *before);
+    s.step();
+    return static_cast<uint64_t>(s.int_at(0));
+}
+
+std::optional<int64_t> HistoryStore::labeled_submit_at(uint64_t offset, std::optional<int64_t> before) const {
+    Stmt s(db_, ("SELECT submit FROM jobs WHERE " + labeled_where(before) + " ORDER BY submit LIMIT 1 OFFSET ?2").c_str());
+    if (before) s.bind(1, *before);
+    s.bind(2, static_cast<int64_t>(offset));
+    if (!s.step()) return std::nullopt;
+    return s.int_at(0);
+}
+
+std::optional<int64_t> HistoryStore::latest_end() const {
+    Stmt s(db_, "SELECT max(end_time) FROM jobs WHERE user IS NOT NULL");
+    if (!s.step() || s.is_null(0)) return std::nullopt;
+    return s.int_at(0);
+}
+
+std::vector<BadLine> HistoryStore::bad_lines(int64_t ingest_id) const {
+    std::vector<BadLine> out;
+    Stmt s(db_, "SELECT line, last_line, reason, text FROM ingest_errors WHERE ingest_id=?1 ORDER BY line");
+    s.bind(1, ingest_id);
+    while (s.step()) {
+        BadLine b;
+        b.line = static_cast<uint64_t>(s.int_at(0));
+        b.last_line = static_cast<uint64_t>(s.int_at(1));
+        b.reason = s.text_at(2);
+        b.text = s.text_at(3);
+        out.push_back(std::move(b));
+    }
+    return out;
+}
+
+}  // namespace jfp

@@ -1,0 +1,81 @@
+// A thin RAII layer over SQLite's C API: errors become exceptions that name the database and the
+// statement, so a CLI user sees what failed and where.
+#pragma once
+
+#include <sqlite3.h>
+
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+
+namespace jfp {
+
+class SqliteError : public std::runtime_error {
+public:
+    SqliteError(const std::string &what, int code) : std::runtime_error(what), code_(code) {}
+    int code() const { return code_; }
+
+private:
+    int code_;
+};
+
+class Db {
+public:
+    Db() = default;
+    // flags: SQLITE_OPEN_READONLY or SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE.
+    Db(const std::string &path, int flags);
+    ~Db();
+    Db(Db &&o) noexcept : db_(o.db_), path_(std::move(o.path_)) { o.db_ = nullptr; }
+    Db &operator=(Db &&o) noexcept;
+    Db(const Db &) = delete;
+    Db &operator=(const Db &) = delete;
+
+    sqlite3 *get() const { return db_; }
+    const std::string &path() const { return path_; }
+    void exec(const char *sql);
+    [[noreturn]] void fail(const std::string &what) const;
+    bool open() const { return db_ != nullptr; }
+
+private:
+    sqlite3 *db_ = nullptr;
+    std::string path_;
+};
+
+class Stmt {
+public:
+    Stmt(const Db &db, const char *sql);
+    ~Stmt();
+    Stmt(const Stmt &) = delete;
+    Stmt &operator=(const Stmt &) = delete;
+
+    Stmt &bind(int i, int64_t v);
+    Stmt &bind(int i, double v);  // NaN binds NULL
+    Stmt &bind(int i, std::string_view v);
+    Stmt &bind_text_or_null(int i, std::string_view v);
+    Stmt &bind_null(int i);
+    Stmt &bind_blob(int i, const void *p, size_t n);
+    // true while a row is available; false when done.
+    bool step();
+    void reset();
+    void run() {
+        step();
+        reset();
+    }
+
+    int64_t int_at(int c) const { return sqlite3_column_int64(s_, c); }
+    double real_at(int c) const;  // NULL reads NaN
+    bool is_null(int c) const { return sqlite3_column_type(s_, c) == SQLITE_NULL; }
+    std::string text_at(int c) const;
+    std::string_view view_at(int c) const;
+    const void *blob_at(int c, int &n) const;
+
+private:
+    const Db &db_;
+    sqlite3_stmt *s_ = nullptr;
+    std::string sql_;
+};
+
+}  // namespace jfp

@@ -1,0 +1,167 @@
+#include <fstream>
+
+#include "catch.h"
+#include "model/history_store.h"
+#include "model/sacct_reader.h"
+#include "model/time_util.h"
+#include "test_support.h"
+
+using namespace jfp;
+
+namespace {
+
+void ingest_text(HistoryStore &store, const std::string &text, SacctReaderOptions opt = {}) {
+    SacctReader reader(
+        opt, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
+    auto id = store.begin_ingest("test");
+    reader.read_text(text, "test");
+    store.finish_ingest(id, reader.report());
+}
+
+std::vector<JobRecord> all_jobs(const HistoryStore &store) {
+    std::vector<JobRecord> out;
+    store.for_each_job([&](JobRecord &&j) { out.push_back(std::move(j)); });
+    return out;
+}
+
+const char *kExport =
+    "JobIDRaw|JobID|User|JobName|Submit|Start|End|State|ReqMem|MaxRSS\n"
+    "1|1|amy|a|2024-01-01T00:00:00|2024-01-01T00:00:10|2024-01-01T00:10:00|COMPLETED|1G|\n"
+    "1.batch|1.batch||batch|2024-01-01T00:00:00|2024-01-01T00:00:10|2024-01-01T00:10:00|COMPLETED||500M\n"
+    "2|2|amy|a|2024-01-01T01:00:00|2024-01-01T01:00:10|2024-01-01T01:05:00|FAILED|1G|\n"
+    "3|3|bob|b|2024-01-01T02:00:00|Unknown|Unknown|RUNNING|2G|\n";
+
+}  // namespace
+
+TEST_CASE("store: re-ingesting the same export never duplicates") {
+    test::TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    ingest_text(store, kExport);
+    ingest_text(store, kExport);
+    auto jobs = all_jobs(store);
+    REQUIRE(jobs.size() == 3);
+    CHECK(store.job_count() == 3);
+    CHECK(jobs[0].job_key == "1");
+    CHECK(jobs[0].max_rss_mb == Approx(500));
+    CHECK(jobs[1].outcome == Outcome::Failed);
+}
+
+TEST_CASE("store: an overlapping newer export updates; an older one never regresses a final state") {
+    test::TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    ingest_text(store, kExport);
+    const char *newer = "JobIDRaw|JobID|User|JobName|Submit|Start|End|State\n"
+                        "3|3|bob|b|2024-01-01T02:00:00|2024-01-01T02:00:05|2024-01-01T03:00:00|TIMEOUT\n"
+                        "4|4|bob|b|2024-01-01T04:00:00|2024-01-01T04:00:05|2024-01-01T04:30:00|COMPLETED\n";
+    ingest_text(store, newer);
+    ingest_text(store, kExport);  // the older export again: job 3 must stay TIMEOUT
+    auto jobs = all_jobs(store);
+    REQUIRE(jobs.size() == 4);
+    CHECK(jobs[2].job_key == "3");
+    CHECK(jobs[2].outcome == Outcome::Timeout);
+    CHECK(jobs[2].end > 0);
+}
+
+TEST_CASE("store: the same job id on two clusters is two jobs") {
+    test::TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    SacctReaderOptions a, b;
+    a.cluster = "alpha";
+    b.cluster = "beta";
+    ingest_text(store, kExport, a);
+    ingest_text(store, kExport, b);
+    CHECK(store.job_count() == 6);
+}
+
+TEST_CASE("store: a step row ingested before its job row still folds in (OOM verdict, MaxRSS)") {
+    test::TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    ingest_text(store, "JobIDRaw|User|Submit|End|State|MaxRSS\n"
+                       "9.batch||2024-01-01T00:00:00|2024-01-01T00:01:00|OUT_OF_MEMORY|3G\n");
+    CHECK(store.job_count() == 0);  // a step alone is not a job
+    ingest_text(store, "JobIDRaw|User|Submit|End|State|MaxRSS\n"
+                       "9|amy|2024-01-01T00:00:00|2024-01-01T00:01:00|FAILED|\n");
+    auto jobs = all_jobs(store);
+    REQUIRE(jobs.size() == 1);
+    CHECK(jobs[0].outcome == Outcome::OutOfMemory);
+    CHECK(jobs[0].max_rss_mb == Approx(3072));
+}
+
+TEST_CASE("store: ended jobs come back in end order; unfinished ones are not history") {
+    test::TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    ingest_text(store, kExport);
+    std::vector<std::string> keys;
+    store.for_each_ended_job([&](JobRecord &&j) { keys.push_back(j.job_key); });
+    CHECK(keys == std::vector<std::string>{"1", "2"});
+    REQUIRE(store.latest_end());
+    CHECK(*store.latest_end() == *parse_sacct_time("2024-01-01T01:05:00"));
+}
+
+TEST_CASE("store: bad lines are kept with line numbers") {
+    test::TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    SacctReader reader({}, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
+    auto id = store.begin_ingest("t");
+    reader.read_text("JobIDRaw|User|Submit|End|State\n1|amy|2024-01-01T00:00:00|2024-01-01T00:01:00|BOGUS\n", "t");
+    store.finish_ingest(id, reader.report());
+    auto bad = store.bad_lines(id);
+    REQUIRE(bad.size() == 1);
+    CHECK(bad[0].line == 2);
+    CHECK(bad[0].reason.find("BOGUS") != std::string::npos);
+}
+
+TEST_CASE("store: files that are not a store give errors that say so") {
+    test::TempDir dir;
+    {
+        std::ofstream f(dir.file("garbage.db"));
+        f << "this is not an SQLite database, just text that is long enough to have a header...........\n";
+    }
+    try {
+        HistoryStore s(dir.file("garbage.db"), HistoryStore::Access::ReadOnly);
+        FAIL("expected an error");
+    } catch (const SqliteError &e) {
+        CHECK(std::string(e.what()).find("garbage.db") != std::string::npos);
+    }
+    CHECK_THROWS_AS(HistoryStore(dir.file("missing.db"), HistoryStore::Access::ReadOnly), SqliteError);
+    {
+        Db db(dir.file("other.db"), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        db.exec("CREATE TABLE t(x)");
+    }
+    try {
+        HistoryStore s(dir.file("other.db"), HistoryStore::Access::ReadOnly);
+        FAIL("expected an error");
+    } catch (const SqliteError &e) {
+        CHECK(std::string(e.what()).find("not a jfp history store") != std::string::npos);
+    }
+    {
+        Db db(dir.file("newer.db"), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        db.exec("PRAGMA user_version=99");
+    }
+    try {
+        HistoryStore s(dir.file("newer.db"), HistoryStore::Access::ReadWrite);
+        FAIL("expected an error");
+    } catch (const SqliteError &e) {
+        CHECK(std::string(e.what()).find("newer jfp") != std::string::npos);
+    }
+}
+
+TEST_CASE("store: a truncated database file is refused with the path in the message") {
+    test::TempDir dir;
+    {
+        HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+        ingest_text(store, kExport);
+    }
+    // Keep the header page but cut the rest: the file claims more pages than it has.
+    (void)truncate(dir.file("h.db").c_str(), 1024);
+    (void)unlink(dir.file("h.db-wal").c_str());
+    bool threw = false;
+    try {
+        HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadOnly);
+        store.for_each_job([](JobRecord &&) {});
+    } catch (const SqliteError &e) {
+        threw = true;
+        CHECK(std::string(e.what()).find("h.db") != std::string::npos);
+    }
+    CHECK(threw);
+}

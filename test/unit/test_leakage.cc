@@ -1,0 +1,159 @@
+// The features of a job may use only jobs that ended strictly before it was submitted. Checked two
+// ways: hand-made edge cases, and an independent brute-force recomputation over a synthetic workload.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "catch.h"
+#include "model/feature_sweep.h"
+#include "model/sacct_reader.h"
+#include "model/time_util.h"
+#include "test_support.h"
+#include "tools/synth.h"
+
+using namespace jfp;
+
+namespace {
+
+void ingest_text(HistoryStore &store, const std::string &text) {
+    SacctReader reader({}, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
+    auto id = store.begin_ingest("test");
+    reader.read_text(text, "test");
+    store.finish_ingest(id, reader.report());
+}
+
+std::map<std::string, FeatureVector> features_by_key(const HistoryStore &store) {
+    std::map<std::string, FeatureVector> out;
+    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) { out[j.job_key] = x; });
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("leakage: a job that ends in the second another is submitted is not its history") {
+    test::TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    ingest_text(store, "JobIDRaw|User|JobName|Submit|Start|End|State\n"
+                       "1|amy|sim|2024-01-01T00:00:00|2024-01-01T00:00:01|2024-01-01T01:00:00|FAILED\n"
+                       "2|amy|sim|2024-01-01T01:00:00|2024-01-01T01:00:01|2024-01-01T02:00:00|FAILED\n"
+                       "3|amy|sim|2024-01-01T01:00:01|2024-01-01T01:00:02|2024-01-01T03:00:00|COMPLETED\n"
+                       "4|amy|sim|2024-01-01T00:30:00|2024-01-01T00:30:01|2024-01-01T05:00:00|COMPLETED\n"
+                       "5|amy|sim|2024-01-01T04:00:00|2024-01-01T04:00:01|2024-01-01T04:10:00|COMPLETED\n");
+    auto f = features_by_key(store);
+    CHECK(f["1"][F_un_n] == 0);
+    CHECK(std::isnan(f["1"][F_un_fail_rate]));
+    CHECK(f["2"][F_un_n] == 0);  // job 1 ended at 01:00:00, the very second job 2 was submitted
+    CHECK(f["3"][F_un_n] == 1);  // one second later it is history
+    CHECK(f["3"][F_un_streak] == 1);
+    CHECK(f["3"][F_un_last_outcome] == static_cast<float>(Outcome::Failed));
+    // Job 5 sees 1, 2 and 3 (ended 01:00, 02:00, 03:00) but not 4, which ends at 05:00, after it was submitted.
+    CHECK(f["5"][F_un_n] == 3);
+    CHECK(f["5"][F_un_fail_rate] == Approx(2.0 / 3.0));
+    CHECK(f["5"][F_un_streak] == 0);
+    CHECK(f["5"][F_un_last_outcome] == static_cast<float>(Outcome::Completed));
+    CHECK(f["5"][F_un_hours_since_end] == Approx(1.0));
+    CHECK(f["5"][F_un_hours_since_fail] == Approx(2.0));
+}
+
+TEST_CASE("leakage: history features equal a brute-force recomputation from jobs ended before submit") {
+    test::TempDir dir;
+    std::string path = dir.file("w.txt");
+    SynthOptions opt;
+    opt.jobs = 4000;
+    opt.users = 25;
+    opt.seed = 7;
+    opt.days = 10;
+    std::FILE *out = std::fopen(path.c_str(), "wb");
+    REQUIRE(out);
+    generate_workload(opt, out);
+    std::fclose(out);
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    {
+        SacctReader reader({}, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
+        auto id = store.begin_ingest(path);
+        std::FILE *in = std::fopen(path.c_str(), "rb");
+        reader.read(in, path);
+        std::fclose(in);
+        store.finish_ingest(id, reader.report());
+    }
+    std::vector<JobRecord> jobs;
+    store.for_each_job([&](JobRecord &&j) { jobs.push_back(std::move(j)); });
+    REQUIRE(jobs.size() > 3000);
+    // Ended jobs in the order history is replayed: end time, then cluster and key.
+    std::vector<const JobRecord *> ended;
+    for (const auto &j : jobs)
+        if (j.ended()) ended.push_back(&j);
+    std::sort(ended.begin(), ended.end(), [](const JobRecord *a, const JobRecord *b) {
+        if (a->end != b->end) return a->end < b->end;
+        if (a->cluster != b->cluster) return a->cluster < b->cluster;
+        return a->job_key < b->job_key;
+    });
+    auto f = features_by_key(store);
+    size_t checked = 0, with_history = 0;
+    for (const auto &j : jobs) {
+        // Brute force: everything of this user (+ name) that ended strictly before submission.
+        uint32_t n = 0, labeled = 0, fails = 0, streak = 0;
+        int last = -1;
+        std::vector<int> user_recent;  // failure flags of the user's labeled jobs, oldest first
+        for (const JobRecord *k : ended) {
+            if (k->end >= j.submit) break;
+            if (k->user != j.user) continue;
+            if (is_labeled(k->outcome)) user_recent.push_back(is_failure(k->outcome));
+            if (k->name != j.name) continue;
+            ++n;
+            last = static_cast<int>(k->outcome);
+            if (is_labeled(k->outcome)) {
+                ++labeled;
+                if (is_failure(k->outcome)) {
+                    ++fails;
+                    ++streak;
+                } else {
+                    streak = 0;
+                }
+            }
+        }
+        const FeatureVector &x = f.at(j.job_key);
+        INFO("job " << j.job_key << " user " << j.user << " name " << j.name);
+        REQUIRE(x[F_un_n] == static_cast<float>(n));
+        REQUIRE(x[F_un_streak] == static_cast<float>(streak));
+        if (labeled == 0) REQUIRE(std::isnan(x[F_un_fail_rate]));
+        else REQUIRE(x[F_un_fail_rate] == Approx(static_cast<double>(fails) / labeled));
+        if (last < 0) REQUIRE(std::isnan(x[F_un_last_outcome]));
+        else REQUIRE(x[F_un_last_outcome] == static_cast<float>(last));
+        size_t take = std::min<size_t>(10, user_recent.size());
+        if (take == 0) {
+            REQUIRE(std::isnan(x[F_u_recent_fail_rate]));
+        } else {
+            double r = 0;
+            for (size_t i = user_recent.size() - take; i < user_recent.size(); ++i) r += user_recent[i];
+            REQUIRE(x[F_u_recent_fail_rate] == Approx(r / static_cast<double>(take)));
+        }
+        ++checked;
+        with_history += n > 0;
+    }
+    CHECK(checked == jobs.size());
+    CHECK(with_history > jobs.size() / 3);  // the check exercised real histories, not empty ones
+}
+
+TEST_CASE("leakage: the plugin's history is the training replay run to the end") {
+    test::TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    ingest_text(store, "JobIDRaw|User|JobName|Submit|Start|End|State\n"
+                       "1|amy|sim|2024-01-01T00:00:00|2024-01-01T00:00:01|2024-01-01T01:00:00|FAILED\n"
+                       "2|amy|sim|2024-01-01T02:00:00|2024-01-01T02:00:01|2024-01-01T03:00:00|TIMEOUT\n"
+                       "3|bob|x|2024-01-01T02:00:00|2024-01-01T02:00:01|2024-01-01T03:00:00|COMPLETED\n");
+    HistoryIndex live = load_history(store);
+    CHECK(live.jobs_added() == 3);
+    JobRequest req;
+    req.user = "amy";
+    req.name = "sim";
+    req.submit_time = *parse_sacct_time("2024-01-02T00:00:00");
+    FeatureVector x;
+    build_features(req, live.lookup(req), x);
+    CHECK(x[F_un_n] == 2);
+    CHECK(x[F_un_streak] == 2);
+    CHECK(x[F_un_timeout_rate] == Approx(0.5));
+    CHECK(x[F_u_n] == 2);
+    CHECK(x[F_us_n] == 2);
+}

@@ -1,0 +1,107 @@
+#include <cmath>
+
+#include "catch.h"
+#include "model/features.h"
+#include "model/script_traits.h"
+#include "tools/metrics.h"
+#include "tools/synth.h"
+
+using namespace jfp;
+
+TEST_CASE("metrics: ROC-AUC and average precision on hand-checked cases") {
+    // Perfect ranking.
+    auto m = evaluate_binary({0.9f, 0.8f, 0.2f, 0.1f}, {1, 1, 0, 0}, 0.5);
+    CHECK(m.roc_auc == Approx(1.0));
+    CHECK(m.pr_auc == Approx(1.0));
+    CHECK(m.precision == 1.0);
+    CHECK(m.recall == 1.0);
+    // Scores 0.9(+) 0.8(-) 0.7(+) 0.1(-): ROC 3/4, AP = (1/1 + 2/3) / 2.
+    m = evaluate_binary({0.9f, 0.8f, 0.7f, 0.1f}, {1, 0, 1, 0}, 0.75);
+    CHECK(m.roc_auc == Approx(0.75));
+    CHECK(m.pr_auc == Approx((1.0 + 2.0 / 3.0) / 2.0));
+    CHECK(m.tp == 1);
+    CHECK(m.fp == 1);
+    CHECK(m.precision == Approx(0.5));
+    CHECK(m.recall == Approx(0.5));
+    // All tied: no ranking information.
+    m = evaluate_binary({0.5f, 0.5f, 0.5f, 0.5f}, {1, 0, 1, 0}, 0.9);
+    CHECK(m.roc_auc == Approx(0.5));
+    CHECK(m.pr_auc == Approx(0.5));
+    CHECK(m.flagged() == 0);
+}
+
+TEST_CASE("metrics: the threshold is the lowest that reaches the target precision") {
+    std::vector<float> s;
+    std::vector<int> l;
+    for (int i = 0; i < 100; ++i) {
+        s.push_back(static_cast<float>(100 - i) / 100.0f);
+        l.push_back(i < 20 || (i >= 30 && i < 32));  // top 20 positive, then mixed
+    }
+    auto t = choose_threshold(s, l, 0.9, 5);
+    CHECK(t.target_reached);
+    CHECK(t.precision >= 0.9);
+    // Top 22 hold 20 positives (0.909); top 23 would be 0.87: the threshold is the 22nd score.
+    CHECK(t.threshold == Approx(0.79));
+    CHECK(t.recall == Approx(20.0 / 22.0));
+}
+
+TEST_CASE("script traits: interpreter, directives, modules, launchers, python, conda, set -e") {
+    auto t = scan_script("#!/bin/bash\n#SBATCH -N 2\n#SBATCH -t 01:00:00\nset -euo pipefail\nmodule load gcc/12\n"
+                         "module add openmpi\nml python\nsource activate myenv\nsrun ./a.out\nmpirun -np 4 ./b\n"
+                         "python3 post.py\n# srun in a comment does not count\n");
+    CHECK(t.interp_shell == 1);
+    CHECK(t.interp_python == 0);
+    CHECK(t.sbatch_directives == 2);
+    CHECK(t.module_loads == 3);
+    CHECK(t.srun == 1);
+    CHECK(t.mpirun == 1);
+    CHECK(t.uses_python == 1);
+    CHECK(t.uses_conda == 1);
+    CHECK(t.set_e == 1);
+    CHECK(t.lines == 12);
+    auto py = scan_script("#!/usr/bin/env python3\nimport os\nos.system('srun x')\n");
+    CHECK(py.interp_python == 1);
+    CHECK(py.srun == 0);
+    auto bin = scan_script(std::string("\x7f" "ELF\0\0binary", 12));
+    CHECK(bin.binary == 1);
+    std::string big(4 << 20, 'x');
+    auto b = scan_script(big);
+    CHECK(b.bytes == 4 << 20);
+    CHECK(b.lines == 1);  // only the scanned prefix counts lines
+    CHECK(scan_script("#!/bin/sh\nset -o errexit\n").set_e == 1);
+    CHECK(scan_script("#!/bin/sh\nset -x\n").set_e == 0);
+}
+
+TEST_CASE("features: names are unique and index back") {
+    const auto &n = feature_names();
+    for (int i = 0; i < kNumFeatures; ++i) {
+        CHECK(feature_index(n[static_cast<size_t>(i)]) == i);
+        for (int k = i + 1; k < kNumFeatures; ++k) CHECK(std::string(n[static_cast<size_t>(i)]) != n[static_cast<size_t>(k)]);
+    }
+    CHECK(feature_index("no_such_feature") == -1);
+}
+
+TEST_CASE("synth: outcome rates and failure clustering look like the Mistral study") {
+    SynthOptions opt;
+    opt.jobs = 60000;
+    opt.seed = 42;
+    std::FILE *devnull = std::fopen("/dev/null", "wb");
+    auto s = generate_workload(opt, devnull);
+    std::fclose(devnull);
+    auto pct = [&](uint64_t n) { return 100.0 * static_cast<double>(n) / static_cast<double>(s.jobs); };
+    INFO("completed " << pct(s.completed) << " failed " << pct(s.failed) << " timeout " << pct(s.timeout)
+                      << " cancelled " << pct(s.cancelled));
+    CHECK(pct(s.completed) > 85);
+    CHECK(pct(s.completed) < 94);
+    CHECK(pct(s.failed) > 3);
+    CHECK(pct(s.failed) < 9);
+    CHECK(pct(s.timeout) > 0.5);
+    CHECK(pct(s.timeout) < 3);
+    CHECK(pct(s.cancelled) > 1);
+    CHECK(pct(s.cancelled) < 3);
+    double after_fail = static_cast<double>(s.fail_after_fail) / static_cast<double>(s.after_fail);
+    double first = static_cast<double>(s.first_run_fail) / static_cast<double>(s.first_runs);
+    INFO("P(fail | previous failed) " << after_fail << ", P(fail | first run) " << first);
+    CHECK(after_fail > 0.45);
+    CHECK(after_fail > 3 * first);
+}

@@ -1,0 +1,208 @@
+#include <sys/stat.h>
+
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <random>
+
+#include "catch.h"
+#include "model/feature_sweep.h"
+#include "model/model_bundle.h"
+#include "model/sacct_reader.h"
+#include "model/time_util.h"
+#include "test_support.h"
+#include "tools/metrics.h"
+#include "tools/synth.h"
+#include "tools/trainer.h"
+#include "tools/xgb.h"
+
+using namespace jfp;
+
+namespace {
+
+// Random rows with missing values and a label that depends on a few features.
+void make_random_rows(size_t rows, std::vector<float> &x, std::vector<float> &y, int classes, uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::uniform_real_distribution<float> U(0, 1);
+    x.assign(rows * kNumFeatures, 0);
+    y.assign(rows, 0);
+    for (size_t r = 0; r < rows; ++r) {
+        float *row = &x[r * kNumFeatures];
+        for (int c = 0; c < kNumFeatures; ++c) row[c] = U(rng) < 0.2f ? std::nanf("") : U(rng) * 10 - 2;
+        float s = (std::isnan(row[3]) ? 1.0f : row[3]) + (std::isnan(row[7]) ? -1.0f : row[7]) * 0.5f + U(rng) * 3;
+        y[r] = classes == 2 ? (s > 5.0f ? 1.0f : 0.0f) : static_cast<float>(static_cast<int>(std::fabs(s)) % classes);
+    }
+}
+
+std::string build_store(const test::TempDir &dir, uint64_t jobs, uint64_t seed) {
+    std::string path = dir.file("w.txt");
+    SynthOptions opt;
+    opt.jobs = jobs;
+    opt.seed = seed;
+    std::FILE *out = std::fopen(path.c_str(), "wb");
+    generate_workload(opt, out);
+    std::fclose(out);
+    std::string db = dir.file("h.db");
+    HistoryStore store(db, HistoryStore::Access::ReadWrite);
+    SacctReader reader({}, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
+    auto id = store.begin_ingest(path);
+    std::FILE *in = std::fopen(path.c_str(), "rb");
+    reader.read(in, path);
+    std::fclose(in);
+    store.finish_ingest(id, reader.report());
+    return db;
+}
+
+}  // namespace
+
+TEST_CASE("tree walk: binary model equals XGBoost's predictions, missing values included") {
+    std::vector<float> x, y;
+    make_random_rows(3000, x, y, 2, 11);
+    xgb::DMatrix d(x.data(), 3000, kNumFeatures);
+    d.set_labels(y);
+    xgb::Booster b({&d});
+    b.set("objective", "binary:logistic");
+    b.set("tree_method", "hist");
+    b.set("max_depth", "6");
+    b.set("nthread", "1");
+    for (int i = 0; i < 60; ++i) b.update(i, d);
+    auto want = b.predict(d);
+    auto ens = TreeEnsemble::from_xgboost_json(nlohmann::json::parse(b.save_json()), kNumFeatures);
+    CHECK(ens.num_trees() == 60);
+    std::vector<float> contrib(kNumFeatures + 1);
+    for (size_t r = 0; r < 3000; ++r) {
+        const float *row = &x[r * kNumFeatures];
+        REQUIRE(ens.predict_binary(row) == Approx(want[r]).margin(1e-6));
+        ens.contributions(row, contrib.data());
+        double margin = 0;
+        for (float c : contrib) margin += c;
+        REQUIRE(1.0 / (1.0 + std::exp(-margin)) == Approx(want[r]).margin(1e-5));
+    }
+}
+
+TEST_CASE("tree walk: multi-class softprob equals XGBoost's predictions") {
+    std::vector<float> x, y;
+    make_random_rows(2000, x, y, kFailureClasses, 12);
+    xgb::DMatrix d(x.data(), 2000, kNumFeatures);
+    d.set_labels(y);
+    xgb::Booster b({&d});
+    b.set("objective", "multi:softprob");
+    b.set("num_class", std::to_string(kFailureClasses));
+    b.set("tree_method", "hist");
+    b.set("max_depth", "4");
+    b.set("nthread", "1");
+    for (int i = 0; i < 30; ++i) b.update(i, d);
+    auto want = b.predict(d);
+    auto ens = TreeEnsemble::from_xgboost_json(nlohmann::json::parse(b.save_json()), kNumFeatures);
+    float p[kFailureClasses];
+    for (size_t r = 0; r < 2000; ++r) {
+        ens.predict_multi(&x[r * kNumFeatures], p);
+        for (int c = 0; c < kFailureClasses; ++c) REQUIRE(p[c] == Approx(want[r * kFailureClasses + c]).margin(1e-6));
+    }
+}
+
+TEST_CASE("tree walk: a model over another feature count is refused") {
+    std::vector<float> x(100 * 3, 1.0f), y(100, 0);
+    for (size_t i = 0; i < 100; ++i) y[i] = i % 2, x[i * 3] = static_cast<float>(i);
+    xgb::DMatrix d(x.data(), 100, 3);
+    d.set_labels(y);
+    xgb::Booster b({&d});
+    b.set("objective", "binary:logistic");
+    b.update(0, d);
+    CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(nlohmann::json::parse(b.save_json()), kNumFeatures),
+                      Catch::Contains("3 features"));
+}
+
+TEST_CASE("train: a bundle from synthetic history loads, reproduces XGBoost and beats the baselines") {
+    test::TempDir dir;
+    std::string db = build_store(dir, 30000, 3);
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    TrainOptions opt;
+    opt.train_fraction = 0.7;
+    opt.nthread = 1;
+    opt.rounds = 150;
+    TrainSummary s;
+    auto bundle = train_bundle(store, opt, s);
+    CHECK(s.train_rows > 10000);
+    CHECK(s.train_failures > 500);
+    CHECK(s.class_model);
+    std::string path = dir.file("model.json");
+    write_bundle(bundle, path);
+    struct stat st {};
+    REQUIRE(stat(path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0644);
+    auto loaded = ModelBundle::load_file(path);
+    CHECK(loaded.reference_rows_checked() == 32);
+    CHECK(loaded.model_id() == s.model_id);
+    CHECK(loaded.threshold() == Approx(s.threshold.threshold));
+
+    // Honest evaluation on the jobs after the training cutoff.
+    int64_t cutoff = *parse_sacct_time(bundle["training"]["cutoff"].get<std::string>());
+    std::vector<float> model_p, base_user;
+    std::vector<int> labels;
+    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
+        if (j.submit < cutoff || !is_labeled(j.outcome)) return;
+        model_p.push_back(loaded.score(x).p_fail);
+        base_user.push_back(std::isnan(x[F_u_recent_fail_rate]) ? 0.0f : x[F_u_recent_fail_rate]);
+        labels.push_back(is_failure(j.outcome));
+    });
+    REQUIRE(labels.size() > 5000);
+    auto m = evaluate_binary(model_p, labels, loaded.threshold());
+    auto b = evaluate_binary(base_user, labels, 0.5);
+    INFO("model PR-AUC " << m.pr_auc << " baseline " << b.pr_auc);
+    CHECK(m.pr_auc > b.pr_auc + 0.03);
+    CHECK(m.roc_auc > b.roc_auc);
+}
+
+TEST_CASE("bundle: corrupt, foreign, mismatched and tampered bundles are refused with reasons") {
+    test::TempDir dir;
+    std::string db = build_store(dir, 6000, 5);
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    TrainOptions opt;
+    opt.nthread = 1;
+    opt.rounds = 20;
+    TrainSummary s;
+    auto bundle = train_bundle(store, opt, s);
+    CHECK_NOTHROW(ModelBundle::from_json(bundle, "ok"));
+
+    auto expect_refused = [](const nlohmann::json &j, const char *fragment) {
+        try {
+            ModelBundle::from_json(j, "b.json");
+            FAIL("bundle accepted: " << fragment);
+        } catch (const std::runtime_error &e) {
+            INFO(e.what());
+            CHECK(std::string(e.what()).find(fragment) != std::string::npos);
+            CHECK(std::string(e.what()).find("b.json") == 0);
+        }
+    };
+    auto j = bundle;
+    j["format"] = "something";
+    expect_refused(j, "not a jfp model bundle");
+    j = bundle;
+    j["format_version"] = 99;
+    expect_refused(j, "format version 99");
+    j = bundle;
+    j["feature_schema"]["names"][0] = "renamed";
+    expect_refused(j, "feature schema mismatch");
+    j = bundle;
+    j["feature_schema"]["version"] = kFeatureSchemaVersion + 1;
+    expect_refused(j, "retrain");
+    j = bundle;
+    j["reference_rows"][0]["p_fail"] = 0.123456;
+    expect_refused(j, "reference row 0");
+    j = bundle;
+    auto &leaf = j["failure_model"]["learner"]["gradient_booster"]["model"]["trees"][0]["split_indices"];
+    leaf[0] = 9999;
+    expect_refused(j, "splits on feature 9999");
+    j = bundle;
+    j.erase("threshold");
+    expect_refused(j, "malformed model bundle");
+
+    std::string path = dir.file("bad.json");
+    {
+        std::ofstream f(path);
+        f << bundle.dump().substr(0, 1000);  // a half-written file
+    }
+    CHECK_THROWS_WITH(ModelBundle::load_file(path), Catch::Contains("not a model bundle"));
+    CHECK_THROWS_WITH(ModelBundle::load_file(dir.file("missing.json")), Catch::Contains("cannot read"));
+}

@@ -1,0 +1,124 @@
+// jfp eval: how well the model would have done on jobs submitted after a time, beside two baselines.
+#include <cmath>
+#include <cstdio>
+
+#include "commands.h"
+#include "metrics.h"
+#include "model/feature_sweep.h"
+#include "model/model_bundle.h"
+#include "model/time_util.h"
+
+namespace jfp {
+
+namespace {
+
+struct EvalArgs {
+    std::string db, model, after;
+    double threshold = -1;
+    bool json = false;
+};
+
+nlohmann::json metrics_json(const BinaryMetrics &m) {
+    return {{"roc_auc", m.roc_auc}, {"pr_auc", m.pr_auc},   {"threshold", m.threshold}, {"precision", m.precision},
+            {"recall", m.recall},   {"f1", m.f1},           {"flagged", m.flagged()},   {"true_positives", m.tp},
+            {"false_positives", m.fp}, {"false_negatives", m.fn}};
+}
+
+void print_row(const char *name, const BinaryMetrics &m) {
+    std::printf("  %-32s %7.3f %7.3f %9.4f %9.3f %7.3f %6.3f %8zu\n", name, m.roc_auc, m.pr_auc, m.threshold, m.precision,
+                m.recall, m.f1, m.flagged());
+}
+
+void run_eval(const EvalArgs &a) {
+    int64_t after = parse_time_option(a.after, "--after");
+    auto bundle = ModelBundle::load_file(a.model);
+    double thr = a.threshold >= 0 ? a.threshold : bundle.threshold();
+    HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
+
+    std::vector<float> model_p, last_outcome, user_rate;
+    std::vector<int> labels;
+    // Which failure, among failed jobs: rows = actual class, columns = predicted class.
+    std::array<std::array<uint64_t, kFailureClasses>, kFailureClasses> confusion{};
+    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
+        if (j.submit < after || !is_labeled(j.outcome)) return;
+        Score s = bundle.score(x);
+        model_p.push_back(s.p_fail);
+        labels.push_back(is_failure(j.outcome) ? 1 : 0);
+        // Baseline 1: the last finished run of the same user + job name failed.
+        last_outcome.push_back(x[F_un_streak] > 0 ? 1.0f : 0.0f);
+        // Baseline 2: the user's failure rate over their last 10 finished jobs.
+        user_rate.push_back(std::isnan(x[F_u_recent_fail_rate]) ? 0.0f : x[F_u_recent_fail_rate]);
+        int actual = failure_class_index(j.outcome);
+        if (actual >= 0) ++confusion[static_cast<size_t>(actual)][static_cast<size_t>(s.top_class)];
+    });
+    if (labels.empty())
+        throw std::runtime_error("no finished jobs (COMPLETED or failed) were submitted at or after " +
+                                 format_sacct_time(after) + "; choose an earlier --after");
+    auto m = evaluate_binary(model_p, labels, thr);
+    auto b1 = evaluate_binary(last_outcome, labels, 0.5);
+    auto b2 = evaluate_binary(user_rate, labels, 0.5);
+    uint64_t failed = 0, class_right = 0;
+    for (size_t c = 0; c < kFailureClasses; ++c)
+        for (size_t p = 0; p < kFailureClasses; ++p) {
+            failed += confusion[c][p];
+            if (c == p) class_right += confusion[c][p];
+        }
+
+    if (a.json) {
+        nlohmann::json cm = nlohmann::json::object();
+        for (size_t c = 0; c < kFailureClasses; ++c) {
+            nlohmann::json row = nlohmann::json::object();
+            for (size_t p = 0; p < kFailureClasses; ++p) row[outcome_name(kFailureClassOutcomes[p])] = confusion[c][p];
+            cm[outcome_name(kFailureClassOutcomes[c])] = row;
+        }
+        nlohmann::json j = {
+            {"after", format_sacct_time(after)},
+            {"model_id", bundle.model_id()},
+            {"jobs", m.n},
+            {"failures", m.positives},
+            {"failure_rate", static_cast<double>(m.positives) / static_cast<double>(m.n)},
+            {"model", metrics_json(m)},
+            {"baselines",
+             {{"last_outcome_user_name", metrics_json(b1)}, {"user_failure_rate_last10", metrics_json(b2)}}},
+            {"failure_class", {{"failed_jobs", failed},
+                               {"accuracy", failed ? static_cast<double>(class_right) / static_cast<double>(failed) : 0.0},
+                               {"confusion", cm}}}};
+        std::printf("%s\n", j.dump(2).c_str());
+        return;
+    }
+    std::printf("jfp eval: %zu finished jobs submitted from %s, %zu failed (%.1f%%); model %s\n", m.n,
+                format_sacct_time(after).c_str(), m.positives, 100.0 * static_cast<double>(m.positives) / static_cast<double>(m.n),
+                bundle.model_id().c_str());
+    std::printf("  %-32s %7s %7s %9s %9s %7s %6s %8s\n", "", "ROC-AUC", "PR-AUC", "threshold", "precision", "recall", "F1",
+                "flagged");
+    print_row("model", m);
+    print_row("last run of user+name failed", b1);
+    print_row("user failure rate, last 10", b2);
+    if (failed > 0) {
+        std::printf("  failure class (of %llu failed jobs, predicted class right %.1f%%):\n",
+                    static_cast<unsigned long long>(failed), 100.0 * static_cast<double>(class_right) / static_cast<double>(failed));
+        std::printf("    %-14s", "actual\\pred");
+        for (size_t p = 0; p < kFailureClasses; ++p) std::printf(" %13s", outcome_name(kFailureClassOutcomes[p]));
+        std::printf("\n");
+        for (size_t c = 0; c < kFailureClasses; ++c) {
+            std::printf("    %-14s", outcome_name(kFailureClassOutcomes[c]));
+            for (size_t p = 0; p < kFailureClasses; ++p) std::printf(" %13llu", static_cast<unsigned long long>(confusion[c][p]));
+            std::printf("\n");
+        }
+    }
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App &app) {
+    auto a = std::make_shared<EvalArgs>();
+    auto *c = app.add_subcommand("eval", "Evaluate a model on jobs submitted at or after a time, beside two baselines");
+    c->add_option("--db", a->db, "history store")->required();
+    c->add_option("--model", a->model, "model bundle")->required();
+    c->add_option("--after", a->after, "first submit time to evaluate (jobs before it are history only)")->required();
+    c->add_option("--threshold", a->threshold, "decision threshold (default: the bundle's)");
+    c->add_flag("--json", a->json, "print one JSON object");
+    c->callback([a] { run_eval(*a); });
+}
+
+}  // namespace jfp

@@ -1,0 +1,99 @@
+#include "metrics.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace jfp {
+
+namespace {
+
+std::vector<size_t> order_desc(const std::vector<float> &s) {
+    std::vector<size_t> idx(s.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return s[a] > s[b]; });
+    return idx;
+}
+
+}  // namespace
+
+BinaryMetrics evaluate_binary(const std::vector<float> &scores, const std::vector<int> &labels, double threshold) {
+    BinaryMetrics m;
+    m.n = scores.size();
+    m.threshold = threshold;
+    for (size_t i = 0; i < m.n; ++i) {
+        bool pos = labels[i] != 0;
+        m.positives += pos;
+        bool flag = scores[i] >= threshold;
+        if (flag && pos) ++m.tp;
+        else if (flag) ++m.fp;
+        else if (pos) ++m.fn;
+        else ++m.tn;
+    }
+    m.precision = m.tp + m.fp ? static_cast<double>(m.tp) / static_cast<double>(m.tp + m.fp) : 0;
+    m.recall = m.positives ? static_cast<double>(m.tp) / static_cast<double>(m.positives) : 0;
+    m.f1 = m.precision + m.recall > 0 ? 2 * m.precision * m.recall / (m.precision + m.recall) : 0;
+    size_t neg = m.n - m.positives;
+    if (m.positives == 0 || neg == 0) return m;
+
+    auto idx = order_desc(scores);
+    // ROC-AUC by the rank-sum (Mann-Whitney) statistic with average ranks for ties; AP by walking
+    // distinct score levels from the top.
+    double rank_sum_pos = 0;
+    double ap = 0;
+    size_t tp = 0, seen = 0;
+    size_t i = 0;
+    while (i < m.n) {
+        size_t j = i;
+        size_t pos_here = 0;
+        while (j < m.n && scores[idx[j]] == scores[idx[i]]) {
+            pos_here += labels[idx[j]] != 0;
+            ++j;
+        }
+        size_t count = j - i;
+        // ranks ascending: the top group holds the largest ranks
+        double lo_rank = static_cast<double>(m.n - j + 1), hi_rank = static_cast<double>(m.n - i);
+        rank_sum_pos += static_cast<double>(pos_here) * (lo_rank + hi_rank) / 2;
+        tp += pos_here;
+        seen += count;
+        if (pos_here > 0)
+            ap += (static_cast<double>(pos_here) / static_cast<double>(m.positives)) *
+                  (static_cast<double>(tp) / static_cast<double>(seen));
+        i = j;
+    }
+    double p = static_cast<double>(m.positives);
+    m.roc_auc = (rank_sum_pos - p * (p + 1) / 2) / (p * static_cast<double>(neg));
+    m.pr_auc = ap;
+    return m;
+}
+
+ThresholdChoice choose_threshold(const std::vector<float> &scores, const std::vector<int> &labels,
+                                 double target_precision, size_t min_true_positives) {
+    ThresholdChoice best_f1;
+    ThresholdChoice target;
+    size_t positives = 0;
+    for (int l : labels) positives += l != 0;
+    if (positives == 0 || scores.empty()) return best_f1;
+    auto idx = order_desc(scores);
+    size_t tp = 0, fp = 0, i = 0;
+    double best_f1_value = -1;
+    while (i < idx.size()) {
+        size_t j = i;
+        while (j < idx.size() && scores[idx[j]] == scores[idx[i]]) {
+            (labels[idx[j]] ? tp : fp) += 1;
+            ++j;
+        }
+        double prec = static_cast<double>(tp) / static_cast<double>(tp + fp);
+        double rec = static_cast<double>(tp) / static_cast<double>(positives);
+        double f1 = prec + rec > 0 ? 2 * prec * rec / (prec + rec) : 0;
+        double thr = scores[idx[i]];
+        if (f1 > best_f1_value) {
+            best_f1_value = f1;
+            best_f1 = {thr, prec, rec, false};
+        }
+        if (prec >= target_precision && tp >= min_true_positives) target = {thr, prec, rec, true};
+        i = j;
+    }
+    return target.target_reached ? target : best_f1;
+}
+
+}  // namespace jfp

@@ -1,0 +1,39 @@
+// Metrics that mean something at a 5-10% failure rate: ranking quality (ROC-AUC, PR-AUC as average
+// precision) and precision/recall/F1 at the operating threshold. No accuracy: predicting "completes"
+// for every job scores 92%.
+#pragma once
+
+#include <cstddef>
+#include <vector>
+
+namespace jfp {
+
+struct BinaryMetrics {
+    size_t n = 0;
+    size_t positives = 0;
+    double roc_auc = 0;
+    double pr_auc = 0;  // average precision
+    double threshold = 0;
+    size_t tp = 0, fp = 0, fn = 0, tn = 0;
+    double precision = 0, recall = 0, f1 = 0;
+    size_t flagged() const { return tp + fp; }
+};
+
+// scores: higher = more likely to fail; labels: 1 = failed. Ties are handled exactly (ROC by average
+// ranks, AP by treating tied scores as one threshold).
+BinaryMetrics evaluate_binary(const std::vector<float> &scores, const std::vector<int> &labels, double threshold);
+
+struct ThresholdChoice {
+    double threshold = 0.5;
+    double precision = 0;
+    double recall = 0;
+    bool target_reached = false;
+};
+
+// The lowest threshold whose precision reaches target_precision (so recall is as high as it can be
+// there), requiring at least min_true_positives flagged failures. When no threshold reaches the target,
+// the threshold with the best F1 is returned and target_reached is false.
+ThresholdChoice choose_threshold(const std::vector<float> &scores, const std::vector<int> &labels,
+                                 double target_precision, size_t min_true_positives = 5);
+
+}  // namespace jfp

@@ -1,0 +1,44 @@
+#include "progress.h"
+
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+
+namespace jfp {
+
+namespace {
+double now_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) + static_cast<double>(ts.tv_nsec) * 1e-9;
+}
+}  // namespace
+
+Progress::Progress(bool enabled) : on_(enabled && isatty(STDERR_FILENO)) {}
+
+void Progress::update(long done, long total, const std::string &what) {
+    if (!on_ || total <= 0) return;
+    double t = now_seconds();
+    long pct = done * 100 / total;
+    if (done != total && pct == last_pct_ && t - last_draw_ < 0.2) return;
+    last_pct_ = pct;
+    last_draw_ = t;
+    const int width = 30;
+    int fill = static_cast<int>(done * width / total);
+    std::string bar(static_cast<size_t>(fill), '=');
+    bar.resize(width, ' ');
+    std::fprintf(stderr, "\r[%s] %ld/%ld %s\033[K", bar.c_str(), done, total, what.c_str());
+    std::fflush(stderr);
+    drawn_ = true;
+}
+
+void Progress::finish() {
+    if (on_ && drawn_) {
+        std::fputc('\n', stderr);
+        drawn_ = false;
+        last_pct_ = -1;
+    }
+}
+
+}  // namespace jfp

@@ -1,0 +1,58 @@
+// RAII over XGBoost's C API, for training in the CLI. Every failing call throws with XGBoost's message.
+#pragma once
+
+#include <xgboost/c_api.h>
+
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace jfp::xgb {
+
+void check(int rc, const char *what);
+
+class DMatrix {
+public:
+    // Row-major rows x cols, NaN = missing.
+    DMatrix(const float *data, size_t rows, size_t cols);
+    ~DMatrix();
+    DMatrix(const DMatrix &) = delete;
+    DMatrix &operator=(const DMatrix &) = delete;
+    void set_labels(const std::vector<float> &labels);
+    void set_weights(const std::vector<float> &weights);
+    DMatrixHandle get() const { return h_; }
+    size_t rows() const { return rows_; }
+
+private:
+    DMatrixHandle h_ = nullptr;
+    size_t rows_ = 0;
+};
+
+class Booster {
+public:
+    explicit Booster(const std::vector<const DMatrix *> &cache);
+    ~Booster();
+    Booster(Booster &&o) noexcept : h_(std::exchange(o.h_, nullptr)) {}
+    Booster(const Booster &) = delete;
+    Booster &operator=(const Booster &) = delete;
+
+    void set(const std::string &key, const std::string &value);
+    void update(int iteration, const DMatrix &train);
+    // One evaluation line for the given sets, e.g. "[3]\tval-aucpr:0.61".
+    std::string eval(int iteration, const DMatrix &m, const char *name);
+    // Trees [0, rounds) as a new booster.
+    Booster slice(int rounds) const;
+    std::string save_json() const;
+    // Probabilities (binary) or rows x classes (softprob).
+    std::vector<float> predict(const DMatrix &m) const;
+    BoosterHandle get() const { return h_; }
+
+private:
+    struct Adopt {};
+    Booster(Adopt, BoosterHandle h) : h_(h) {}
+    BoosterHandle h_ = nullptr;
+};
+
+std::string version();
+
+}  // namespace jfp::xgb
