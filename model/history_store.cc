@@ -276,6 +276,7 @@ bool JobCursor::next(JobRecord &j) {
     j.array_size = 1;
     // Releases that mark only the step OUT_OF_MEMORY leave the job FAILED: the step's verdict wins.
     if (s.int_at(27) != 0 && j.outcome == Outcome::Failed) j.outcome = Outcome::OutOfMemory;
+    infer_memory_kill(j);
     return true;
 }
 

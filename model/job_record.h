@@ -52,6 +52,11 @@ struct StepInfo {
     bool out_of_memory = false;
 };
 
+// Slurm's OverMemoryKill (jobacct_gather) kills a job over its memory request with SIGKILL and
+// accounting says FAILED, ExitCode 0:9, not OUT_OF_MEMORY (that needs cgroup's OOM notification).
+// A FAILED job killed by signal 9 whose steps peaked at >= 90% of the request is read as OUT_OF_MEMORY.
+void infer_memory_kill(JobRecord &job);
+
 // The token the plugin writes into AdminComment ("jfp:t=<hex>"); empty when absent.
 std::string extract_jfp_token(const std::string &admin_comment);
 

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <optional>
 
 #include "slurm_text.h"
@@ -81,7 +82,7 @@ bool is_free_text(Col c) {
 
 bool is_unknown_word(std::string_view s) { return s.empty() || s == "Unknown" || s == "None" || s == "N/A"; }
 
-constexpr size_t kMaxJoinedLines = 16;
+constexpr size_t kMaxJoinedLines = 64;
 
 }  // namespace
 
@@ -92,6 +93,12 @@ std::string extract_jfp_token(const std::string &admin_comment) {
     size_t end = pos;
     while (end < admin_comment.size() && std::isxdigit(static_cast<unsigned char>(admin_comment[end]))) ++end;
     return admin_comment.substr(pos, end - pos);
+}
+
+void infer_memory_kill(JobRecord &j) {
+    if (j.outcome == Outcome::Failed && j.exit_signal == 9 && known(j.max_rss_mb) && known(j.req_mem_mb) &&
+        j.req_mem_mb > 0 && j.max_rss_mb >= 0.9 * j.req_mem_mb)
+        j.outcome = Outcome::OutOfMemory;
 }
 
 const char *recommended_sacct_format() {
@@ -220,6 +227,14 @@ struct SacctReader::Impl {
         if (has(Col::WorkDir)) {
             auto v = trim(field(Col::WorkDir));
             if (!v.empty() && v.front() != '/' && v != "Unknown") return "WorkDir " + quote_for_message(v) + " is not a path";
+        }
+        if (has(Col::SubmitLine)) {
+            auto v = trim(field(Col::SubmitLine));
+            auto cmd = v.substr(0, v.find(' '));
+            auto slash = cmd.rfind('/');
+            if (slash != std::string_view::npos) cmd = cmd.substr(slash + 1);
+            if (!v.empty() && cmd != "sbatch" && cmd != "srun" && cmd != "salloc")
+                return "SubmitLine " + quote_for_message(v, 40) + " does not start with sbatch, srun or salloc";
         }
         if (has(Col::ReqMem)) {
             auto v = trim(field(Col::ReqMem));
@@ -369,31 +384,62 @@ struct SacctReader::Impl {
                 text);
             return Result::Done;
         }
-        // Too many fields: a '|' inside free text. Try giving all extra fields to one free-text column.
+        // Too many fields: '|' inside free text. Try every way of giving the extra fields to the free-text
+        // columns; keep what all placements that validate agree on.
         size_t extra = fields.size() - expected;
-        int matches = 0;
-        std::vector<std::string_view> chosen;
-        for (size_t fpos : free_text_positions) {
-            candidate.clear();
-            for (size_t i = 0; i < fpos; ++i) candidate.push_back(fields[i]);
-            const char *b = fields[fpos].data();
-            const char *e = fields[fpos + extra].data() + fields[fpos + extra].size();
-            candidate.emplace_back(b, static_cast<size_t>(e - b));
-            for (size_t i = fpos + extra + 1; i < fields.size(); ++i) candidate.push_back(fields[i]);
-            if (validate(candidate).empty()) {
-                ++matches;
-                chosen = candidate;
+        std::vector<std::vector<std::string_view>> valid;
+        bool too_many = false;
+        std::vector<size_t> share(free_text_positions.size(), 0);
+        std::function<void(size_t, size_t)> place = [&](size_t k, size_t left) {
+            if (too_many) return;
+            if (k + 1 == share.size() || share.empty()) {
+                if (share.empty()) return;
+                share[k] = left;
+                candidate.clear();
+                size_t src = 0;
+                for (size_t col = 0; col < expected; ++col) {
+                    size_t absorb = 0;
+                    for (size_t i = 0; i < free_text_positions.size(); ++i)
+                        if (free_text_positions[i] == col) absorb = share[i];
+                    const char *b = fields[src].data();
+                    const char *e = fields[src + absorb].data() + fields[src + absorb].size();
+                    candidate.emplace_back(b, static_cast<size_t>(e - b));
+                    src += absorb + 1;
+                }
+                if (validate(candidate).empty()) {
+                    valid.push_back(candidate);
+                    if (valid.size() > 64) too_many = true;
+                }
+                return;
+            }
+            for (size_t n = 0; n <= left; ++n) {
+                share[k] = n;
+                place(k + 1, left - n);
+            }
+        };
+        if (extra <= 24 && free_text_positions.size() <= 6) place(0, extra);
+        if (!valid.empty() && !too_many) {
+            // Columns on which the valid placements disagree are unknowable; only free-text columns can
+            // disagree while the typed ones validate. JobName is a feature: it must be certain.
+            std::vector<std::string_view> chosen = valid.front();
+            bool name_certain = true;
+            for (size_t col = 0; col < expected; ++col) {
+                bool same = true;
+                for (const auto &v : valid) same = same && v[col] == chosen[col];
+                if (same) continue;
+                if (!is_free_text(cols[col]) || cols[col] == Col::JobName) name_certain = false;
+                chosen[col] = std::string_view();  // unknown
+            }
+            if (name_certain) {
+                ++report.recovered_pipes;
+                build(chosen, first_line, last_line, text);
+                return Result::Done;
             }
         }
-        if (matches == 1) {
-            ++report.recovered_pipes;
-            build(chosen, first_line, last_line, text);
-            return Result::Done;
-        }
         std::string why = std::to_string(fields.size()) + " fields where the header has " + std::to_string(expected) +
-                          ": a '" + std::string(1, opt.delimiter) + "' inside free text (JobName, WorkDir, SubmitLine, "
+                          ": '" + std::string(1, opt.delimiter) + "' inside free text (JobName, WorkDir, SubmitLine, "
                           "Comment) ";
-        why += matches == 0 ? "that no single column can hold" : "that fits more than one column";
+        why += valid.empty() ? "that no placement can explain" : "that cannot be placed unambiguously";
         why += "; re-export with a delimiter that cannot occur, e.g. sacct --delimiter=$'\\x1f' and jfp ingest "
                "--delimiter=$'\\x1f'";
         bad(first_line, last_line, why, text);
@@ -445,42 +491,60 @@ struct SacctReader::Impl {
                 return;
             }
         }
-        if (pending_lines > 0) {
-            if (l == header_line) {
-                flush_pending(true);
-            } else {
-                joined = pending_text;
-                joined += '\n';
-                joined.append(l.data(), l.size());
-                uint64_t last = pending_first_line + pending_lines;
-                split_into(joined, opt.delimiter, fields);
-                if (fields.size() < cols.size() && pending_lines < kMaxJoinedLines) {
-                    pending_text = joined;
-                    ++pending_lines;
-                    return;
-                }
-                if (fields.size() >= cols.size()) {
-                    // Accept the join only if it validates; otherwise the held lines are bad on their own
-                    // and this line starts afresh.
-                    std::vector<std::string_view> saved = fields;
-                    bool ok = fields.size() == cols.size() && validate(saved).empty();
-                    if (ok) {
-                        ++report.joined_newlines;
-                        process(joined, pending_first_line, last, true);
-                        pending_lines = 0;
-                        pending_text.clear();
-                        return;
-                    }
-                }
-                flush_pending(true);
+        if (l == header_line) {  // concatenated exports repeat the header
+            flush_record();
+            flush_pending(true);
+            ++report.header_lines;
+            return;
+        }
+        if (first_col_is_id()) {
+            // Records start with a job id; any other line continues the record before it (a newline
+            // inside a comment, job name or submit line).
+            if (is_record_start(l)) {
+                flush_record();
+                rec_text.assign(l.data(), l.size());
+                rec_first = lineno;
+                rec_lines = 1;
+                return;
             }
+            // A fragment (fewer fields than a record) continues the record before it; a full-width line
+            // is a record of its own with a bad job id.
+            split_into(l, opt.delimiter, fields);
+            if (rec_lines > 0 && rec_lines < kMaxJoinedLines && fields.size() < cols.size()) {
+                rec_text += '\n';
+                rec_text.append(l.data(), l.size());
+                ++rec_lines;
+            } else if (trim(l).empty()) {
+                ++report.blank_lines;
+            } else {
+                flush_record();
+                process(l, lineno, lineno, true);
+            }
+            return;
+        }
+        if (pending_lines > 0) {
+            joined = pending_text;
+            joined += '\n';
+            joined.append(l.data(), l.size());
+            uint64_t last = pending_first_line + pending_lines;
+            split_into(joined, opt.delimiter, fields);
+            if (fields.size() < cols.size() && pending_lines < kMaxJoinedLines) {
+                pending_text = joined;
+                ++pending_lines;
+                return;
+            }
+            if (fields.size() == cols.size() && validate(std::vector<std::string_view>(fields)).empty()) {
+                ++report.joined_newlines;
+                process(joined, pending_first_line, last, true);
+                pending_lines = 0;
+                pending_text.clear();
+                return;
+            }
+            // The held lines are bad on their own; this line starts afresh.
+            flush_pending(true);
         }
         if (trim(l).empty()) {
             ++report.blank_lines;
-            return;
-        }
-        if (l == header_line) {  // concatenated exports repeat the header
-            ++report.header_lines;
             return;
         }
         if (process(l, lineno, lineno, false) == Result::Short) {
@@ -490,7 +554,37 @@ struct SacctReader::Impl {
         }
     }
 
+    bool first_col_is_id() const { return !cols.empty() && (cols[0] == Col::JobID || cols[0] == Col::JobIDRaw); }
+
+    bool is_record_start(std::string_view l) const {
+        auto d = l.find(opt.delimiter);
+        return parse_job_id(trim(l.substr(0, d))).has_value();
+    }
+
+    // The record gathered so far (first column a job id), processed once the next one starts.
+    std::string rec_text;
+    uint64_t rec_first = 0;
+    size_t rec_lines = 0;
+
+    void flush_record() {
+        if (rec_lines == 0) return;
+        // Blank lines after a record belong to no field.
+        size_t lines = rec_lines;
+        while (!rec_text.empty() && (rec_text.back() == '\n' || rec_text.back() == '\r' || rec_text.back() == ' ')) {
+            if (rec_text.back() == '\n') {
+                --lines;
+                ++report.blank_lines;
+            }
+            rec_text.pop_back();
+        }
+        if (lines > 1) ++report.joined_newlines;
+        process(rec_text, rec_first, rec_first + lines - 1, true);
+        rec_lines = 0;
+        rec_text.clear();
+    }
+
     void end_stream() {
+        flush_record();
         flush_pending(true);
         emit_held();
     }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# From a real sacct export of the throwaway cluster to a model that jfp eval scores: real jobs that
+# succeed, fail while "broken" and recover, in waves so each wave sees the previous one's outcomes.
+. "$JFP_SRCDIR/test/integration/lib.sh"
+require_cluster
+
+export JFP_JOB_SUBMIT_PLUGINS=""
+cluster_start
+
+wave() {  # wave N: one job per application; the exit status depends on the wave
+    local n=$1
+    submit -J good_a --wrap 'true' >/dev/null
+    submit -J good_b --wrap 'true' >/dev/null
+    submit -J broken_a --wrap "exit $(( n < 7 ? 1 : 0 ))" >/dev/null
+    submit -J broken_b --wrap "exit $(( n >= 4 && n < 9 ? 2 : 0 ))" >/dev/null
+    submit -J broken_c --wrap "exit $(( n >= 10 && n < 15 ? 1 : 0 ))" >/dev/null
+    submit -J flaky --wrap "exit $(( n % 5 == 0 ? 1 : 0 ))" >/dev/null
+}
+cut_time=""
+for n in $(seq 0 17); do
+    [ "$n" = 11 ] && { sleep 1; cut_time=$(date +%Y-%m-%dT%H:%M:%S); sleep 1; }
+    wave "$n"
+    for _ in $(seq 1 120); do
+        [ -z "$(squeue -h -o %i)" ] && break
+        sleep 0.5
+    done
+    sleep 1  # the next wave is submitted strictly after this one ended
+done
+sleep 3
+sacct --allusers --parsable2 --starttime 2000-01-01 --format="$SACCT_FORMAT" >"$CLUSTER_DIR/export.txt"
+jobs=$(grep -c '^[0-9]*|' "$CLUSTER_DIR/export.txt" || true)
+[ "$jobs" -ge 100 ] || fail "expected 108 jobs in the export, found $jobs"
+
+db="$CLUSTER_DIR/history.db"
+model="$CLUSTER_DIR/model.json"
+"$JFP" ingest --strict --db "$db" "$CLUSTER_DIR/export.txt"
+"$JFP" train --db "$db" --out "$model" --before "$cut_time" --rounds 50 --nthread 1 --no-progress
+"$JFP" eval --db "$db" --model "$model" --after "$cut_time"
+"$JFP" eval --db "$db" --model "$model" --after "$cut_time" --json >"$CLUSTER_DIR/eval.json"
+/usr/bin/python3 - "$CLUSTER_DIR/eval.json" <<'PY'
+import json, sys
+e = json.load(open(sys.argv[1]))
+assert e["jobs"] == 42, f"expected the 7 later waves x 6 jobs, got {e['jobs']}"
+assert e["failures"] > 0, "no failures after the cutoff"
+m = e["model"]
+for k in ("roc_auc", "pr_auc", "precision", "recall", "f1", "threshold"):
+    assert k in m, k
+b = e["baselines"]["last_outcome_user_name"]
+# broken_c fails in a run of five: knowing the previous run failed is worth something, and the model
+# sees the same history.
+assert m["roc_auc"] > 0.6, f"model ROC-AUC {m['roc_auc']}"
+print(f"# model ROC-AUC {m['roc_auc']:.3f} PR-AUC {m['pr_auc']:.3f}; last-outcome baseline PR-AUC {b['pr_auc']:.3f}")
+PY
+"$JFP" predict --db "$db" --model "$model" --after "$cut_time" --output "$CLUSTER_DIR/p.csv"
+lines=$(($(wc -l <"$CLUSTER_DIR/p.csv") - 1))
+expect_eq "$lines" 42 "predicted rows"
+head -n 3 "$CLUSTER_DIR/p.csv" | sed 's/^/# /'
