@@ -53,10 +53,19 @@ cluster_start() {
     CTLD_LOG="$CLUSTER_DIR/log/slurmctld.log"
 }
 
-# job_state ID: the job's State from sacct (first word: "CANCELLED by 0" gives CANCELLED), or empty.
-job_state() { sacct -n -X -P -j "$1" -o State 2>/dev/null | head -n1 | awk '{print $1}'; }
+# Always an explicit window: sacct 22.05 without -E missed the day's jobs just after midnight (seen at
+# 00:02, and `sacct -j 1` then returned another record). SACCT_WINDOW is that window.
+SACCT_WINDOW="--starttime 2000-01-01 --endtime now+1days"
 
-# wait_job ID [SECONDS]: waits until sacct shows a final state; prints it.
+# job_state ID: the job's State from sacct (first word: "CANCELLED by 0" gives CANCELLED), or empty.
+job_state() { sacct $SACCT_WINDOW -n -X -P -j "$1" -o State 2>/dev/null | head -n1 | awk '{print $1}'; }
+
+# slurmdbd may first create a job's row from its step records (named "allocation", no comment, no
+# Eligible time) and receive slurmctld's job-start record seconds later (seen on 22.05). A record is
+# complete once its Eligible time is known.
+record_complete() { [ "$(sacct $SACCT_WINDOW -n -X -P -j "$1" -o Eligible | head -n1)" != "Unknown" ]; }
+
+# wait_job ID [SECONDS]: waits until sacct shows a final state and the complete record; prints the state.
 wait_job() {
     local id=$1 secs=${2:-60} deadline s
     deadline=$((SECONDS + secs))
@@ -64,15 +73,26 @@ wait_job() {
         s=$(job_state "$id")
         case "$s" in
             COMPLETED|FAILED|TIMEOUT|OUT_OF_MEMORY|NODE_FAIL|CANCELLED|PREEMPTED|BOOT_FAIL|DEADLINE)
-                echo "$s"; return 0 ;;
+                if record_complete "$id"; then echo "$s"; return 0; fi ;;
         esac
         sleep 0.5
     done
     fail "job $id did not finish within ${secs}s (last state '$s')"
 }
 
+# wait_accounting_complete [SECONDS]: no job in sacct still lacks slurmctld's job-start record.
+wait_accounting_complete() {
+    local secs=${1:-60} deadline
+    deadline=$((SECONDS + secs))
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        sacct $SACCT_WINDOW -a -n -X -P -o Eligible | grep -qx Unknown || return 0
+        sleep 0.5
+    done
+    fail "sacct still has incomplete job records after ${secs}s"
+}
+
 # sacct_field ID FIELD: one field of one job, exactly as sacct prints it with --parsable2.
-sacct_field() { sacct -n -X -P -j "$1" -o "$2"; }
+sacct_field() { sacct $SACCT_WINDOW -n -X -P -j "$1" -o "$2"; }
 
 # submit ARGS...: sbatch --parsable; prints the job id.
 submit() { sbatch --parsable "$@" | cut -d';' -f1; }

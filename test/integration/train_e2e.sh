@@ -26,8 +26,8 @@ for n in $(seq 0 17); do
     done
     sleep 1  # the next wave is submitted strictly after this one ended
 done
-sleep 3
-sacct --allusers --parsable2 --starttime 2000-01-01 --format="$SACCT_FORMAT" >"$CLUSTER_DIR/export.txt"
+wait_accounting_complete
+sacct --allusers --parsable2 $SACCT_WINDOW --format="$SACCT_FORMAT" >"$CLUSTER_DIR/export.txt"
 jobs=$(grep -c '^[0-9]*|' "$CLUSTER_DIR/export.txt" || true)
 [ "$jobs" -ge 100 ] || fail "expected 108 jobs in the export, found $jobs"
 
