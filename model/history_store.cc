@@ -13,6 +13,7 @@ CREATE TABLE IF NOT EXISTS jobs (
     job_id TEXT,
     array_job TEXT,
     user TEXT,
+    uid INTEGER,
     account TEXT,
     partition TEXT,
     qos TEXT,
@@ -60,7 +61,7 @@ CREATE TABLE IF NOT EXISTS ingest_errors (
 const char *kJobColumns =
     "cluster, job_key, job_id, array_job, user, account, partition, qos, name, submit, start, end_time, "
     "outcome, state, exit_code, exit_signal, req_cpus, req_nodes, req_mem_mb, timelimit_min, req_gpus, "
-    "elapsed_s, max_rss_mb, has_dependency, interactive, submit_line, jfp_token, step_oom";
+    "elapsed_s, max_rss_mb, has_dependency, interactive, submit_line, jfp_token, step_oom, uid";
 
 constexpr int kUnfinished = static_cast<int>(Outcome::Unfinished);
 
@@ -68,8 +69,8 @@ std::string upsert_sql() {
     std::string s = "INSERT INTO jobs (cluster, job_key, job_id, array_job, user, account, partition, qos, name, "
                     "submit, start, end_time, outcome, state, exit_code, exit_signal, req_cpus, req_nodes, "
                     "req_mem_mb, timelimit_min, req_gpus, elapsed_s, max_rss_mb, has_dependency, interactive, "
-                    "submit_line, jfp_token) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
-                    "?18,?19,?20,?21,?22,?23,?24,?25,?26,?27) "
+                    "submit_line, jfp_token, uid) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
+                    "?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28) "
                     "ON CONFLICT (cluster, job_key) DO UPDATE SET ";
     const char *plain[] = {"job_id", "array_job", "user", "account", "partition", "qos", "name", "submit", "start",
                            "end_time", "outcome", "state", "exit_code", "exit_signal", "req_cpus", "req_nodes",
@@ -81,7 +82,7 @@ std::string upsert_sql() {
         s += c;
         s += ", ";
     }
-    s += "jfp_token=coalesce(excluded.jfp_token, jobs.jfp_token), "
+    s += "jfp_token=coalesce(excluded.jfp_token, jobs.jfp_token), uid=coalesce(excluded.uid, jobs.uid), "
          "max_rss_mb=CASE WHEN jobs.max_rss_mb IS NULL THEN excluded.max_rss_mb "
          "WHEN excluded.max_rss_mb IS NULL THEN jobs.max_rss_mb "
          "ELSE max(jobs.max_rss_mb, excluded.max_rss_mb) END "
@@ -187,6 +188,7 @@ void HistoryStore::put_job(const JobRecord &j) {
     s.bind(17, j.req_cpus).bind(18, j.req_nodes).bind(19, j.req_mem_mb).bind(20, j.timelimit_min);
     s.bind(21, j.req_gpus).bind(22, j.elapsed_s).bind(23, j.max_rss_mb).bind(24, j.has_dependency);
     s.bind(25, j.interactive).bind_text_or_null(26, j.submit_line).bind_text_or_null(27, j.jfp_token);
+    if (j.uid >= 0) s.bind(28, j.uid); else s.bind_null(28);
     s.run();
     maybe_commit();
 }
@@ -276,6 +278,7 @@ bool JobCursor::next(JobRecord &j) {
     j.array_size = 1;
     // Releases that mark only the step OUT_OF_MEMORY leave the job FAILED: the step's verdict wins.
     if (s.int_at(27) != 0 && j.outcome == Outcome::Failed) j.outcome = Outcome::OutOfMemory;
+    j.uid = s.is_null(28) ? -1 : s.int_at(28);
     infer_memory_kill(j);
     return true;
 }

@@ -17,6 +17,7 @@ struct JobRecord {
     std::string job_id;     // JobID as shown: "123_4", "123+1"
     std::string array_job;  // "123" for array tasks, else empty
     std::string user, account, partition, qos, name;
+    int64_t uid = -1;  // numeric user id when the export has UID; -1 unknown
 
     int64_t submit = 0;
     int64_t start = 0;  // 0 when unknown

@@ -102,7 +102,7 @@ void infer_memory_kill(JobRecord &j) {
 }
 
 const char *recommended_sacct_format() {
-    return "JobIDRaw,JobID,Cluster,User,Account,Partition,QOS,JobName,Submit,Start,End,ElapsedRaw,State,"
+    return "JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,JobName,Submit,Start,End,ElapsedRaw,State,"
            "ExitCode,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine,AdminComment";
 }
 
@@ -287,6 +287,7 @@ struct SacctReader::Impl {
         r.job_id = std::string(shown);
         if (auto shown_parts = parse_job_id(shown)) r.array_job = std::string(shown_parts->array_job);
         r.user = has(Col::User) ? std::string(field(Col::User)) : "uid:" + std::string(field(Col::UID));
+        if (auto uid = parse_int(field(Col::UID)); uid && *uid >= 0) r.uid = *uid;
         if (r.user.empty() || r.user == "uid:") {
             bad(first_line, last_line, "empty User on a job row", text);
             return;

@@ -129,6 +129,28 @@ std::optional<double> parse_timelimit_minutes(std::string_view s) {
     return *sec / 60.0;
 }
 
+std::optional<double> parse_slurm_time_minutes(std::string_view s) {
+    s = trim(s);
+    if (s.empty()) return std::nullopt;
+    std::string lower = to_lower(s);
+    if (lower == "unlimited" || lower == "infinite") return std::numeric_limits<double>::infinity();
+    if (s.find('-') == std::string_view::npos && s.find(':') == std::string_view::npos) {
+        auto m = parse_int(s);
+        if (!m || *m < 0) return std::nullopt;
+        return static_cast<double>(*m);
+    }
+    if (s.find('-') == std::string_view::npos && split(s, ':').size() == 2) {  // MM:SS
+        auto parts = split(s, ':');
+        auto m = parse_int(parts[0]);
+        auto sec = parse_int(parts[1]);
+        if (!m || !sec || *m < 0 || *sec < 0) return std::nullopt;
+        return static_cast<double>(*m) + static_cast<double>(*sec) / 60.0;
+    }
+    auto sec = parse_duration_seconds(s);
+    if (!sec) return std::nullopt;
+    return *sec / 60.0;
+}
+
 int hour_of_day(int64_t naive) {
     int64_t s = naive % 86400;
     if (s < 0) s += 86400;

@@ -27,6 +27,10 @@ std::optional<double> parse_duration_seconds(std::string_view s);
 // malformed (unknown limit).
 std::optional<double> parse_timelimit_minutes(std::string_view s);
 
+// Slurm's own time syntax (slurm.conf DefaultTime/MaxTime, sbatch -t): "30" is minutes, "MM:SS",
+// "HH:MM:SS", "D-HH", "D-HH:MM", "D-HH:MM:SS"; "UNLIMITED"/"INFINITE" are +inf. nullopt when malformed.
+std::optional<double> parse_slurm_time_minutes(std::string_view s);
+
 // Hour (0-23) and weekday (0 = Monday) of a naive-local time.
 int hour_of_day(int64_t naive);
 int weekday(int64_t naive);

@@ -1,13 +1,16 @@
 // job_submit/jfp: the Slurm-facing shim. Every entry point catches everything: no C++ exception may
 // reach slurmctld, and any internal fault lets the job through unchanged with one rate-limited log line.
+// All logic lives in model/ (jfp::Engine); this file only translates.
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
-#include <cstring>
+#include <atomic>
+#include <cstdlib>
 #include <exception>
 #include <string>
 
-#include "model/config.h"
+#include "job_desc_adapter.h"
+#include "model/engine.h"
 #include "model/log.h"
 #include "slurm_glue.h"
 
@@ -24,6 +27,8 @@ JFP_EXPORT extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
 
 namespace {
 
+std::atomic<jfp::Engine *> g_engine{nullptr};
+
 void slurm_sink(jfp::LogLevel level, const char *message) {
     switch (level) {
         case jfp::LogLevel::Error: slurm_error("%s: %s", plugin_type, message); break;
@@ -36,7 +41,8 @@ void slurm_sink(jfp::LogLevel level, const char *message) {
 jfp::RateLimitedLog g_fault_log(60);
 
 void log_fault(const char *where, const char *what) {
-    g_fault_log.log(jfp::LogLevel::Error, std::string(where) + ": internal fault, job let through unchanged: " + what);
+    g_fault_log.log(jfp::LogLevel::Error,
+                    std::string(where) + ": internal fault, job let through unchanged: " + what);
 }
 
 std::string extra_conf_path(const char *name) {
@@ -47,30 +53,26 @@ std::string extra_conf_path(const char *name) {
     return out;
 }
 
+std::string slurm_conf_path(const std::string &jfp_conf) {
+    if (slurm_conf.slurm_conf && *slurm_conf.slurm_conf) return slurm_conf.slurm_conf;
+    if (const char *env = std::getenv("SLURM_CONF")) return env;
+    auto slash = jfp_conf.rfind('/');
+    return (slash == std::string::npos ? std::string(".") : jfp_conf.substr(0, slash)) + "/slurm.conf";
+}
+
 }  // namespace
 
 extern "C" JFP_EXPORT int init(void) {
     try {
         jfp::set_log_sink(slurm_sink);
-        std::string conf_path = extra_conf_path("jfp.conf");
-        jfp::Config cfg;
-        std::string conf_state;
-        if (access(conf_path.c_str(), F_OK) != 0) {
-            cfg.mode = jfp::Mode::Off;
-            conf_state = "missing, plugin is off";
-        } else {
-            auto r = jfp::load_config_file(conf_path);
-            if (r.ok()) {
-                cfg = r.config;
-                conf_state = "loaded";
-            } else {
-                cfg.mode = jfp::Mode::Off;
-                conf_state = "invalid, plugin is off: " + r.error_text();
-            }
-        }
-        std::string model_state = access(cfg.model_path.c_str(), R_OK) == 0 ? "present" : "missing";
-        jfp::log_info("init: config=" + conf_path + " (" + conf_state + ") model=" + cfg.model_path + " (" +
-                      model_state + ") mode=" + jfp::mode_name(cfg.mode));
+        jfp::EngineOptions opt;
+        opt.config_path = extra_conf_path("jfp.conf");
+        opt.slurm_conf_path = slurm_conf_path(opt.config_path);
+        opt.trusted_uids = {0};
+        if (slurm_conf.slurm_user_id != 0) opt.trusted_uids.push_back(slurm_conf.slurm_user_id);
+        auto *engine = new jfp::Engine(opt);
+        delete g_engine.exchange(engine);
+        jfp::log_info("init: " + engine->describe());
     } catch (const std::exception &e) {
         log_fault("init", e.what());
     } catch (...) {
@@ -80,24 +82,60 @@ extern "C" JFP_EXPORT int init(void) {
 }
 
 extern "C" JFP_EXPORT int fini(void) {
+    try {
+        // Slurm calls fini with its plugin lock held for writing: no job_submit runs concurrently.
+        delete g_engine.exchange(nullptr);
+    } catch (...) {
+    }
     return SLURM_SUCCESS;
 }
 
 extern "C" JFP_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
-    (void)job_desc;
-    (void)submit_uid;
-    (void)err_msg;
+    try {
+        jfp::Engine *engine = g_engine.load(std::memory_order_acquire);
+        if (!engine || !job_desc) return SLURM_SUCCESS;
+        jfp::SubmitOutcome out = engine->evaluate(jfp_plugin::to_submit_request(job_desc, submit_uid));
+        return jfp_plugin::apply_outcome(job_desc, out, err_msg);
+    } catch (const std::exception &e) {
+        log_fault("job_submit", e.what());
+    } catch (...) {
+        log_fault("job_submit", "unknown exception");
+    }
     return SLURM_SUCCESS;
 }
 
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-extern "C" JFP_EXPORT int job_modify(job_desc_msg_t *job_desc, job_record *job_ptr, uint32_t submit_uid, char **err_msg) {
-    (void)err_msg;
-#else
-extern "C" JFP_EXPORT int job_modify(job_desc_msg_t *job_desc, job_record *job_ptr, uint32_t submit_uid) {
-#endif
-    (void)job_desc;
-    (void)job_ptr;
-    (void)submit_uid;
+namespace {
+
+int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
+    try {
+        jfp::Engine *engine = g_engine.load(std::memory_order_acquire);
+        if (!engine || !job_desc) return SLURM_SUCCESS;
+        std::string job_id = job_desc->job_id_str ? job_desc->job_id_str
+                             : job_desc->job_id != NO_VAL ? std::to_string(job_desc->job_id)
+                                                          : std::string();
+        jfp::SubmitOutcome out = engine->evaluate_update(job_id, jfp_plugin::to_submit_request(job_desc, submit_uid),
+                                                         submit_uid);
+        return jfp_plugin::apply_outcome(job_desc, out, err_msg);
+    } catch (const std::exception &e) {
+        log_fault("job_modify", e.what());
+    } catch (...) {
+        log_fault("job_modify", "unknown exception");
+    }
     return SLURM_SUCCESS;
 }
+
+}  // namespace
+
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+extern "C" JFP_EXPORT int job_modify(job_desc_msg_t *job_desc, job_record *job_ptr, uint32_t submit_uid,
+                                     char **err_msg) {
+    (void)job_ptr;
+    return modify(job_desc, submit_uid, err_msg);
+}
+#else
+// 22.05 has no err_msg for job_modify: a refused update reads "Access/permission denied".
+extern "C" JFP_EXPORT int job_modify(job_desc_msg_t *job_desc, job_record *job_ptr, uint32_t submit_uid) {
+    (void)job_ptr;
+    return modify(job_desc, submit_uid, nullptr);
+}
+#endif

@@ -16,3 +16,7 @@ void slurm_verbose(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void slurm_debug(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 char *slurm_get_extra_conf_path(char *file_name);
 }
+
+// slurmctld's parsed slurm.conf (public type, exported data symbol).
+#include <slurm/slurm.h>
+extern "C" slurm_conf_t slurm_conf;

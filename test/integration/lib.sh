@@ -9,7 +9,7 @@ JFP="$JFP_BUILDDIR/tools/jfp"
 PLUGIN_SO="$JFP_BUILDDIR/plugin/.libs/job_submit_jfp.so"
 export PATH="$PATH:/usr/sbin:/sbin"
 # What docs/admin-guide.md recommends exporting (recommended_sacct_format() in model/sacct_reader.cc).
-SACCT_FORMAT=JobIDRaw,JobID,Cluster,User,Account,Partition,QOS,JobName,Submit,Start,End,ElapsedRaw,State,ExitCode,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine,AdminComment
+SACCT_FORMAT=JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,JobName,Submit,Start,End,ElapsedRaw,State,ExitCode,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine,AdminComment
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "# $*"; }

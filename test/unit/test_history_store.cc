@@ -10,13 +10,6 @@ using namespace jfp;
 
 namespace {
 
-void ingest_text(HistoryStore &store, const std::string &text, SacctReaderOptions opt = {}) {
-    SacctReader reader(
-        opt, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
-    auto id = store.begin_ingest("test");
-    reader.read_text(text, "test");
-    store.finish_ingest(id, reader.report());
-}
 
 std::vector<JobRecord> all_jobs(const HistoryStore &store) {
     std::vector<JobRecord> out;
@@ -36,8 +29,8 @@ const char *kExport =
 TEST_CASE("store: re-ingesting the same export never duplicates") {
     test::TempDir dir;
     HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
-    ingest_text(store, kExport);
-    ingest_text(store, kExport);
+    test::ingest_text(store, kExport);
+    test::ingest_text(store, kExport);
     auto jobs = all_jobs(store);
     REQUIRE(jobs.size() == 3);
     CHECK(store.job_count() == 3);
@@ -49,12 +42,12 @@ TEST_CASE("store: re-ingesting the same export never duplicates") {
 TEST_CASE("store: an overlapping newer export updates; an older one never regresses a final state") {
     test::TempDir dir;
     HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
-    ingest_text(store, kExport);
+    test::ingest_text(store, kExport);
     const char *newer = "JobIDRaw|JobID|User|JobName|Submit|Start|End|State\n"
                         "3|3|bob|b|2024-01-01T02:00:00|2024-01-01T02:00:05|2024-01-01T03:00:00|TIMEOUT\n"
                         "4|4|bob|b|2024-01-01T04:00:00|2024-01-01T04:00:05|2024-01-01T04:30:00|COMPLETED\n";
-    ingest_text(store, newer);
-    ingest_text(store, kExport);  // the older export again: job 3 must stay TIMEOUT
+    test::ingest_text(store, newer);
+    test::ingest_text(store, kExport);  // the older export again: job 3 must stay TIMEOUT
     auto jobs = all_jobs(store);
     REQUIRE(jobs.size() == 4);
     CHECK(jobs[2].job_key == "3");
@@ -68,18 +61,18 @@ TEST_CASE("store: the same job id on two clusters is two jobs") {
     SacctReaderOptions a, b;
     a.cluster = "alpha";
     b.cluster = "beta";
-    ingest_text(store, kExport, a);
-    ingest_text(store, kExport, b);
+    test::ingest_text(store, kExport, a);
+    test::ingest_text(store, kExport, b);
     CHECK(store.job_count() == 6);
 }
 
 TEST_CASE("store: a step row ingested before its job row still folds in (OOM verdict, MaxRSS)") {
     test::TempDir dir;
     HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
-    ingest_text(store, "JobIDRaw|User|Submit|End|State|MaxRSS\n"
+    test::ingest_text(store, "JobIDRaw|User|Submit|End|State|MaxRSS\n"
                        "9.batch||2024-01-01T00:00:00|2024-01-01T00:01:00|OUT_OF_MEMORY|3G\n");
     CHECK(store.job_count() == 0);  // a step alone is not a job
-    ingest_text(store, "JobIDRaw|User|Submit|End|State|MaxRSS\n"
+    test::ingest_text(store, "JobIDRaw|User|Submit|End|State|MaxRSS\n"
                        "9|amy|2024-01-01T00:00:00|2024-01-01T00:01:00|FAILED|\n");
     auto jobs = all_jobs(store);
     REQUIRE(jobs.size() == 1);
@@ -90,7 +83,7 @@ TEST_CASE("store: a step row ingested before its job row still folds in (OOM ver
 TEST_CASE("store: ended jobs come back in end order; unfinished ones are not history") {
     test::TempDir dir;
     HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
-    ingest_text(store, kExport);
+    test::ingest_text(store, kExport);
     std::vector<std::string> keys;
     store.for_each_ended_job([&](JobRecord &&j) { keys.push_back(j.job_key); });
     CHECK(keys == std::vector<std::string>{"1", "2"});
@@ -150,7 +143,7 @@ TEST_CASE("store: a truncated database file is refused with the path in the mess
     test::TempDir dir;
     {
         HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
-        ingest_text(store, kExport);
+        test::ingest_text(store, kExport);
     }
     // Keep the header page but cut the rest: the file claims more pages than it has.
     (void)truncate(dir.file("h.db").c_str(), 1024);

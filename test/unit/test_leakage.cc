@@ -16,12 +16,6 @@ using namespace jfp;
 
 namespace {
 
-void ingest_text(HistoryStore &store, const std::string &text) {
-    SacctReader reader({}, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
-    auto id = store.begin_ingest("test");
-    reader.read_text(text, "test");
-    store.finish_ingest(id, reader.report());
-}
 
 std::map<std::string, FeatureVector> features_by_key(const HistoryStore &store) {
     std::map<std::string, FeatureVector> out;
@@ -34,7 +28,7 @@ std::map<std::string, FeatureVector> features_by_key(const HistoryStore &store) 
 TEST_CASE("leakage: a job that ends in the second another is submitted is not its history") {
     test::TempDir dir;
     HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
-    ingest_text(store, "JobIDRaw|User|JobName|Submit|Start|End|State\n"
+    test::ingest_text(store, "JobIDRaw|User|JobName|Submit|Start|End|State\n"
                        "1|amy|sim|2024-01-01T00:00:00|2024-01-01T00:00:01|2024-01-01T01:00:00|FAILED\n"
                        "2|amy|sim|2024-01-01T01:00:00|2024-01-01T01:00:01|2024-01-01T02:00:00|FAILED\n"
                        "3|amy|sim|2024-01-01T01:00:01|2024-01-01T01:00:02|2024-01-01T03:00:00|COMPLETED\n"
@@ -139,7 +133,7 @@ TEST_CASE("leakage: history features equal a brute-force recomputation from jobs
 TEST_CASE("leakage: the plugin's history is the training replay run to the end") {
     test::TempDir dir;
     HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
-    ingest_text(store, "JobIDRaw|User|JobName|Submit|Start|End|State\n"
+    test::ingest_text(store, "JobIDRaw|User|JobName|Submit|Start|End|State\n"
                        "1|amy|sim|2024-01-01T00:00:00|2024-01-01T00:00:01|2024-01-01T01:00:00|FAILED\n"
                        "2|amy|sim|2024-01-01T02:00:00|2024-01-01T02:00:01|2024-01-01T03:00:00|TIMEOUT\n"
                        "3|bob|x|2024-01-01T02:00:00|2024-01-01T02:00:01|2024-01-01T03:00:00|COMPLETED\n");

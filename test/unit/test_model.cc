@@ -34,25 +34,6 @@ void make_random_rows(size_t rows, std::vector<float> &x, std::vector<float> &y,
     }
 }
 
-std::string build_store(const test::TempDir &dir, uint64_t jobs, uint64_t seed) {
-    std::string path = dir.file("w.txt");
-    SynthOptions opt;
-    opt.jobs = jobs;
-    opt.seed = seed;
-    std::FILE *out = std::fopen(path.c_str(), "wb");
-    generate_workload(opt, out);
-    std::fclose(out);
-    std::string db = dir.file("h.db");
-    HistoryStore store(db, HistoryStore::Access::ReadWrite);
-    SacctReader reader({}, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
-    auto id = store.begin_ingest(path);
-    std::FILE *in = std::fopen(path.c_str(), "rb");
-    reader.read(in, path);
-    std::fclose(in);
-    store.finish_ingest(id, reader.report());
-    return db;
-}
-
 }  // namespace
 
 TEST_CASE("tree walk: binary model equals XGBoost's predictions, missing values included") {
@@ -115,7 +96,7 @@ TEST_CASE("tree walk: a model over another feature count is refused") {
 
 TEST_CASE("train: a bundle from synthetic history loads, reproduces XGBoost and beats the baselines") {
     test::TempDir dir;
-    std::string db = build_store(dir, 30000, 3);
+    std::string db = test::build_store(dir, 30000, 3);
     HistoryStore store(db, HistoryStore::Access::ReadOnly);
     TrainOptions opt;
     opt.train_fraction = 0.7;
@@ -156,7 +137,7 @@ TEST_CASE("train: a bundle from synthetic history loads, reproduces XGBoost and 
 
 TEST_CASE("bundle: corrupt, foreign, mismatched and tampered bundles are refused with reasons") {
     test::TempDir dir;
-    std::string db = build_store(dir, 6000, 5);
+    std::string db = test::build_store(dir, 6000, 5);
     HistoryStore store(db, HistoryStore::Access::ReadOnly);
     TrainOptions opt;
     opt.nthread = 1;

@@ -1,11 +1,18 @@
-// Helpers for unit tests: temporary directories and small stores.
+// Helpers for unit tests: temporary directories, synthetic stores, small trained bundles.
 #pragma once
 
 #include <unistd.h>
 
+#include <cstdio>
 #include <cstdlib>
+#include <fstream>
 #include <stdexcept>
 #include <string>
+
+#include "model/history_store.h"
+#include "model/sacct_reader.h"
+#include "tools/synth.h"
+#include "tools/trainer.h"
 
 namespace jfp::test {
 
@@ -26,5 +33,51 @@ public:
 private:
     std::string path_;
 };
+
+inline void write_file(const std::string &path, const std::string &text) {
+    std::ofstream f(path, std::ios::binary);
+    f << text;
+    if (!f) throw std::runtime_error("cannot write " + path);
+}
+
+inline void ingest_text(HistoryStore &store, const std::string &text, SacctReaderOptions opt = {}) {
+    SacctReader reader(opt, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
+    auto id = store.begin_ingest("test");
+    reader.read_text(text, "test");
+    store.finish_ingest(id, reader.report());
+}
+
+// A store at dir/h.db filled with a synthetic workload; returns its path.
+inline std::string build_store(const TempDir &dir, uint64_t jobs, uint64_t seed, const std::string &name = "h.db") {
+    std::string path = dir.file(name + ".txt");
+    SynthOptions opt;
+    opt.jobs = jobs;
+    opt.seed = seed;
+    std::FILE *out = std::fopen(path.c_str(), "wb");
+    generate_workload(opt, out);
+    std::fclose(out);
+    std::string db = dir.file(name);
+    HistoryStore store(db, HistoryStore::Access::ReadWrite);
+    SacctReader reader({}, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
+    auto id = store.begin_ingest(path);
+    std::FILE *in = std::fopen(path.c_str(), "rb");
+    reader.read(in, path);
+    std::fclose(in);
+    store.finish_ingest(id, reader.report());
+    return db;
+}
+
+// A small bundle trained on the store, written to dir/model.json.
+inline std::string train_small_bundle(const TempDir &dir, const std::string &db, int rounds = 40) {
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    TrainOptions opt;
+    opt.nthread = 1;
+    opt.rounds = rounds;
+    TrainSummary s;
+    auto bundle = train_bundle(store, opt, s);
+    std::string path = dir.file("model.json");
+    write_bundle(bundle, path);
+    return path;
+}
 
 }  // namespace jfp::test

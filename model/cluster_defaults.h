@@ -1,0 +1,35 @@
+// What slurmctld fills in after job_submit plugins run: the default partition, and each partition's
+// default time limit and memory. Read from slurm.conf so that a request the user left unset means at
+// submission what sacct later shows (docs/features.md). Slurm-free text parsing.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <string>
+#include <string_view>
+
+namespace jfp {
+
+struct PartitionDefaults {
+    std::optional<double> default_time_min;  // DefaultTime, else MaxTime
+    std::optional<double> def_mem_per_cpu_mb;
+    std::optional<double> def_mem_per_node_mb;
+};
+
+struct ClusterDefaults {
+    std::string default_partition;
+    std::map<std::string, PartitionDefaults> partitions;
+    std::optional<double> def_mem_per_cpu_mb;   // global DefMemPerCPU
+    std::optional<double> def_mem_per_node_mb;  // global DefMemPerNode
+    std::string origin;
+
+    const PartitionDefaults *partition(std::string_view name) const;
+};
+
+// Parses slurm.conf text (Include lines are followed relative to base_dir, at most 8 deep). Unknown keys
+// are ignored: slurm.conf has hundreds.
+ClusterDefaults parse_slurm_conf(std::string_view text, const std::string &base_dir, const std::string &origin);
+// Reads a file; a missing file gives empty defaults (and a message in error).
+ClusterDefaults load_slurm_conf(const std::string &path, std::string *error);
+
+}  // namespace jfp

@@ -1,0 +1,544 @@
+#include "engine.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <deque>
+#include <random>
+
+#include "explain.h"
+#include "features.h"
+#include "jfp_config.h"
+#include "text.h"
+#include "time_util.h"
+
+#ifdef HAVE_MALLOC_TRIM
+#include <malloc.h>
+#endif
+
+namespace jfp {
+
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+int64_t ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void trim_heap() {
+#ifdef HAVE_MALLOC_TRIM
+    malloc_trim(0);  // JSON parsing leaves freed memory glibc would otherwise keep in slurmctld
+#endif
+}
+
+std::optional<std::string> passwd_name(uint32_t uid) {
+    struct passwd pw {};
+    struct passwd *res = nullptr;
+    std::vector<char> buf(16384);
+    if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &res) != 0 || !res) return std::nullopt;
+    return std::string(res->pw_name);
+}
+
+std::optional<uint32_t> passwd_uid(const std::string &name) {
+    struct passwd pw {};
+    struct passwd *res = nullptr;
+    std::vector<char> buf(16384);
+    if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &res) != 0 || !res) return std::nullopt;
+    return static_cast<uint32_t>(res->pw_uid);
+}
+
+}  // namespace
+
+// Recent submissions, so that an `scontrol update` of a pending job can be re-scored: the request as
+// resolved at submission (without its script), its features and the user's own comment. Sharded so
+// concurrent submissions rarely meet on a lock; bounded, oldest first out.
+struct Engine::Recent {
+    struct Entry {
+        JobRequest req;
+        FeatureVector x{};
+        std::string user_comment;
+    };
+    static constexpr size_t kShards = 16;
+    static constexpr size_t kPerShard = 8192;
+    struct Shard {
+        std::mutex mu;
+        std::unordered_map<std::string, Entry> map;
+        std::deque<std::string> order;
+    };
+    Shard shards[kShards];
+
+    Shard &shard(const std::string &token) { return shards[std::hash<std::string>()(token) % kShards]; }
+
+    void put(const std::string &token, Entry e) {
+        Shard &s = shard(token);
+        std::lock_guard<std::mutex> lk(s.mu);
+        if (s.map.emplace(token, std::move(e)).second) s.order.push_back(token);
+        while (s.order.size() > kPerShard) {
+            s.map.erase(s.order.front());
+            s.order.pop_front();
+        }
+    }
+    std::optional<Entry> get(const std::string &token) {
+        Shard &s = shard(token);
+        std::lock_guard<std::mutex> lk(s.mu);
+        auto it = s.map.find(token);
+        if (it == s.map.end()) return std::nullopt;
+        return it->second;
+    }
+    void update(const std::string &token, Entry e) {
+        Shard &s = shard(token);
+        std::lock_guard<std::mutex> lk(s.mu);
+        auto it = s.map.find(token);
+        if (it != s.map.end()) it->second = std::move(e);
+    }
+};
+
+Engine::Engine(EngineOptions options) : opt_(std::move(options)), recent_(std::make_unique<Recent>()) {
+    std::random_device rd;
+    token_seed_ = (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(getpid());
+    auto initial = std::make_shared<State>();
+    initial->config.mode = Mode::Off;
+    initial->defaults = std::make_shared<ClusterDefaults>();
+    initial->config_note = "not read yet";
+    std::atomic_store(&state_, std::shared_ptr<const State>(initial));
+    passwd_names_ = std::make_shared<const std::unordered_map<uint32_t, std::string>>();
+    // The history store may take seconds to load: slurmctld's start does not wait for it.
+    poll(!opt_.background);
+    if (opt_.background) thread_ = std::thread([this] { run(); });
+}
+
+Engine::~Engine() {
+    stop_.store(true);
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    feature_log_.store(nullptr);
+    writers_.clear();  // each drains its queue
+}
+
+void Engine::run() {
+    bool first = true;
+    while (!stop_.load()) {
+        if (first) {
+            first = false;
+            try {
+                poll();
+            } catch (const std::exception &e) {
+                fault_log_.log(LogLevel::Error, std::string("first load: ") + e.what());
+            }
+            continue;
+        }
+        double interval = state()->config.reload_interval_seconds;
+        {
+            std::unique_lock<std::mutex> lk(wake_mu_);
+            wake_.wait_for(lk, std::chrono::milliseconds(static_cast<int64_t>(std::max(0.05, interval) * 1000)),
+                           [&] { return stop_.load(); });
+        }
+        if (stop_.load()) break;
+        try {
+            poll();
+        } catch (const std::exception &e) {
+            fault_log_.log(LogLevel::Error, std::string("reload: ") + e.what() + "; keeping the last good state");
+        } catch (...) {
+            fault_log_.log(LogLevel::Error, "reload: unknown exception; keeping the last good state");
+        }
+    }
+}
+
+void Engine::poll(bool load_history) {
+    auto cur = state();
+    auto next = std::make_shared<State>(*cur);
+    bool changed = false;
+
+    // ---- jfp.conf
+    FileSig cs = file_sig(opt_.config_path);
+    if (cs != config_sig_) {
+        config_sig_ = cs;
+        if (!cs.exists) {
+            if (next->config_present) log_info("config " + opt_.config_path + " was removed: the plugin is off");
+            next->config = Config();
+            next->config.mode = Mode::Off;
+            next->config_present = false;
+            next->config_note = "missing, plugin is off";
+            changed = true;
+        } else {
+            std::string problem = trust_problem(opt_.config_path, opt_.trusted_uids);
+            ConfigParseResult r;
+            if (problem.empty()) r = load_config_file(opt_.config_path);
+            if (problem.empty() && r.ok()) {
+                if (next->config_present) log_info("reloaded " + opt_.config_path + ": mode=" + mode_name(r.config.mode));
+                next->config = r.config;
+                next->config_present = true;
+                next->config_note = "loaded";
+                last_config_error_.clear();
+                changed = true;
+            } else {
+                std::string err = problem.empty() ? r.error_text() : "refused: " + problem;
+                if (err != last_config_error_) {
+                    log_error("config " + opt_.config_path + " not used (" + err + "); " +
+                              (next->config_present ? "keeping the last good config" : "the plugin stays off"));
+                    last_config_error_ = err;
+                }
+                next->config_note = (next->config_present ? "invalid, keeping the last good config: " : "invalid, plugin is off: ") + err;
+                changed = true;
+            }
+        }
+    }
+    const Config &cfg = next->config;
+
+    // ---- the model bundle
+    if (next->config_present) {
+        FileSig ms = file_sig(cfg.model_path);
+        if (ms != model_sig_ || cfg.model_path != model_path_loaded_) {
+            model_sig_ = ms;
+            model_path_loaded_ = cfg.model_path;
+            std::string err;
+            if (!ms.exists) {
+                err = "missing (train one with jfp train --out " + cfg.model_path + ")";
+            } else if (std::string problem = trust_problem(cfg.model_path, opt_.trusted_uids); !problem.empty()) {
+                err = "refused: " + problem;
+            } else {
+                try {
+                    auto t0 = std::chrono::steady_clock::now();
+                    auto b = std::make_shared<const ModelBundle>(ModelBundle::load_file(cfg.model_path));
+                    trim_heap();
+                    char buf[256];
+                    std::snprintf(buf, sizeof buf, "loaded model %s (%zu trees, threshold %.4f, %zu reference rows checked) in %" PRId64 " ms",
+                                  b->model_id().c_str(), b->failure_model().num_trees(), b->threshold(),
+                                  b->reference_rows_checked(), ms_since(t0));
+                    log_info(std::string(buf) + " from " + cfg.model_path);
+                    next->model = b;
+                    next->model_note = std::string("model ") + b->model_id();
+                    last_model_error_.clear();
+                    changed = true;
+                } catch (const std::exception &e) {
+                    err = e.what();
+                }
+            }
+            if (!err.empty()) {
+                if (err != last_model_error_) {
+                    log_error("model " + cfg.model_path + " not used: " + err + "; " +
+                              (next->model ? "keeping model " + next->model->model_id() : "jobs pass unscored"));
+                    last_model_error_ = err;
+                }
+                next->model_note = (next->model ? "keeping " + next->model->model_id() + "; " : "") + err;
+                changed = true;
+            }
+        }
+
+        // ---- the history store (its WAL changes on every ingest)
+        FileSig ss = file_sig(cfg.store_path);
+        FileSig ws = file_sig(cfg.store_path + "-wal");
+        if (load_history && (ss != store_sig_ || ws != wal_sig_ || cfg.store_path != store_path_loaded_)) {
+            store_sig_ = ss;
+            wal_sig_ = ws;
+            store_path_loaded_ = cfg.store_path;
+            std::string err;
+            if (!ss.exists) {
+                err = "missing (fill it with jfp ingest --db " + cfg.store_path + ")";
+            } else {
+                try {
+                    auto t0 = std::chrono::steady_clock::now();
+                    HistoryStore store(cfg.store_path, HistoryStore::Access::ReadOnly);
+                    auto snap = std::make_shared<HistorySnapshot>(load_history_snapshot(store));
+                    // Users known only by name (exports without UID): ask the password database, here in
+                    // the background, never on the submit path.
+                    std::unordered_map<std::string, uint32_t> known_names;
+                    for (const auto &[uid, name] : snap->uid_names) known_names.emplace(name, uid);
+                    for (const auto &[user, acct] : snap->last_account) {
+                        (void)acct;
+                        if (!known_names.count(user))
+                            if (auto uid = passwd_uid(user)) snap->uid_names.emplace(*uid, user);
+                    }
+                    trim_heap();
+                    log_info("loaded history of " + std::to_string(snap->jobs) + " jobs (" +
+                             std::to_string(snap->index.jobs_added()) + " ended, " + std::to_string(snap->index.keys()) +
+                             " keys) from " + cfg.store_path + " in " + std::to_string(ms_since(t0)) + " ms");
+                    next->history_note = std::to_string(snap->jobs) + " jobs";
+                    next->history = std::move(snap);
+                    last_store_error_.clear();
+                    changed = true;
+                } catch (const std::exception &e) {
+                    err = e.what();
+                }
+            }
+            if (!err.empty()) {
+                if (err != last_store_error_) {
+                    log_error("history store " + cfg.store_path + " not used: " + err + "; " +
+                              (next->history ? "keeping the last history loaded" : "scoring without history"));
+                    last_store_error_ = err;
+                }
+                next->history_note = (next->history ? "keeping the last history; " : "") + err;
+                changed = true;
+            }
+        }
+
+        // ---- the feature log writer follows the config
+        std::string flp = cfg.resolved_feature_log_path();
+        if (opt_.background && flp != feature_log_path_) {
+            writers_.push_back(std::make_unique<FeatureLogWriter>(flp, cfg.log_queue_size));
+            feature_log_.store(writers_.back().get(), std::memory_order_release);
+            feature_log_path_ = flp;
+        }
+    }
+
+    // ---- slurm.conf: partition defaults
+    if (!opt_.slurm_conf_path.empty()) {
+        FileSig sc = file_sig(opt_.slurm_conf_path);
+        if (sc != slurm_conf_sig_) {
+            slurm_conf_sig_ = sc;
+            std::string err;
+            auto d = std::make_shared<const ClusterDefaults>(load_slurm_conf(opt_.slurm_conf_path, &err));
+            if (!err.empty()) log_error("partition defaults: " + err + "; unset requests stay unknown");
+            next->defaults = d;
+            changed = true;
+        }
+    }
+
+    if (changed) std::atomic_store(&state_, std::shared_ptr<const State>(next));
+    resolve_pending_uids();
+}
+
+void Engine::resolve_pending_uids() {
+    uint32_t uid;
+    std::shared_ptr<std::unordered_map<uint32_t, std::string>> updated;
+    while (uid_misses_.try_pop(uid)) {
+        auto cur = std::atomic_load(&passwd_names_);
+        if (cur->count(uid) || (updated && updated->count(uid))) continue;
+        if (!updated) updated = std::make_shared<std::unordered_map<uint32_t, std::string>>(*cur);
+        auto name = passwd_name(uid);
+        (*updated)[uid] = name ? *name : "uid:" + std::to_string(uid);
+    }
+    if (updated) std::atomic_store(&passwd_names_, std::shared_ptr<const std::unordered_map<uint32_t, std::string>>(updated));
+}
+
+std::string Engine::user_name(const State &st, uint32_t uid) {
+    if (st.history)
+        if (const std::string *n = st.history->user_name(uid)) return *n;
+    auto names = std::atomic_load(&passwd_names_);
+    auto it = names->find(uid);
+    if (it != names->end()) return it->second;
+    uid_misses_.try_push(uint32_t(uid));  // resolved in the background for the next submission
+    wake_.notify_one();
+    return "uid:" + std::to_string(uid);
+}
+
+void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryView &hv, const FeatureVector &x,
+                          std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update) {
+    const ModelBundle &model = *st.model;
+    const Config &cfg = st.config;
+    Score s = model.score(x);
+    apply_policy(cfg, r, hv, comment, model.threshold(), s, out.decision);
+    Decision &d = out.decision;
+    counters_.scored.fetch_add(1, std::memory_order_relaxed);
+    if (d.exempt) counters_.exempt.fetch_add(1, std::memory_order_relaxed);
+
+    if (out.token.empty()) {
+        uint64_t t = splitmix64(token_seed_ ^ token_counter_.fetch_add(1, std::memory_order_relaxed));
+        char buf[20];
+        std::snprintf(buf, sizeof buf, "%016" PRIx64, t);
+        out.token = buf;
+        out.admin_comment_append = "jfp:t=" + out.token;
+    }
+    d.annotation = format_annotation(s.p_fail, s.top_class, model.model_id(), d.override_used);
+
+    if (d.action == Action::Annotate) {
+        if (cfg.annotate_comment) {
+            if (auto c = append_annotation(comment, d.annotation)) out.new_comment = *c;
+            else counters_.comment_full.fetch_add(1, std::memory_order_relaxed);
+        }
+        if (cfg.annotate_admin_comment) {
+            if (!out.admin_comment_append.empty()) out.admin_comment_append += ' ';
+            out.admin_comment_append += d.annotation;
+        }
+        counters_.annotated.fetch_add(1, std::memory_order_relaxed);
+    }
+
+    const char *cls = outcome_name(kFailureClassOutcomes[s.top_class]);
+    if (d.action == Action::Warn || d.action == Action::Reject) {
+        char head[160];
+        std::snprintf(head, sizeof head, "(p=%.2f, most likely %s)", static_cast<double>(s.p_fail), cls);
+        std::string why = cfg.explain ? explain(model.failure_model(), x, r, hv, s.top_class) : std::string("it resembles jobs that failed");
+        std::string what = advice(s.top_class, r);
+        if (d.action == Action::Reject) {
+            out.reject = true;
+            out.user_message = "jfp: job rejected: it will probably fail " + std::string(head) + ": " + why + ". " + what;
+            out.user_message += cfg.allow_override ? " To submit it anyway, add '" + cfg.override_token + "' to --comment."
+                                                   : " If you think this is wrong, contact your admins.";
+            counters_.rejected.fetch_add(1, std::memory_order_relaxed);
+        } else {
+            out.user_message = "jfp: warning: this job will probably fail " + std::string(head) + ": " + why + ". " + what;
+            if (d.override_used) {
+                out.user_message += " Submitted anyway because of '" + cfg.override_token + "'; this is logged.";
+                counters_.overrides.fetch_add(1, std::memory_order_relaxed);
+            }
+            counters_.warned.fetch_add(1, std::memory_order_relaxed);
+        }
+    }
+
+    // slurmctld's log: acted-on (and would-be) decisions at info, the rest at debug.
+    char line[512];
+    const char *verb = is_update ? "update" : "submit";
+    std::snprintf(line, sizeof line, "%s%s user=%s name=%s p=%.3f class=%s threshold=%.3f action=%s%s%s%s model=%s token=%s",
+                  cfg.mode == Mode::Shadow ? "shadow " : "", verb, r.user.c_str(), quote_for_message(r.name, 60).c_str(),
+                  static_cast<double>(s.p_fail), cls, d.threshold,
+                  cfg.mode == Mode::Shadow && d.above && !d.exempt ? "would-act" : action_name(d.action),
+                  d.exempt ? " exempt" : "", d.override_used ? " override" : "",
+                  d.below_min_history ? " below-min-history" : "", model.model_id().c_str(), out.token.c_str());
+    if (d.action == Action::Warn || d.action == Action::Reject || (cfg.mode == Mode::Shadow && d.above))
+        log_info(line);
+    else
+        log_debug(line);
+
+    // The feature vector goes to the log through the bounded queue; never waits.
+    if (FeatureLogWriter *w = feature_log()) {
+        FeatureLogEntry e;
+        e.token = out.token;
+        e.scored_at = r.submit_time;
+        e.model_id = model.model_id();
+        e.uid = uid;
+        e.user = r.user;
+        e.name = r.name;
+        e.p_fail = s.p_fail;
+        e.top_class = static_cast<int8_t>(s.top_class);
+        e.action = static_cast<uint8_t>(d.action);
+        e.threshold = static_cast<float>(d.threshold);
+        e.x = x;
+        w->push(std::move(e));
+    }
+}
+
+SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
+    SubmitOutcome out;
+    counters_.evaluated.fetch_add(1, std::memory_order_relaxed);
+    auto st = state();
+    if (!st->config_present || st->config.mode == Mode::Off) return out;
+
+    std::string_view comment = req.comment;
+    if (auto n = neutralize(req.comment)) {
+        out.new_comment = *n;
+        counters_.neutralized.fetch_add(1, std::memory_order_relaxed);
+    }
+    std::string neutral_comment = out.new_comment ? *out.new_comment : std::string(comment);
+    if (!st->model) {
+        counters_.unscored.fetch_add(1, std::memory_order_relaxed);
+        unscored_log_.log(LogLevel::Error, "no usable model (" + st->model_note + "): jobs pass unscored");
+        return out;
+    }
+    std::string user = user_name(*st, req.uid);
+    JobRequest r = resolve_request(req, user, *st->defaults, st->history.get());
+    HistoryView hv = st->history ? st->history->index.lookup(r) : HistoryView{};
+    FeatureVector x;
+    build_features(r, hv, x);
+    fill_outcome(*st, r, hv, x, neutral_comment, req.uid, out, false);
+
+    Recent::Entry e;
+    e.req = r;
+    e.req.script = {};
+    e.req.script_known = false;
+    e.req.submit_line = {};
+    e.req.work_dir = {};
+    e.x = x;
+    e.user_comment = neutral_comment;
+    recent_->put(out.token, std::move(e));
+    return out;
+}
+
+SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid) {
+    SubmitOutcome out;
+    auto st = state();
+    if (!st->config_present || st->config.mode == Mode::Off) return out;
+    std::optional<std::string> neutral_comment;
+    if (!delta.comment.empty()) {
+        neutral_comment = neutralize(delta.comment);
+        if (neutral_comment) {
+            out.new_comment = *neutral_comment;
+            counters_.neutralized.fetch_add(1, std::memory_order_relaxed);
+        } else {
+            neutral_comment = std::string(delta.comment);
+        }
+    }
+    bool request_changes = !delta.name.empty() || !delta.partition.empty() || !delta.account.empty() ||
+                           !delta.qos.empty() || known(delta.time_limit_min) || known(delta.mem_mb) ||
+                           known(delta.min_cpus) || known(delta.num_tasks) || known(delta.min_nodes);
+    if (!request_changes && !neutral_comment) return out;
+    if (!st->model) return out;
+
+    // Which submission is this? job id -> token from the store (pending jobs ingested), token -> request.
+    std::optional<Recent::Entry> entry;
+    std::string token;
+    if (st->history) {
+        auto it = st->history->token_by_job.find(job_id);
+        if (it != st->history->token_by_job.end()) {
+            token = it->second;
+            entry = recent_->get(token);
+        }
+    }
+    if (!entry) {
+        counters_.modify_unknown.fetch_add(1, std::memory_order_relaxed);
+        log_debug("update of job " + job_id + " not re-scored: its submission is not in the history store yet");
+        return out;
+    }
+    counters_.modified.fetch_add(1, std::memory_order_relaxed);
+    JobRequest r = entry->req;
+    if (!delta.name.empty()) r.name = std::string(delta.name);
+    if (!delta.partition.empty()) r.partition = std::string(first_partition(delta.partition));
+    if (!delta.account.empty()) r.account = std::string(delta.account);
+    if (!delta.qos.empty()) r.qos = std::string(delta.qos);
+    if (known(delta.time_limit_min)) r.timelimit_min = delta.time_limit_min;
+    if (known(delta.min_cpus) && delta.min_cpus > 0) r.req_cpus = delta.min_cpus;
+    if (known(delta.min_nodes) && delta.min_nodes > 0) r.req_nodes = delta.min_nodes;
+    if (known(delta.mem_mb) && delta.mem_mb > 0)
+        r.req_mem_mb = delta.mem_per_cpu ? delta.mem_mb * r.req_cpus : delta.mem_mb * r.req_nodes;
+    r.submit_time = naive_local_now();
+    HistoryView hv = st->history->index.lookup(r);
+    FeatureVector x;
+    build_features(r, hv, x);
+    for (int f = F_script_bytes; f <= F_script_set_e; ++f) x[static_cast<size_t>(f)] = entry->x[static_cast<size_t>(f)];
+    std::string comment = neutral_comment ? *neutral_comment : entry->user_comment;
+    out.token = token;  // the job keeps its token; the log row is replaced
+    fill_outcome(*st, r, hv, x, comment, updater_uid, out, true);
+    out.admin_comment_append.clear();  // already carries its token
+    if (!out.new_comment && neutral_comment) out.new_comment = *neutral_comment;
+    entry->req = r;
+    entry->x = x;
+    entry->user_comment = comment;
+    recent_->update(token, std::move(*entry));
+    return out;
+}
+
+FeatureLogWriter *Engine::feature_log() { return feature_log_.load(std::memory_order_acquire); }
+
+Mode Engine::mode() const { return state()->config_present ? state()->config.mode : Mode::Off; }
+
+std::string Engine::model_id() const {
+    auto st = state();
+    return st->model ? st->model->model_id() : std::string();
+}
+
+size_t Engine::history_jobs() const {
+    auto st = state();
+    return st->history ? st->history->jobs : 0;
+}
+
+std::string Engine::describe() const {
+    auto st = state();
+    std::string s = "config=" + opt_.config_path + " (" + st->config_note + ")";
+    if (st->config_present) {
+        s += " model=" + st->config.model_path + " (" + (st->model_note.empty() ? "not loaded" : st->model_note) + ")";
+        s += " store=" + st->config.store_path + " (" + (st->history_note.empty() ? "loading" : st->history_note) + ")";
+    }
+    s += std::string(" mode=") + mode_name(st->config_present ? st->config.mode : Mode::Off);
+    s += std::string(" jfp=") + PACKAGE_VERSION;
+    return s;
+}
+
+}  // namespace jfp

@@ -1,0 +1,132 @@
+// The plugin's core, with no Slurm type in sight: the shim in plugin/ turns a job descriptor into a
+// SubmitRequest, calls evaluate(), and copies the SubmitOutcome's strings into Slurm's memory.
+//
+// State (config, model bundle, history, slurm.conf defaults) is an immutable snapshot behind an atomic
+// shared_ptr. A background thread stats the files every reload_interval and swaps in a new snapshot when
+// one changed; a failed reload keeps the last good part and logs why once. The submit path reads the
+// snapshot and touches no file, database or network: feature vectors go to a bounded queue that a second
+// background thread writes to SQLite.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <vector>
+
+#include "cluster_defaults.h"
+#include "config.h"
+#include "feature_log.h"
+#include "file_check.h"
+#include "history_snapshot.h"
+#include "log.h"
+#include "model_bundle.h"
+#include "policy.h"
+#include "submit_request.h"
+
+namespace jfp {
+
+struct EngineOptions {
+    std::string config_path;      // jfp.conf
+    std::string slurm_conf_path;  // for partition defaults; empty: none
+    std::vector<uid_t> trusted_uids{0};  // owners allowed for jfp.conf and the model (root, SlurmUser)
+    bool background = true;       // false: no threads; tests call poll() and the writer is not started
+};
+
+struct SubmitOutcome {
+    Decision decision;
+    std::string token;                       // the join token; empty when nothing was scored
+    std::optional<std::string> new_comment;  // replace the job's comment with this
+    std::string admin_comment_append;        // append (space separated) to admin_comment
+    std::string user_message;                // warn/reject text for the user (err_msg)
+    bool reject = false;
+};
+
+struct EngineCounters {
+    std::atomic<uint64_t> evaluated{0}, scored{0}, annotated{0}, warned{0}, rejected{0}, overrides{0},
+        exempt{0}, unscored{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0};
+};
+
+class Engine {
+public:
+    explicit Engine(EngineOptions options);
+    ~Engine();
+    Engine(const Engine &) = delete;
+    Engine &operator=(const Engine &) = delete;
+
+    // The submit path: thread-safe, no locks around scoring, no I/O.
+    SubmitOutcome evaluate(const SubmitRequest &req);
+
+    // scontrol update: delta holds only what the update changes. job_id is the job's id as text.
+    SubmitOutcome evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid);
+
+    // One reload check: stat the files and load what changed. The background thread runs it every
+    // reload_interval; tests call it directly.
+    void poll() { poll(true); }
+    void poll(bool load_history);
+
+    // What the plugin found, for the init log line.
+    std::string describe() const;
+    const EngineCounters &counters() const { return counters_; }
+    Mode mode() const;
+    std::string model_id() const;
+    size_t history_jobs() const;
+    // The feature log writer, once a config named one (nullptr before).
+    FeatureLogWriter *feature_log();
+
+private:
+    struct State {
+        Config config;
+        bool config_present = false;
+        std::shared_ptr<const ModelBundle> model;
+        std::shared_ptr<const HistorySnapshot> history;
+        std::shared_ptr<const ClusterDefaults> defaults;
+        std::string model_note, history_note, config_note;
+    };
+    struct Recent;  // recent submissions, for job_modify
+
+    std::shared_ptr<const State> state() const { return std::atomic_load(&state_); }
+    std::string user_name(const State &st, uint32_t uid);
+    void fill_outcome(const State &st, const JobRequest &r, const HistoryView &hv, const FeatureVector &x,
+                      std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update);
+    void run();
+    void resolve_pending_uids();
+
+    EngineOptions opt_;
+    std::shared_ptr<const State> state_;
+    EngineCounters counters_;
+
+    // Loader bookkeeping (background thread only).
+    FileSig config_sig_, model_sig_, store_sig_, wal_sig_, slurm_conf_sig_;
+    std::string model_path_loaded_, store_path_loaded_;
+    std::string last_config_error_, last_model_error_, last_store_error_;
+
+    // uid -> name from the password database, resolved in the background for uids the store lacks.
+    std::shared_ptr<const std::unordered_map<uint32_t, std::string>> passwd_names_;
+    BoundedQueue<uint32_t> uid_misses_{1024};
+
+    // The current writer, read lock-free on the submit path. Writers replaced after a config change are
+    // retired, not destroyed, so a submit thread never runs a destructor that joins a thread.
+    std::atomic<FeatureLogWriter *> feature_log_{nullptr};
+    std::vector<std::unique_ptr<FeatureLogWriter>> writers_;
+    std::string feature_log_path_;
+
+    std::unique_ptr<Recent> recent_;
+    std::atomic<uint64_t> token_counter_{0};
+    uint64_t token_seed_ = 0;
+
+    RateLimitedLog unscored_log_{60}, fault_log_{60};
+
+    std::atomic<bool> stop_{false};
+    std::mutex wake_mu_;
+    std::condition_variable wake_;
+    std::thread thread_;
+};
+
+}  // namespace jfp

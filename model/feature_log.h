@@ -1,0 +1,74 @@
+// The plugin's record of what it computed: one row per scored job with the feature vector, the score
+// and a join token that travels with the job in AdminComment ("jfp:t=<token>"). `jfp ingest` stores the
+// token from sacct, so `jfp train` can use the vector the plugin actually saw instead of one rebuilt from
+// sacct, and `jfp parity` can compare the two.
+//
+// The submit path only pushes into a bounded queue; a background thread writes SQLite. A full queue
+// drops (and counts) rather than blocks.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+
+#include "bounded_queue.h"
+#include "features.h"
+
+namespace jfp {
+
+struct FeatureLogEntry {
+    std::string token;
+    int64_t scored_at = 0;  // naive local
+    std::string model_id;
+    uint32_t uid = 0;
+    std::string user, name;
+    float p_fail = 0;
+    int8_t top_class = 0;
+    uint8_t action = 0;
+    float threshold = 0;
+    FeatureVector x{};
+};
+
+class FeatureLogWriter {
+public:
+    FeatureLogWriter(std::string path, size_t capacity);
+    ~FeatureLogWriter();  // drains what is queued, then stops
+    FeatureLogWriter(const FeatureLogWriter &) = delete;
+    FeatureLogWriter &operator=(const FeatureLogWriter &) = delete;
+
+    // Never blocks. false (and counted) when the queue is full.
+    bool push(FeatureLogEntry &&e);
+    // Blocks until everything pushed so far is written (tests, shutdown).
+    void flush();
+
+    uint64_t written() const { return written_.load(); }
+    uint64_t dropped() const { return dropped_.load(); }
+    uint64_t failed() const { return failed_.load(); }
+    const std::string &path() const { return path_; }
+
+private:
+    void run();
+    std::string path_;
+    BoundedQueue<FeatureLogEntry> queue_;
+    std::atomic<uint64_t> pushed_{0}, written_{0}, dropped_{0}, failed_{0};
+    std::atomic<bool> stop_{false};
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::thread thread_;
+};
+
+struct LoggedFeatures {
+    int schema_version = 0;
+    std::string model_id;
+    float p_fail = 0;
+    FeatureVector x{};
+};
+
+// token -> what the plugin logged. Throws SqliteError when the file cannot be read.
+std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::string &path);
+
+}  // namespace jfp

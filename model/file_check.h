@@ -1,0 +1,32 @@
+// Change detection by stat(2), and the trust check for files a root daemon acts on: like ssh with its
+// keys, a model or config that someone other than root or SlurmUser could have written is refused.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace jfp {
+
+struct FileSig {
+    bool exists = false;
+    int64_t mtime_ns = -1;  // -1: never looked at (differs from any stat result, "missing" included)
+    int64_t ctime_ns = 0;   // chmod/chown change it: a file made trustworthy is looked at again
+    int64_t size = 0;
+    uint64_t inode = 0;
+    bool operator==(const FileSig &o) const {
+        return exists == o.exists && mtime_ns == o.mtime_ns && ctime_ns == o.ctime_ns && size == o.size &&
+               inode == o.inode;
+    }
+    bool operator!=(const FileSig &o) const { return !(*this == o); }
+};
+
+FileSig file_sig(const std::string &path);
+
+// Empty when the file and its directory are owned by a trusted uid and writable by nobody else (group or
+// others), or the directory is sticky; otherwise says what is wrong and how to fix it.
+std::string trust_problem(const std::string &path, const std::vector<uid_t> &trusted);
+
+}  // namespace jfp

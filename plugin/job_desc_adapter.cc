@@ -1,0 +1,77 @@
+#include "job_desc_adapter.h"
+
+#include <slurm/slurm_errno.h>
+
+#include <cmath>
+#include <limits>
+#include <string_view>
+
+#include "model/time_util.h"
+#include "slurm_glue.h"
+
+namespace jfp_plugin {
+
+namespace {
+
+std::string_view sv(const char *s) { return s ? std::string_view(s) : std::string_view(); }
+
+double num32(uint32_t v) { return v == NO_VAL ? jfp::kUnknown : static_cast<double>(v); }
+double num16(uint16_t v) { return v == NO_VAL16 ? jfp::kUnknown : static_cast<double>(v); }
+
+// Replaces a Slurm string with a copy of text, from Slurm's allocator.
+void set_string(char **field, const std::string &text) {
+    char *copy = slurm_xstrdup(text.c_str());
+    slurm_xfree(reinterpret_cast<void **>(field));
+    *field = copy;
+}
+
+}  // namespace
+
+jfp::SubmitRequest to_submit_request(const job_desc_msg_t *d, uint32_t submit_uid) {
+    jfp::SubmitRequest r;
+    r.uid = (d->user_id != NO_VAL && d->user_id != static_cast<uint32_t>(-1)) ? d->user_id : submit_uid;
+    r.name = sv(d->name);
+    r.account = sv(d->account);
+    r.partition = sv(d->partition);
+    r.qos = sv(d->qos);
+    r.comment = sv(d->comment);
+    r.script = sv(d->script);
+    r.has_script = d->script != nullptr;
+    r.submit_line = sv(d->submit_line);
+    r.dependency = sv(d->dependency);
+    r.array_inx = sv(d->array_inx);
+    r.tres_per_node = sv(d->tres_per_node);
+    r.tres_per_job = sv(d->tres_per_job);
+    r.tres_per_task = sv(d->tres_per_task);
+    r.tres_per_socket = sv(d->tres_per_socket);
+    r.min_cpus = num32(d->min_cpus);
+    r.num_tasks = num32(d->num_tasks);
+    r.cpus_per_task = num16(d->cpus_per_task);
+    r.min_nodes = num32(d->min_nodes);
+    if (d->time_limit == INFINITE) r.time_limit_min = std::numeric_limits<double>::infinity();
+    else r.time_limit_min = num32(d->time_limit);
+    if (d->pn_min_memory != NO_VAL64) {
+        r.mem_per_cpu = (d->pn_min_memory & MEM_PER_CPU) != 0;
+        r.mem_mb = static_cast<double>(d->pn_min_memory & ~MEM_PER_CPU);
+    }
+    r.submit_time = jfp::naive_local_now();
+    return r;
+}
+
+int apply_outcome(job_desc_msg_t *d, const jfp::SubmitOutcome &o, char **err_msg) {
+    if (o.new_comment) set_string(&d->comment, *o.new_comment);
+    if (!o.admin_comment_append.empty()) {
+        std::string admin = d->admin_comment ? d->admin_comment : "";
+        if (!admin.empty()) admin += ' ';
+        admin += o.admin_comment_append;
+        set_string(&d->admin_comment, admin);
+    }
+    if (!o.user_message.empty() && err_msg) {
+        // An earlier plugin may have said something already: add to it.
+        std::string msg = *err_msg ? std::string(*err_msg) + "\n" + o.user_message : o.user_message;
+        set_string(err_msg, msg);
+    }
+    return o.reject ? ESLURM_ACCESS_DENIED : SLURM_SUCCESS;
+}
+
+}  // namespace jfp_plugin

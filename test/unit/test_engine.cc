@@ -1,0 +1,286 @@
+#include <sys/stat.h>
+
+#include <atomic>
+#include <thread>
+
+#include "catch.h"
+#include "model/bounded_queue.h"
+#include "model/engine.h"
+#include "model/feature_log.h"
+#include "model/time_util.h"
+#include "test_support.h"
+
+using namespace jfp;
+
+namespace {
+
+// A site in a temporary directory: store, model and jfp.conf, owned by whoever runs the test.
+struct Site {
+    test::TempDir dir;
+    std::string store, model, conf, slurm_conf;
+    Site() {
+        chmod(dir.path().c_str(), 0755);
+        store = test::build_store(dir, 12000, 9);
+        model = test::train_small_bundle(dir, store);
+        conf = dir.file("jfp.conf");
+        slurm_conf = dir.file("slurm.conf");
+        test::write_file(slurm_conf, "PartitionName=batch Default=YES DefaultTime=60\nDefMemPerCPU=1000\n");
+    }
+    void config(const std::string &extra) {
+        test::write_file(conf, "model = " + model + "\nstore = " + store + "\nreload_interval = 0\n" + extra);
+    }
+    EngineOptions options() const {
+        EngineOptions o;
+        o.config_path = conf;
+        o.slurm_conf_path = slurm_conf;
+        o.trusted_uids = {0, getuid()};
+        o.background = false;
+        return o;
+    }
+};
+
+SubmitRequest request(const char *name = "sim", const char *comment = "") {
+    SubmitRequest s;
+    s.uid = 4242;
+    s.name = name;
+    s.comment = comment;
+    s.has_script = true;
+    s.script = "#!/bin/bash\n#SBATCH -n 1\nmodule load x\nsrun ./a.out\n";
+    s.submit_time = *parse_sacct_time("2030-01-01T12:00:00");
+    return s;
+}
+
+}  // namespace
+
+TEST_CASE("queue: bounded, never blocks, nothing lost or duplicated across threads") {
+    BoundedQueue<int> q(1000);
+    CHECK(q.capacity() == 1024);
+    std::atomic<int> pushed{0}, refused{0};
+    std::vector<std::thread> producers;
+    for (int t = 0; t < 4; ++t)
+        producers.emplace_back([&, t] {
+            for (int i = 0; i < 20000; ++i) {
+                if (q.try_push(t * 100000 + i)) ++pushed;
+                else ++refused;
+            }
+        });
+    std::vector<int> seen;
+    std::atomic<bool> done{false};
+    std::thread consumer([&] {
+        int v;
+        while (!done.load()) {
+            if (q.try_pop(v)) seen.push_back(v);
+        }
+    });
+    for (auto &p : producers) p.join();
+    done = true;
+    consumer.join();
+    int v;
+    while (q.try_pop(v)) seen.push_back(v);
+    CHECK(static_cast<int>(seen.size()) == pushed.load());
+    CHECK(pushed + refused == 80000);
+    std::sort(seen.begin(), seen.end());
+    CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
+    BoundedQueue<int> none(0);
+    CHECK_FALSE(none.try_push(1));
+}
+
+TEST_CASE("feature log: written in the background, read back by token; a full queue drops and counts") {
+    test::TempDir dir;
+    {
+        FeatureLogWriter w(dir.file("f.db"), 64);
+        for (int i = 0; i < 50; ++i) {
+            FeatureLogEntry e;
+            e.token = "tok" + std::to_string(i);
+            e.model_id = "m";
+            e.p_fail = static_cast<float>(i) / 100.0f;
+            e.x.fill(static_cast<float>(i));
+            e.x[F_un_fail_rate] = std::nanf("");
+            REQUIRE(w.push(std::move(e)));
+        }
+        w.flush();
+        CHECK(w.written() == 50);
+        CHECK(w.dropped() == 0);
+    }
+    auto log = read_feature_log(dir.file("f.db"));
+    REQUIRE(log.size() == 50);
+    CHECK(log.at("tok7").x[F_req_cpus] == 7);
+    CHECK(std::isnan(log.at("tok7").x[F_un_fail_rate]));
+    CHECK(log.at("tok7").p_fail == Approx(0.07));
+
+    FeatureLogWriter tiny(dir.file("g.db"), 0);
+    FeatureLogEntry e;
+    CHECK_FALSE(tiny.push(std::move(e)));
+    CHECK(tiny.dropped() == 1);
+
+    // An unwritable path: entries fail, nothing blocks.
+    FeatureLogWriter bad("/nonexistent/dir/f.db", 8);
+    FeatureLogEntry e2;
+    e2.token = "x";
+    CHECK(bad.push(std::move(e2)));
+    bad.flush();
+    CHECK(bad.failed() >= 1);
+}
+
+TEST_CASE("engine: no config means off; the job is untouched") {
+    test::TempDir dir;
+    EngineOptions o;
+    o.config_path = dir.file("jfp.conf");
+    o.background = false;
+    Engine e(o);
+    CHECK(e.mode() == Mode::Off);
+    auto out = e.evaluate(request());
+    CHECK_FALSE(out.decision.scored);
+    CHECK(out.token.empty());
+    CHECK_FALSE(out.new_comment);
+    CHECK(e.describe().find("missing, plugin is off") != std::string::npos);
+}
+
+TEST_CASE("engine: annotate mode appends to the user's comment and hands out a join token") {
+    Site site;
+    site.config("mode = annotate\n");
+    Engine e(site.options());
+    REQUIRE(e.mode() == Mode::Annotate);
+    REQUIRE_FALSE(e.model_id().empty());
+    CHECK(e.history_jobs() > 10000);
+    auto out = e.evaluate(request("sim", "keep | this \"text\""));
+    CHECK(out.decision.scored);
+    REQUIRE(out.new_comment);
+    CHECK(out.new_comment->rfind("keep | this \"text\" jfp:p=", 0) == 0);
+    auto a = parse_annotation(*out.new_comment);
+    REQUIRE(a);
+    CHECK(a->model == e.model_id());
+    CHECK(out.token.size() == 16);
+    CHECK(out.admin_comment_append == "jfp:t=" + out.token);
+    CHECK_FALSE(out.reject);
+    auto out2 = e.evaluate(request());
+    CHECK(out2.token != out.token);
+    // A forged annotation in the user's text is neutralised; only jfp's own parses.
+    auto forged = e.evaluate(request("sim", "jfp:p=0.000,class=FAILED,model=fake"));
+    REQUIRE(forged.new_comment);
+    CHECK(forged.new_comment->find("jfp;p=0.000") == 0);
+    CHECK(parse_annotation(*forged.new_comment)->model == e.model_id());
+}
+
+TEST_CASE("engine: reject mode refuses a job whose user+name history keeps failing, with reasons") {
+    Site site;
+    {
+        // amy's 'doomed' failed 6 times in a row, just now.
+        HistoryStore store(site.store, HistoryStore::Access::ReadWrite);
+        std::string text = "JobIDRaw|User|UID|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqMem|Timelimit\n";
+        for (int i = 0; i < 6; ++i)
+            text += std::to_string(900000 + i) + "|amy|4242|doomed|2029-12-31T1" + std::to_string(i) +
+                    ":00:00|2029-12-31T1" + std::to_string(i) + ":00:05|2029-12-31T1" + std::to_string(i) +
+                    ":00:30|FAILED|1:0|1|1G|01:00:00\n";
+        test::ingest_text(store, text);
+    }
+    site.config("mode = reject\nthreshold = 0.5\nallow_override = yes\n");
+    Engine e(site.options());
+    auto out = e.evaluate(request("doomed"));
+    INFO("p=" << out.decision.p_fail << " message: " << out.user_message);
+    REQUIRE(out.decision.p_fail >= 0.5);
+    CHECK(out.reject);
+    CHECK(out.decision.action == Action::Reject);
+    CHECK(out.user_message.find("jfp: job rejected") == 0);
+    CHECK(out.user_message.find("your last 6 runs of 'doomed' failed") != std::string::npos);
+    CHECK(out.user_message.find("jfp:override") != std::string::npos);
+    // The override is honoured (and downgrades to a warning).
+    auto over = e.evaluate(request("doomed", "jfp:override"));
+    CHECK_FALSE(over.reject);
+    CHECK(over.decision.override_used);
+    CHECK(over.user_message.find("Submitted anyway") != std::string::npos);
+    // A first run of a new name is not rejected (min_history = 1).
+    auto fresh = e.evaluate(request("never_seen_before"));
+    CHECK_FALSE(fresh.reject);
+    CHECK(e.counters().rejected.load() == 1);
+}
+
+TEST_CASE("engine: fail open on a corrupt model, keep the last good one on a bad reload") {
+    Site site;
+    site.config("mode = annotate\n");
+    std::string good = site.model;
+    Engine e(site.options());
+    std::string id = e.model_id();
+    REQUIRE_FALSE(id.empty());
+    // Overwrite the model with garbage: the reload fails, the last good model keeps scoring.
+    test::write_file(good, "{ this is not json");
+    e.poll();
+    CHECK(e.model_id() == id);
+    CHECK(e.evaluate(request()).decision.scored);
+    CHECK(e.describe().find("keeping " + id) != std::string::npos);
+
+    // A fresh engine over a corrupt model: no score, job untouched (except neutralisation).
+    Engine fresh(site.options());
+    CHECK(fresh.model_id().empty());
+    auto out = fresh.evaluate(request("sim", "hello"));
+    CHECK_FALSE(out.decision.scored);
+    CHECK_FALSE(out.new_comment);
+    CHECK(out.token.empty());
+    CHECK(fresh.counters().unscored.load() == 1);
+}
+
+TEST_CASE("engine: a bad config keeps the last good one; a missing store scores without history") {
+    Site site;
+    site.config("mode = annotate\n");
+    Engine e(site.options());
+    REQUIRE(e.mode() == Mode::Annotate);
+    test::write_file(site.conf, "mode = sometimes\n");
+    e.poll();
+    CHECK(e.mode() == Mode::Annotate);
+    CHECK(e.describe().find("invalid, keeping the last good config") != std::string::npos);
+
+    site.config("mode = warn\nstore = " + site.dir.file("missing.db") + "\n");
+    e.poll();
+    CHECK(e.mode() == Mode::Warn);
+    Engine nohist(site.options());
+    CHECK(nohist.history_jobs() == 0);
+    CHECK(nohist.evaluate(request()).decision.scored);
+}
+
+TEST_CASE("engine: a model writable by others is refused, as ssh refuses such keys") {
+    Site site;
+    site.config("mode = annotate\n");
+    chmod(site.model.c_str(), 0666);
+    Engine e(site.options());
+    CHECK(e.model_id().empty());
+    CHECK(e.describe().find("writable by group or others") != std::string::npos);
+    chmod(site.model.c_str(), 0644);
+    e.poll();
+    CHECK_FALSE(e.model_id().empty());
+}
+
+TEST_CASE("engine: hot reload picks up a new model and a changed config without a restart") {
+    Site site;
+    site.config("mode = annotate\n");
+    Engine e(site.options());
+    std::string first = e.model_id();
+    // A new model with another id (different rounds -> different trees).
+    std::string other = test::train_small_bundle(site.dir, site.store, 25);
+    (void)other;  // written over model.json atomically
+    e.poll();
+    CHECK(e.model_id() != first);
+    site.config("mode = shadow\n");
+    e.poll();
+    CHECK(e.mode() == Mode::Shadow);
+    auto out = e.evaluate(request());
+    CHECK(out.decision.scored);
+    CHECK_FALSE(out.new_comment);  // shadow: logs only
+}
+
+TEST_CASE("engine: concurrent evaluation from many threads, no lock around scoring") {
+    Site site;
+    site.config("mode = annotate\n");
+    Engine e(site.options());
+    std::atomic<int> annotated{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 500; ++i) {
+                auto out = e.evaluate(request());
+                if (out.new_comment && parse_annotation(*out.new_comment)) ++annotated;
+            }
+        });
+    for (auto &t : threads) t.join();
+    CHECK(annotated.load() == 4000);
+    CHECK(e.counters().scored.load() == 4000);
+}
