@@ -216,6 +216,7 @@ void Engine::poll(bool load_history) {
                                   b->reference_rows_checked(), ms_since(t0));
                     log_info(std::string(buf) + " from " + cfg.model_path);
                     next->model = b;
+                    counters_.model_loads.fetch_add(1);
                     next->model_note = std::string("model ") + b->model_id();
                     last_model_error_.clear();
                     changed = true;
@@ -234,13 +235,35 @@ void Engine::poll(bool load_history) {
             }
         }
 
-        // ---- the history store (its WAL changes on every ingest)
+        // ---- the history store: reload when its file was replaced or another connection committed
         FileSig ss = file_sig(cfg.store_path);
-        FileSig ws = file_sig(cfg.store_path + "-wal");
-        if (load_history && (ss != store_sig_ || ws != wal_sig_ || cfg.store_path != store_path_loaded_)) {
+        bool replaced = ss.exists != store_sig_.exists || ss.inode != store_sig_.inode ||
+                        cfg.store_path != store_path_loaded_;
+        bool committed = false;
+        if (ss.exists && !replaced && store_watch_) {
+            try {
+                Stmt v(*store_watch_, "PRAGMA data_version");
+                int64_t dv = v.step() ? v.int_at(0) : -1;
+                committed = dv != store_data_version_;
+            } catch (const std::exception &) {
+                committed = true;
+            }
+        }
+        if (load_history && (replaced || committed)) {
             store_sig_ = ss;
-            wal_sig_ = ws;
             store_path_loaded_ = cfg.store_path;
+            // The watch opens before the load: a commit that lands during the load is seen next time.
+            store_watch_.reset();
+            store_data_version_ = -1;
+            if (ss.exists) {
+                try {
+                    store_watch_ = std::make_unique<Db>(cfg.store_path, SQLITE_OPEN_READONLY);
+                    Stmt v(*store_watch_, "PRAGMA data_version");
+                    store_data_version_ = v.step() ? v.int_at(0) : -1;
+                } catch (const std::exception &) {
+                    store_watch_.reset();
+                }
+            }
             std::string err;
             if (!ss.exists) {
                 err = "missing (fill it with jfp ingest --db " + cfg.store_path + ")";
@@ -264,6 +287,7 @@ void Engine::poll(bool load_history) {
                              " keys) from " + cfg.store_path + " in " + std::to_string(ms_since(t0)) + " ms");
                     next->history_note = std::to_string(snap->jobs) + " jobs";
                     next->history = std::move(snap);
+                    counters_.history_loads.fetch_add(1);
                     last_store_error_.clear();
                     changed = true;
                 } catch (const std::exception &e) {

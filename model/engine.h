@@ -50,7 +50,8 @@ struct SubmitOutcome {
 
 struct EngineCounters {
     std::atomic<uint64_t> evaluated{0}, scored{0}, annotated{0}, warned{0}, rejected{0}, overrides{0},
-        exempt{0}, unscored{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0};
+        exempt{0}, unscored{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0},
+        history_loads{0}, model_loads{0};
 };
 
 class Engine {
@@ -103,7 +104,11 @@ private:
     EngineCounters counters_;
 
     // Loader bookkeeping (background thread only).
-    FileSig config_sig_, model_sig_, store_sig_, wal_sig_, slurm_conf_sig_;
+    FileSig config_sig_, model_sig_, store_sig_, slurm_conf_sig_;
+    // A connection kept open to the store: PRAGMA data_version changes when another connection (jfp ingest)
+    // commits. The store's files cannot tell: merely reading a WAL database touches its -wal and -shm.
+    std::unique_ptr<Db> store_watch_;
+    int64_t store_data_version_ = -1;
     std::string model_path_loaded_, store_path_loaded_;
     std::string last_config_error_, last_model_error_, last_store_error_;
 

@@ -2,7 +2,8 @@
 
 namespace jfp {
 
-void sweep_features(const HistoryStore &store, const std::function<void(const JobRecord &, const FeatureVector &)> &fn) {
+void sweep_features(const HistoryStore &store, const std::function<void(const JobRecord &, const FeatureVector &)> &fn,
+                    const std::unordered_map<std::string, LoggedFeatures> *logged, uint64_t *used) {
     auto arrays = store.array_sizes();
     HistoryIndex index;
     auto submits = store.jobs_by_submit();
@@ -23,6 +24,14 @@ void sweep_features(const HistoryStore &store, const std::function<void(const Jo
             array_key += job.array_job;
             auto it = arrays.find(array_key);
             if (it != arrays.end()) job.array_size = it->second;
+        }
+        if (logged && !job.jfp_token.empty()) {
+            auto it = logged->find(job.jfp_token);
+            if (it != logged->end()) {
+                if (used) ++*used;
+                fn(job, it->second.x);
+                continue;
+            }
         }
         JobRequest req = request_from_record(job);
         build_features(req, index.lookup(req), x);

@@ -4,15 +4,21 @@
 #pragma once
 
 #include <functional>
+#include <string>
+#include <unordered_map>
 
+#include "feature_log.h"
 #include "features.h"
 #include "history.h"
 #include "history_store.h"
 
 namespace jfp {
 
-// fn(job, features) for every job in the store, in submit order.
-void sweep_features(const HistoryStore &store, const std::function<void(const JobRecord &, const FeatureVector &)> &fn);
+// fn(job, features) for every job in the store, in submit order. With `logged`, a job whose join token the
+// plugin logged gets the vector the plugin computed at its submission (what the model will see in
+// production) instead of one rebuilt from sacct; *used counts them.
+void sweep_features(const HistoryStore &store, const std::function<void(const JobRecord &, const FeatureVector &)> &fn,
+                    const std::unordered_map<std::string, LoggedFeatures> *logged = nullptr, uint64_t *used = nullptr);
 
 // Every ended job in the store, replayed in end order: what the plugin scores against.
 HistoryIndex load_history(const HistoryStore &store);

@@ -1,5 +1,7 @@
 #include "history_store.h"
 
+#include "slurm_text.h"
+
 #include <memory>
 
 namespace jfp {
@@ -304,10 +306,21 @@ void HistoryStore::for_each_ended_job(const std::function<void(JobRecord &&)> &f
 }
 
 std::unordered_map<std::string, double> HistoryStore::array_sizes() const {
+    // A task row counts one; a row for tasks not started yet ("123_[3-5%2]") counts its index expression.
     std::unordered_map<std::string, double> out;
-    Stmt s(db_, "SELECT cluster, array_job, count(*) FROM jobs WHERE array_job IS NOT NULL AND user IS NOT NULL "
-                "GROUP BY cluster, array_job");
-    while (s.step()) out[s.text_at(0) + '\x1f' + s.text_at(1)] = static_cast<double>(s.int_at(2));
+    Stmt s(db_, "SELECT cluster, array_job, job_id FROM jobs WHERE array_job IS NOT NULL AND user IS NOT NULL");
+    while (s.step()) {
+        double n = 1;
+        std::string_view id = s.view_at(2);
+        auto open = id.find("_[");
+        if (open != std::string_view::npos) {
+            auto close = id.find(']', open);
+            if (auto c = array_task_count(id.substr(open + 2, close == std::string_view::npos ? std::string_view::npos
+                                                                                             : close - open - 2)))
+                n = *c;
+        }
+        out[s.text_at(0) + '\x1f' + s.text_at(1)] += n;
+    }
     return out;
 }
 

@@ -101,9 +101,10 @@ void infer_memory_kill(JobRecord &j) {
         j.outcome = Outcome::OutOfMemory;
 }
 
+// Free-text columns (AdminComment, JobName, SubmitLine) each sit between typed ones, so that a '|' sacct
+// did not escape can be placed: only one placement keeps the times, states and numbers parseable.
 const char *recommended_sacct_format() {
-    return "JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,JobName,Submit,Start,End,ElapsedRaw,State,"
-           "ExitCode,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine,AdminComment";
+    return "JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,AdminComment,Submit,Start,End,ElapsedRaw,State,ExitCode,JobName,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine";
 }
 
 struct SacctReader::Impl {
@@ -227,6 +228,21 @@ struct SacctReader::Impl {
         if (has(Col::WorkDir)) {
             auto v = trim(field(Col::WorkDir));
             if (!v.empty() && v.front() != '/' && v != "Unknown") return "WorkDir " + quote_for_message(v) + " is not a path";
+        }
+        if (has(Col::Timelimit)) {
+            auto v = trim(field(Col::Timelimit));
+            if (!v.empty() && v != "Partition_Limit" && v != "INVALID" && !parse_timelimit_minutes(v))
+                return "Timelimit " + quote_for_message(v) + " is not a time limit";
+        }
+        if (has(Col::MaxRSS)) {
+            auto v = trim(field(Col::MaxRSS));
+            if (!v.empty() && !parse_size_mb(v)) return "MaxRSS " + quote_for_message(v) + " is not a size";
+        }
+        for (Col c : {Col::ReqTRES, Col::AllocTRES}) {
+            if (!has(c)) continue;
+            auto v = trim(field(c));
+            if (!v.empty() && v.find('=') == std::string_view::npos)
+                return "TRES " + quote_for_message(v) + " is not a list of name=count";
         }
         if (has(Col::SubmitLine)) {
             auto v = trim(field(Col::SubmitLine));

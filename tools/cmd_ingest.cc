@@ -2,11 +2,13 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <unistd.h>
 
 #include "commands.h"
 #include "model/history_store.h"
 #include "model/sacct_reader.h"
 #include "model/text.h"
+#include "model/time_util.h"
 
 namespace jfp {
 
@@ -14,6 +16,12 @@ namespace {
 
 struct IngestArgs {
     std::string db;
+    bool from_sacct = false;
+    bool follow = false;
+    double interval = 300;
+    int64_t overlap = 3600;
+    std::string sacct = "sacct";
+    std::vector<std::string> sacct_args;
     std::string format;
     std::string delimiter = "|";
     std::string cluster = "default";
@@ -23,52 +31,113 @@ struct IngestArgs {
     bool quiet = false;
 };
 
+struct Source {
+    std::FILE *in;
+    std::string name;
+};
+void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources);
+void run_ingest_files(const IngestArgs &a);
+
+std::string shell_quote(const std::string &s) {
+    std::string out = "'";
+    for (char c : s) {
+        if (c == '\'') out += "'\\''";
+        else out += c;
+    }
+    return out + "'";
+}
+
+// One sacct run from the store's latest end minus the overlap (slurmdbd may complete a job's record
+// seconds after it ended, and an overlapping window picks the full record up), into the store.
+void ingest_from_sacct(const IngestArgs &a) {
+    std::string start;
+    {
+        HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
+        auto latest = store.latest_end();
+        start = latest ? format_sacct_time(*latest - a.overlap) : "now-7days";
+    }
+    std::string cmd = shell_quote(a.sacct) + " --allusers --parsable2 --starttime " + shell_quote(start) +
+                      " --endtime now+1days --format=" + recommended_sacct_format();
+    for (const auto &x : a.sacct_args) cmd += " " + shell_quote(x);
+    std::FILE *p = popen(cmd.c_str(), "r");
+    if (!p) throw std::runtime_error("cannot run " + cmd + ": " + std::strerror(errno));
+    try {
+        ingest_streams(a, {{p, "sacct"}});
+    } catch (...) {
+        pclose(p);
+        throw;
+    }
+    int rc = pclose(p);
+    if (rc != 0) throw std::runtime_error("sacct failed (" + cmd + ", status " + std::to_string(rc) + ")");
+}
+
 void run_ingest(const IngestArgs &a) {
+    if (!a.from_sacct && !a.follow) return run_ingest_files(a);
+    if (!a.files.empty()) throw std::runtime_error("give export files or --from-sacct/--follow, not both");
+    while (true) {
+        try {
+            ingest_from_sacct(a);
+        } catch (const std::exception &e) {
+            if (!a.follow) throw;
+            std::fprintf(stderr, "jfp ingest: %s; retrying in %.0f s\n", e.what(), a.interval);
+        }
+        if (!a.follow) return;
+        std::fflush(stdout);
+        usleep(static_cast<useconds_t>(a.interval * 1e6));
+    }
+}
+
+void run_ingest_files(const IngestArgs &a) {
+    std::vector<std::string> files = a.files;
+    if (files.empty()) files.push_back("-");
+    std::vector<Source> sources;
+    for (const auto &f : files) {
+        std::FILE *in = f == "-" ? stdin : std::fopen(f.c_str(), "rb");
+        if (!in) {
+            for (auto &s : sources)
+                if (s.in != stdin) std::fclose(s.in);
+            throw std::runtime_error("cannot open " + f + ": " + std::strerror(errno));
+        }
+        sources.push_back({in, f == "-" ? "<stdin>" : f});
+    }
+    try {
+        ingest_streams(a, sources);
+    } catch (...) {
+        for (auto &s : sources)
+            if (s.in != stdin) std::fclose(s.in);
+        throw;
+    }
+    for (auto &s : sources)
+        if (s.in != stdin) std::fclose(s.in);
+}
+
+void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources) {
     SacctReaderOptions opt;
     opt.delimiter = parse_delimiter(a.delimiter);
     opt.cluster = a.cluster;
     if (!a.format.empty())
         for (auto f : split(a.format, ',')) opt.format.emplace_back(trim(f));
     HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
-    std::vector<std::string> files = a.files;
-    if (files.empty()) files.push_back("-");
-    uint64_t jobs = 0, steps = 0;
     SacctReader reader(
-        opt,
-        [&](JobRecord &&j) {
-            store.put_job(j);
-            ++jobs;
-        },
-        [&](StepInfo &&s) {
-            store.put_step(s);
-            ++steps;
-        });
-    std::string sources;
-    for (const auto &f : files) sources += (sources.empty() ? "" : ",") + f;
-    int64_t id = store.begin_ingest(sources);
-    // Bad lines are reported per file with their line numbers.
+        opt, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
+    std::string names;
+    for (const auto &src : sources) names += (names.empty() ? "" : ",") + src.name;
+    int64_t id = store.begin_ingest(names);
     size_t shown = 0;
     uint64_t bad_before = 0;
-    for (const auto &f : files) {
-        std::FILE *in = f == "-" ? stdin : std::fopen(f.c_str(), "rb");
-        if (!in) {
-            store.abort_ingest();
-            throw std::runtime_error("cannot open " + f + ": " + std::strerror(errno));
-        }
+    for (const auto &src : sources) {
         try {
-            reader.read(in, f == "-" ? "<stdin>" : f);
+            reader.read(src.in, src.name);
         } catch (...) {
-            if (in != stdin) std::fclose(in);
             store.abort_ingest();
             throw;
         }
-        if (in != stdin) std::fclose(in);
         const auto &r = reader.report();
         for (size_t i = bad_before; i < r.bad_lines.size() && shown < a.show_errors; ++i, ++shown) {
             const auto &b = r.bad_lines[i];
             std::string where = b.last_line != b.line ? "lines " + std::to_string(b.line) + "-" + std::to_string(b.last_line)
                                                       : "line " + std::to_string(b.line);
-            std::fprintf(stderr, "jfp ingest: %s %s: %s\n", f.c_str(), where.c_str(), b.reason.c_str());
+            std::fprintf(stderr, "jfp ingest: %s %s: %s\n", src.name.c_str(), where.c_str(), b.reason.c_str());
         }
         bad_before = r.bad_lines.size();
     }
@@ -108,6 +177,13 @@ void add_ingest_command(CLI::App &app) {
     c->add_option("--show-errors", a->show_errors, "bad lines to print (all are kept in the store)")->capture_default_str();
     c->add_flag("--strict", a->strict, "exit with status 2 when any line was bad");
     c->add_flag("-q,--quiet", a->quiet, "print only errors");
+    c->add_flag("--from-sacct", a->from_sacct,
+                "run sacct from the store's latest end time (minus --overlap) and ingest its output");
+    c->add_flag("--follow", a->follow, "like --from-sacct, again every --interval seconds, until stopped");
+    c->add_option("--interval", a->interval, "seconds between --follow runs")->capture_default_str()->check(CLI::Range(1.0, 86400.0));
+    c->add_option("--overlap", a->overlap, "seconds before the latest end time to start sacct from")->capture_default_str();
+    c->add_option("--sacct", a->sacct, "the sacct command")->capture_default_str();
+    c->add_option("--sacct-arg", a->sacct_args, "extra argument for sacct (repeatable), e.g. --sacct-arg=--clusters=c1");
     c->add_option("files", a->files, "sacct exports; - or nothing reads stdin");
     c->footer(std::string("Export with: sacct --allusers --parsable2 --starttime ... --format=") + recommended_sacct_format());
     c->callback([a] { run_ingest(*a); });

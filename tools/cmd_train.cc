@@ -45,6 +45,8 @@ void run_train(TrainArgs &a) {
                 static_cast<unsigned long long>(s.val_failures),
                 bundle["training"]["validation_window"][0].get<std::string>().c_str(),
                 bundle["training"]["validation_window"][1].get<std::string>().c_str());
+    if (!a.opt.feature_log.empty())
+        std::printf("  logged vectors  %llu jobs used the plugin's features\n", static_cast<unsigned long long>(s.logged_vectors));
     std::printf("  rounds kept     %d; class model: %s\n", s.best_iteration, s.class_model ? "yes" : "no (too few failures)");
     std::printf("  validation      ROC-AUC %.3f  PR-AUC %.3f\n", s.validation.roc_auc, s.validation.pr_auc);
     std::printf("  threshold       %.4f: precision %.3f recall %.3f%s\n", s.threshold.threshold, s.threshold.precision,
@@ -84,6 +86,9 @@ void add_train_command(CLI::App &app) {
         ->capture_default_str()
         ->check(CLI::Range(0.01, 1.0));
     c->add_option("--seed", a->opt.seed, "random seed")->capture_default_str();
+    c->add_option("--feature-log", a->opt.feature_log,
+                  "the plugin's feature log (feature_log in jfp.conf): use the vectors it logged for jobs that carry "
+                  "its token");
     c->add_flag("--no-progress", a->no_progress, "no progress bar (it is drawn only on a terminal anyway)");
     c->add_flag("--json", a->json, "print the summary as JSON");
     c->callback([a] { run_train(*a); });

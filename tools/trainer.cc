@@ -15,6 +15,7 @@
 #include <stdexcept>
 
 #include "jfp_config.h"
+#include "model/feature_log.h"
 #include "model/feature_sweep.h"
 #include "model/model_bundle.h"
 #include "model/time_util.h"
@@ -115,13 +116,17 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     auto k_val = static_cast<uint64_t>(std::floor(static_cast<double>(eligible) * (1.0 - opt.validation_fraction)));
     std::optional<int64_t> val_start = store.labeled_submit_at(std::min(k_val, eligible - 1), cutoff);
 
+    std::unordered_map<std::string, LoggedFeatures> logged;
+    if (!opt.feature_log.empty()) logged = read_feature_log(opt.feature_log);
     Rows train, val;
+    uint64_t used_logged = 0;
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
         if (!is_labeled(j.outcome) || j.end == 0) return;
         if (cutoff && !(j.submit < *cutoff && j.end < *cutoff)) return;
         if (j.submit >= *val_start) val.add(x, j);
         else if (j.end < *val_start) train.add(x, j);  // known by the time validation starts
-    });
+    }, opt.feature_log.empty() ? nullptr : &logged, &used_logged);
+    summary.logged_vectors = used_logged;
     summary.train_rows = train.size();
     summary.train_failures = train.positives();
     summary.val_rows = val.size();
@@ -297,6 +302,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
                         {"validation", summary.val_rows},
                         {"validation_failures", summary.val_failures}};
     training["best_iteration"] = summary.best_iteration;
+    training["logged_feature_vectors"] = summary.logged_vectors;
     training["seconds"] = train_seconds;
     training["params"] = {{"rounds", opt.rounds},          {"early_stopping_rounds", opt.early_stopping_rounds},
                           {"max_depth", opt.max_depth},    {"eta", opt.eta},

@@ -34,6 +34,7 @@ struct TrainOptions {
     int class_max_depth = 4;
     size_t reference_rows = 32;
     bool progress = false;
+    std::string feature_log;  // the plugin's feature log: prefer its vectors where a job carries a token
 };
 
 struct TrainSummary {
@@ -43,6 +44,7 @@ struct TrainSummary {
     ThresholdChoice threshold;
     bool class_model = false;
     std::string model_id;
+    uint64_t logged_vectors = 0;  // rows whose features came from the plugin's log
 };
 
 // Throws std::runtime_error with what to do when there is too little data to train.

@@ -9,7 +9,7 @@ JFP="$JFP_BUILDDIR/tools/jfp"
 PLUGIN_SO="$JFP_BUILDDIR/plugin/.libs/job_submit_jfp.so"
 export PATH="$PATH:/usr/sbin:/sbin"
 # What docs/admin-guide.md recommends exporting (recommended_sacct_format() in model/sacct_reader.cc).
-SACCT_FORMAT=JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,JobName,Submit,Start,End,ElapsedRaw,State,ExitCode,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine,AdminComment
+SACCT_FORMAT=JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,AdminComment,Submit,Start,End,ElapsedRaw,State,ExitCode,JobName,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "# $*"; }
@@ -28,6 +28,8 @@ require_cluster() {
 }
 
 CLUSTER_DIR=""
+# Commands a test adds to run at exit after the cluster stops (e.g. removing its work directory).
+CLEANUP_HOOK=""
 cluster_cleanup() {
     local rc=$?
     if [ -n "$CLUSTER_DIR" ]; then
@@ -38,6 +40,7 @@ cluster_cleanup() {
         fi
         if [ -z "${JFP_KEEP_CLUSTER:-}" ]; then rm -rf "$CLUSTER_DIR"; else echo "# kept $CLUSTER_DIR" >&2; fi
     fi
+    [ -n "$CLEANUP_HOOK" ] && eval "$CLEANUP_HOOK"
     exit "$rc"
 }
 
@@ -104,3 +107,56 @@ expect_eq() {
 expect_contains() {
     case "$1" in *"$2"*) ;; *) fail "$3: expected to find '$2' in '$1'" ;; esac
 }
+
+# ---- helpers for the scoring tests
+
+# make_site DIR: a history store (synthetic users plus root's own history) and a model trained on it.
+# root has 'doomed', whose last 6 runs failed minutes ago, and 'steady', whose last 6 completed.
+make_site() {
+    local w=$1 now t i
+    mkdir -p "$w"
+    chmod 700 "$w"
+    "$JFP" synth --jobs 20000 --seed 11 -q -o "$w/synth.txt"
+    "$JFP" ingest -q --db "$w/history.db" "$w/synth.txt"
+    "$JFP" train --db "$w/history.db" --out "$w/model.json" --rounds 60 --nthread 2 --no-progress >/dev/null
+    now=$(date +%s)
+    {
+        echo "JobIDRaw|JobID|User|UID|Account|Partition|QOS|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqNodes|ReqMem|Timelimit"
+        for i in 1 2 3 4 5 6; do
+            t=$((now - 3600 + i * 300))
+            echo "$((900000 + i))|$((900000 + i))|root|0|root|debug|normal|doomed|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 60)) +%FT%T)|FAILED|1:0|1|1|100M|00:10:00"
+            echo "$((900100 + i))|$((900100 + i))|root|0|root|debug|normal|steady|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 200)) +%FT%T)|COMPLETED|0:0|1|1|100M|00:10:00"
+        done
+    } >"$w/root.txt"
+    "$JFP" ingest -q --db "$w/history.db" "$w/root.txt"
+}
+
+# set_conf TEXT: writes jfp.conf and waits until the running plugin has reloaded it.
+set_conf() {
+    local before
+    before=$(grep -c "reloaded $CLUSTER_DIR/etc/jfp.conf" "$CTLD_LOG" || true)
+    printf '%s\n' "$1" >"$CLUSTER_DIR/etc/jfp.conf.tmp"
+    chmod 644 "$CLUSTER_DIR/etc/jfp.conf.tmp"
+    mv "$CLUSTER_DIR/etc/jfp.conf.tmp" "$CLUSTER_DIR/etc/jfp.conf"
+    for _ in $(seq 1 100); do
+        [ "$(grep -c "reloaded $CLUSTER_DIR/etc/jfp.conf" "$CTLD_LOG" || true)" -gt "$before" ] && return 0
+        sleep 0.1
+    done
+    fail "the plugin did not reload jfp.conf"
+}
+
+# wait_log PATTERN [SECONDS]: until slurmctld's log has a line matching PATTERN.
+wait_log() {
+    local secs=${2:-30} deadline=$((SECONDS + ${2:-30}))
+    while [ "$SECONDS" -lt "$deadline" ]; do
+        grep -q -- "$1" "$CTLD_LOG" && return 0
+        sleep 0.2
+    done
+    fail "no line matching '$1' in slurmctld's log after ${secs}s"
+}
+
+comment_of() { squeue -h -j "$1" -o %k; }
+
+# p_of TEXT: the p= of the last jfp annotation in TEXT (empty when none)
+p_of() { printf '%s' "$1" | grep -o 'jfp:p=[0-9.]*' | tail -n1 | cut -d= -f2; }
+model_of() { printf '%s' "$1" | grep -o ',model=[^ ,]*' | tail -n1 | cut -d= -f2; }

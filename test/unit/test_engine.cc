@@ -284,3 +284,24 @@ TEST_CASE("engine: concurrent evaluation from many threads, no lock around scori
     CHECK(annotated.load() == 4000);
     CHECK(e.counters().scored.load() == 4000);
 }
+
+TEST_CASE("engine: the history reloads when jfp ingest commits, and only then") {
+    Site site;
+    site.config("mode = annotate\n");
+    Engine e(site.options());
+    REQUIRE(e.counters().history_loads.load() == 1);
+    for (int i = 0; i < 3; ++i) e.poll();
+    CHECK(e.counters().history_loads.load() == 1);  // reading a WAL store changes its files, not its data
+    CHECK(e.counters().model_loads.load() == 1);
+    size_t before = e.history_jobs();
+    {
+        HistoryStore store(site.store, HistoryStore::Access::ReadWrite);
+        test::ingest_text(store, "JobIDRaw|User|JobName|Submit|Start|End|State\n"
+                                 "777777|amy|x|2029-01-01T00:00:00|2029-01-01T00:00:01|2029-01-01T00:01:00|FAILED\n");
+    }
+    e.poll();
+    CHECK(e.counters().history_loads.load() == 2);
+    CHECK(e.history_jobs() == before + 1);
+    e.poll();
+    CHECK(e.counters().history_loads.load() == 2);
+}

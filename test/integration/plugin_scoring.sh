@@ -1,0 +1,175 @@
+#!/usr/bin/env bash
+# job_submit/jfp scoring real submissions in a real slurmctld: annotate, warn, reject, override,
+# exemptions, per-partition thresholds, hot reload, arrays, het jobs, srun/salloc, big and binary
+# scripts, awkward comments, 550 concurrent submissions, the feature log, and training/serving parity.
+. "$JFP_SRCDIR/test/integration/lib.sh"
+require_cluster
+
+W=$(mktemp -d /tmp/jfp-site.XXXXXX)
+CLEANUP_HOOK='[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"'
+trap '[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"' EXIT
+make_site "$W"
+base="model = $W/model.json
+store = $W/history.db
+feature_log = $W/features.db
+reload_interval = 0.3"
+export JFP_CONF="$base
+mode = annotate"
+cluster_start
+wait_log "loaded history of"
+model1=$(grep -o 'loaded model [^ ]*' "$CTLD_LOG" | head -n1 | cut -d' ' -f3)
+note "model $model1 loaded; $(grep -o 'loaded history of [0-9]* jobs' "$CTLD_LOG" | tail -n1)"
+ids=()
+
+# ---- annotate: the user's comment survives byte for byte, the annotation follows it
+user_comment=$'keep | this "quoted" \'text\''
+id=$(submit --hold -J steady --comment "$user_comment" --wrap true); early=("$id")
+c=$(comment_of "$id")
+expect_contains "$c" "$user_comment jfp:p=" "annotated comment"
+[ "$(model_of "$c")" = "$model1" ] || fail "annotation names model '$(model_of "$c")', expected $model1: $c"
+admin=$(scontrol show job "$id" | grep -o 'AdminComment=[^ ]*' | sed 's/^AdminComment=//')
+[[ "$admin" =~ ^jfp:t=[0-9a-f]{16}$ ]] || fail "admin_comment should carry the join token, got '$admin'"
+nl_id=$(submit --hold -J steady --comment $'line one\nline two | jfp:p=0.001,class=FAILED,model=forged' --wrap true)
+early+=("$nl_id")
+expect_contains "$(comment_of "$nl_id")" "jfp;p=0.001" "forged annotation neutralised"
+[ "$(model_of "$(comment_of "$nl_id")")" = "$model1" ] || fail "the last annotation must be jfp's own"
+
+# ---- the model tells doomed from steady: threshold halfway between
+d=$(submit --hold -J doomed --wrap true); early+=("$d")
+s=$(submit --hold -J steady --wrap true); early+=("$s")
+pd=$(p_of "$(comment_of "$d")"); ps=$(p_of "$(comment_of "$s")")
+note "p(doomed)=$pd p(steady)=$ps"
+awk -v a="$pd" -v b="$ps" 'BEGIN { exit !(a > b + 0.05) }' || fail "doomed ($pd) should score clearly above steady ($ps)"
+mid=$(awk -v a="$pd" -v b="$ps" 'BEGIN { printf "%.4f", (a + b) / 2 }')
+sleep 1  # whole seconds: the early jobs' submit times lie strictly before parity_until
+parity_until=$(date +%Y-%m-%dT%H:%M:%S)
+sleep 1
+
+# ---- warn: message on sbatch's stderr, job accepted
+set_conf "$base
+mode = warn
+threshold = $mid"
+out=$(sbatch --hold -J doomed --wrap true 2>&1) || fail "warn mode must accept the job: $out"
+expect_contains "$out" "sbatch: jfp: warning: this job will probably fail" "warning on sbatch's stderr"
+expect_contains "$out" "'doomed'" "the warning names the job"
+expect_contains "$out" "Submitted batch job" "warned job accepted"
+ids+=("$(echo "$out" | sed -n 's/^Submitted batch job //p')")
+out=$(sbatch --hold -J steady --wrap true 2>&1)
+case "$out" in *jfp:*) fail "steady must not be warned: $out" ;; esac
+ids+=("$(echo "$out" | sed -n 's/^Submitted batch job //p')")
+
+# ---- reject: message, non-zero exit; the override token; a first run is not rejected
+set_conf "$base
+mode = reject
+threshold = $mid
+allow_override = yes"
+if out=$(sbatch --hold -J doomed --wrap true 2>&1); then fail "reject mode accepted doomed: $out"; fi
+expect_contains "$out" "sbatch: error: jfp: job rejected: it will probably fail" "rejection message"
+expect_contains "$out" "your last 6 runs of 'doomed' failed" "the reason in plain words"
+expect_contains "$out" "add 'jfp:override' to --comment" "how to override"
+note "rejected: $(echo "$out" | head -n1 | cut -c1-200)"
+out=$(sbatch --hold -J doomed --comment 'I fixed it jfp:override' --wrap true 2>&1) || fail "override refused: $out"
+expect_contains "$out" "Submitted anyway because of 'jfp:override'" "override acknowledged"
+ids+=("$(echo "$out" | sed -n 's/^Submitted batch job //p')")
+grep -q "action=warn override" "$CTLD_LOG" || fail "the override is not in slurmctld's log"
+out=$(sbatch --hold -J steady --wrap true 2>&1) || fail "steady rejected: $out"
+ids+=("$(echo "$out" | sed -n 's/^Submitted batch job //p')")
+
+# ---- exemptions
+set_conf "$base
+mode = reject
+threshold = $mid
+exempt_users = root"
+out=$(sbatch --hold -J doomed --wrap true 2>&1) || fail "exempt user rejected: $out"
+ids+=("$(echo "$out" | sed -n 's/^Submitted batch job //p')")
+
+# ---- per-partition threshold: nothing rejected in debug, everything in long
+set_conf "$base
+mode = reject
+threshold = 1.0
+threshold.partition.long = 0.0
+min_history = 0"
+out=$(sbatch --hold -J doomed --wrap true 2>&1) || fail "threshold 1.0 in debug rejected: $out"
+ids+=("$(echo "$out" | sed -n 's/^Submitted batch job //p')")
+if out=$(sbatch --hold -p long -J steady --wrap true 2>&1); then fail "partition long (threshold 0) accepted: $out"; fi
+
+# ---- hot reload of a new model while slurmctld runs
+set_conf "$base
+mode = annotate"
+"$JFP" train --db "$W/history.db" --out "$W/model.json" --rounds 30 --nthread 2 --no-progress >/dev/null
+model2=""
+for _ in $(seq 1 50); do
+    id=$(submit --hold -J steady --wrap true); ids+=("$id")
+    model2=$(model_of "$(comment_of "$id")")
+    [ "$model2" != "$model1" ] && break
+    sleep 0.2
+done
+[ "$model2" != "$model1" ] || fail "the new model was not picked up"
+note "hot reload: $model1 -> $model2"
+
+# ---- arrays, het jobs, big and binary scripts: all annotated
+id=$(submit --hold --array=1-5 -J arr --wrap true); ids+=("$id")
+expect_contains "$(comment_of "$id")" "jfp:p=" "array job annotated"
+het=$(submit --hold "$JFP_SRCDIR/test/fixtures/het-job.sh"); ids+=("$het")
+for comp in 0 1; do
+    expect_contains "$(squeue -h -j "$het+$comp" -o %k)" "jfp:p=" "het component $comp annotated"
+done
+{ echo '#!/bin/bash'; head -c 4000000 /dev/zero | tr '\0' '#'; echo; echo true; } >"$W/big.sh"
+id=$(submit --hold -J big "$W/big.sh"); ids+=("$id")
+expect_contains "$(comment_of "$id")" "jfp:p=" "4 MB script annotated"
+{ echo '#!/bin/bash'; head -c 20000 /dev/urandom | tr -d '\000\r'; echo; } >"$W/binary.sh"
+id=$(submit --hold -J binary "$W/binary.sh"); ids+=("$id")
+expect_contains "$(comment_of "$id")" "jfp:p=" "binary script annotated"
+
+# ---- 550 concurrent submissions from 10 clients: none lost, all annotated
+for client in $(seq 1 10); do
+    ( for i in $(seq 1 55); do sbatch --parsable --hold -J "burst_$client" --comment "c$client $i" --wrap true; done ) \
+        >"$W/burst.$client" 2>"$W/burst.$client.err" &
+done
+wait
+burst_ids=$(cat "$W"/burst.[0-9]* | cut -d';' -f1)
+n=$(echo "$burst_ids" | grep -c '^[0-9]')
+expect_eq "$n" 550 "accepted concurrent submissions"
+annotated=$(squeue -h -o '%j %k' | grep '^burst_' | grep -c 'jfp:p=')
+expect_eq "$annotated" 550 "annotated concurrent submissions"
+grep -v '^$' "$W"/burst.*.err && fail "sbatch printed errors during the burst"
+
+# ---- srun and salloc (no script), run to completion
+srun -J interactive_srun -n1 true
+salloc -J interactive_salloc -n1 true >/dev/null 2>&1
+sid=$(sacct $SACCT_WINDOW -n -X -P --name interactive_srun -o JobID | head -n1)
+aid=$(sacct $SACCT_WINDOW -n -X -P --name interactive_salloc -o JobID | head -n1)
+wait_job "$sid" >/dev/null
+wait_job "$aid" >/dev/null
+expect_contains "$(sacct_field "$sid" Comment)" "jfp:p=" "srun job annotated"
+expect_contains "$(sacct_field "$aid" Comment)" "jfp:p=" "salloc job annotated"
+
+# ---- the feature log holds a row per scored job
+scancel $burst_ids "${ids[@]}" 2>/dev/null || true
+# The early jobs run now (held, cancelled jobs never become eligible and sacct leaves them out).
+scontrol release "${early[@]}"
+for id in "${early[@]}"; do wait_job "$id" 120 >/dev/null; done
+sleep 1
+rows=$(sqlite3 "$W/features.db" "SELECT count(*) FROM scored")
+[ "$rows" -ge 570 ] || fail "feature log has $rows rows, expected at least 570"
+grep -q "internal fault" "$CTLD_LOG" && fail "the plugin reported an internal fault: $(grep 'internal fault' "$CTLD_LOG" | head -n1)"
+
+# ---- training/serving parity: what the plugin logged equals what sacct rebuilds (held jobs
+# submitted before any test job ended, so both saw the same history)
+wait_accounting_complete
+sacct --allusers --parsable2 $SACCT_WINDOW --format="$SACCT_FORMAT" >"$W/export.txt"
+cp "$W/history.db" "$W/parity.db"
+"$JFP" ingest -q --strict --db "$W/parity.db" "$W/export.txt"
+"$JFP" parity --db "$W/parity.db" --feature-log "$W/features.db" --before "$parity_until" | tee "$W/parity.txt"
+"$JFP" parity --db "$W/parity.db" --feature-log "$W/features.db" --before "$parity_until" --json >"$W/parity.json"
+/usr/bin/python3 - "$W/parity.json" <<'PY'
+import json, sys
+p = json.load(open(sys.argv[1]))
+assert p["jobs"] == 4, f"expected the 4 early jobs, got {p['jobs']}"
+script_only = {n for n in p["features"] if n.startswith("script_")}
+bad = {n: f for n, f in p["features"].items() if f["differ"] and n not in script_only}
+assert not bad, "features differ between plugin and sacct: " + json.dumps(bad, indent=1)
+print(f"# parity: {p['jobs']} jobs, every non-script feature agrees")
+PY
+"$JFP" train --db "$W/parity.db" --feature-log "$W/features.db" --out "$W/model3.json" --rounds 10 --nthread 2 --no-progress \
+    | grep 'logged vectors'

@@ -1,0 +1,253 @@
+// Drives the built job_submit_jfp.so in-process, the way slurmctld does: dlopen it next to
+// libslurmfull (which provides slurm_xstrdup, slurm_info, ...), call init(), then job_submit() with
+// real job_desc_msg_t structures from slurm_init_job_desc_msg(). No daemons; milliseconds per case.
+#include <dlfcn.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "../unit/catch.h"
+#include "../unit/test_support.h"
+#include "model/policy.h"
+
+extern "C" {
+char *slurm_xstrdup(const char *);
+void slurm_xfree(void **);
+}
+
+namespace {
+
+using init_fn = int (*)();
+using submit_fn = int (*)(job_desc_msg_t *, uint32_t, char **);
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+using modify_fn = int (*)(job_desc_msg_t *, void *, uint32_t, char **);
+#else
+using modify_fn = int (*)(job_desc_msg_t *, void *, uint32_t);
+#endif
+
+struct Plugin {
+    void *handle = nullptr;
+    init_fn init = nullptr;
+    init_fn fini = nullptr;
+    submit_fn submit = nullptr;
+    modify_fn modify = nullptr;
+    Plugin() {
+        std::string so = std::string(JFP_TEST_BUILDDIR) + "/plugin/.libs/job_submit_jfp.so";
+        handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+        if (!handle) FAIL("dlopen " << so << ": " << dlerror());
+        init = reinterpret_cast<init_fn>(dlsym(handle, "init"));
+        fini = reinterpret_cast<init_fn>(dlsym(handle, "fini"));
+        submit = reinterpret_cast<submit_fn>(dlsym(handle, "job_submit"));
+        modify = reinterpret_cast<modify_fn>(dlsym(handle, "job_modify"));
+        REQUIRE(init);
+        REQUIRE(submit);
+        REQUIRE(modify);
+    }
+    ~Plugin() {
+        if (fini) fini();
+        if (handle) dlclose(handle);
+    }
+};
+
+// A job descriptor whose strings come from Slurm's allocator, as slurmctld's would.
+struct Job {
+    job_desc_msg_t d;
+    char *err = nullptr;
+    Job(const char *name, const char *comment, const char *script = "#!/bin/bash\nsrun ./a.out\n") {
+        slurm_init_job_desc_msg(&d);
+        d.user_id = getuid();
+        d.name = slurm_xstrdup(name);
+        if (comment) d.comment = slurm_xstrdup(comment);
+        if (script) d.script = slurm_xstrdup(script);
+    }
+    ~Job() {
+        slurm_xfree(reinterpret_cast<void **>(&d.name));
+        slurm_xfree(reinterpret_cast<void **>(&d.comment));
+        slurm_xfree(reinterpret_cast<void **>(&d.admin_comment));
+        slurm_xfree(reinterpret_cast<void **>(&d.script));
+        slurm_xfree(reinterpret_cast<void **>(&err));
+    }
+    std::string comment() const { return d.comment ? d.comment : ""; }
+    std::string admin() const { return d.admin_comment ? d.admin_comment : ""; }
+    std::string error() const { return err ? err : ""; }
+};
+
+// slurm.conf and jfp.conf in a directory the plugin trusts, with a store and a trained model.
+struct Site {
+    jfp::test::TempDir dir;
+    std::string store, model;
+    Site() {
+        chmod(dir.path().c_str(), 0755);
+        store = jfp::test::build_store(dir, 8000, 4);
+        model = jfp::test::train_small_bundle(dir, store);
+        jfp::test::write_file(dir.file("slurm.conf"), "PartitionName=debug Default=YES DefaultTime=10\nDefMemPerCPU=100\n");
+        setenv("SLURM_CONF", dir.file("slurm.conf").c_str(), 1);
+    }
+    void conf(const std::string &text) {
+        jfp::test::write_file(dir.file("jfp.conf"), "model = " + model + "\nstore = " + store +
+                                                        "\nfeature_log = " + dir.file("features.db") +
+                                                        "\nreload_interval = 0.05\n" + text);
+    }
+};
+
+// The engine loads history in the background: submit until the annotation reflects a loaded model.
+std::string annotated_comment(Plugin &p, const char *name, const char *comment) {
+    for (int i = 0; i < 200; ++i) {
+        Job j(name, comment);
+        REQUIRE(p.submit(&j.d, getuid(), &j.err) == SLURM_SUCCESS);
+        if (jfp::parse_annotation(j.comment())) return j.comment();
+        usleep(20000);
+    }
+    return {};
+}
+
+}  // namespace
+
+TEST_CASE("harness: no jfp.conf: every job passes untouched") {
+    Site site;
+    Plugin p;
+    REQUIRE(p.init() == SLURM_SUCCESS);
+    Job j("sim", "mine");
+    CHECK(p.submit(&j.d, getuid(), &j.err) == SLURM_SUCCESS);
+    CHECK(j.comment() == "mine");
+    CHECK(j.admin().empty());
+    CHECK(j.err == nullptr);
+}
+
+TEST_CASE("harness: annotate appends within Slurm's limit and writes the join token to admin_comment") {
+    Site site;
+    site.conf("mode = annotate\n");
+    Plugin p;
+    REQUIRE(p.init() == SLURM_SUCCESS);
+    std::string c = annotated_comment(p, "sim", "keep | \"this\" 'text'");
+    REQUIRE_FALSE(c.empty());
+    CHECK(c.rfind("keep | \"this\" 'text' jfp:p=", 0) == 0);
+
+    Job j("sim", "");
+    j.d.admin_comment = slurm_xstrdup("set by an admin");
+    REQUIRE(p.submit(&j.d, getuid(), &j.err) == SLURM_SUCCESS);
+    CHECK(j.admin().rfind("set by an admin jfp:t=", 0) == 0);
+    CHECK(j.admin().size() == std::string("set by an admin jfp:t=").size() + 16);
+
+    std::string near_full(1000, 'c');
+    Job full("sim", near_full.c_str());
+    REQUIRE(p.submit(&full.d, getuid(), &full.err) == SLURM_SUCCESS);
+    CHECK(full.comment().size() <= 1024);
+    CHECK(full.comment().substr(0, 1000) == near_full);
+
+    std::string big_script = "#!/bin/bash\n" + std::string(4 << 20, '#');
+    Job big("sim", "", big_script.c_str());
+    CHECK(p.submit(&big.d, getuid(), &big.err) == SLURM_SUCCESS);
+    CHECK(jfp::parse_annotation(big.comment()));
+    std::string binary("\x7f" "ELF\0\0\x01\x02", 9);
+    Job bin("sim", "", nullptr);
+    bin.d.script = static_cast<char *>(malloc(0));
+    free(bin.d.script);
+    bin.d.script = slurm_xstrdup(binary.c_str());
+    CHECK(p.submit(&bin.d, getuid(), &bin.err) == SLURM_SUCCESS);
+    Job salloc("interactive", "", nullptr);  // salloc/srun: no script
+    CHECK(p.submit(&salloc.d, getuid(), &salloc.err) == SLURM_SUCCESS);
+    CHECK(jfp::parse_annotation(salloc.comment()));
+}
+
+TEST_CASE("harness: warn keeps what an earlier plugin said in err_msg; reject refuses") {
+    Site site;
+    site.conf("mode = warn\nthreshold = 0.0\n");
+    Plugin p;
+    REQUIRE(p.init() == SLURM_SUCCESS);
+    bool warned = false;
+    for (int i = 0; i < 200 && !warned; ++i) {
+        Job j("sim", "");
+        j.err = slurm_xstrdup("earlier plugin: hello");
+        REQUIRE(p.submit(&j.d, getuid(), &j.err) == SLURM_SUCCESS);
+        std::string e = j.error();
+        if (e.find("jfp: warning") != std::string::npos) {
+            warned = true;
+            CHECK(e.rfind("earlier plugin: hello\njfp: warning: this job will probably fail", 0) == 0);
+        }
+        usleep(20000);
+    }
+    CHECK(warned);
+
+    site.conf("mode = reject\nthreshold = 0.0\nmin_history = 0\n");
+    bool rejected = false;
+    for (int i = 0; i < 200 && !rejected; ++i) {
+        Job j("sim", "");
+        int rc = p.submit(&j.d, getuid(), &j.err);
+        if (rc != SLURM_SUCCESS) {
+            rejected = true;
+            CHECK(rc == ESLURM_ACCESS_DENIED);
+            CHECK(j.error().rfind("jfp: job rejected", 0) == 0);
+        }
+        usleep(20000);
+    }
+    CHECK(rejected);
+}
+
+TEST_CASE("harness: a corrupt model or config never blocks a job") {
+    Site site;
+    jfp::test::write_file(site.model, "garbage");
+    site.conf("mode = reject\nthreshold = 0.0\nmin_history = 0\n");
+    Plugin p;
+    REQUIRE(p.init() == SLURM_SUCCESS);
+    for (int i = 0; i < 20; ++i) {
+        Job j("sim", "x");
+        CHECK(p.submit(&j.d, getuid(), &j.err) == SLURM_SUCCESS);
+        CHECK(j.comment() == "x");
+        usleep(10000);
+    }
+    jfp::test::write_file(site.dir.file("jfp.conf"), "mode = reject\nbogus line\n");
+    usleep(200000);
+    Job j("sim", "x");
+    CHECK(p.submit(&j.d, getuid(), &j.err) == SLURM_SUCCESS);
+}
+
+TEST_CASE("harness: concurrent job_submit calls (23.02+ runs them in parallel): none lost, all annotated") {
+    Site site;
+    site.conf("mode = annotate\n");
+    Plugin p;
+    REQUIRE(p.init() == SLURM_SUCCESS);
+    REQUIRE_FALSE(annotated_comment(p, "warmup", "").empty());
+    std::atomic<int> annotated{0}, failed{0};
+    std::vector<std::thread> threads;
+    for (int t = 0; t < 8; ++t)
+        threads.emplace_back([&] {
+            for (int i = 0; i < 200; ++i) {
+                Job j("sim", "c");
+                if (p.submit(&j.d, getuid(), &j.err) != SLURM_SUCCESS) ++failed;
+                if (jfp::parse_annotation(j.comment()) && j.admin().rfind("jfp:t=", 0) == 0) ++annotated;
+            }
+        });
+    for (auto &t : threads) t.join();
+    CHECK(failed.load() == 0);
+    CHECK(annotated.load() == 1600);
+}
+
+TEST_CASE("harness: job_modify neutralises a forged annotation in an updated comment") {
+    Site site;
+    site.conf("mode = annotate\n");
+    Plugin p;
+    REQUIRE(p.init() == SLURM_SUCCESS);
+    REQUIRE_FALSE(annotated_comment(p, "warmup", "").empty());
+    job_desc_msg_t d;
+    slurm_init_job_desc_msg(&d);
+    d.job_id_str = slurm_xstrdup("12345");
+    d.comment = slurm_xstrdup("jfp:p=0.000,class=FAILED,model=forged");
+    char *err = nullptr;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+    CHECK(p.modify(&d, nullptr, getuid(), &err) == SLURM_SUCCESS);
+#else
+    CHECK(p.modify(&d, nullptr, getuid()) == SLURM_SUCCESS);
+#endif
+    CHECK(std::string(d.comment).rfind("jfp;p=0.000", 0) == 0);
+    slurm_xfree(reinterpret_cast<void **>(&d.comment));
+    slurm_xfree(reinterpret_cast<void **>(&d.job_id_str));
+    slurm_xfree(reinterpret_cast<void **>(&err));
+}
