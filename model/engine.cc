@@ -174,12 +174,14 @@ void Engine::poll(bool load_history) {
             ConfigParseResult r;
             if (problem.empty()) r = load_config_file(opt_.config_path);
             if (problem.empty() && r.ok()) {
-                if (next->config_present) log_info("reloaded " + opt_.config_path + ": mode=" + mode_name(r.config.mode));
+                bool was_present = next->config_present;
                 next->config = r.config;
                 next->config_present = true;
                 next->config_note = "loaded";
                 last_config_error_.clear();
                 changed = true;
+                publish(next);
+                if (was_present) log_info("reloaded " + opt_.config_path + ": mode=" + mode_name(r.config.mode));
             } else {
                 std::string err = problem.empty() ? r.error_text() : "refused: " + problem;
                 if (err != last_config_error_) {
@@ -192,6 +194,7 @@ void Engine::poll(bool load_history) {
             }
         }
     }
+    if (changed) publish(next);
     const Config &cfg = next->config;
 
     // ---- the model bundle
@@ -214,9 +217,10 @@ void Engine::poll(bool load_history) {
                     std::snprintf(buf, sizeof buf, "loaded model %s (%zu trees, threshold %.4f, %zu reference rows checked) in %" PRId64 " ms",
                                   b->model_id().c_str(), b->failure_model().num_trees(), b->threshold(),
                                   b->reference_rows_checked(), ms_since(t0));
-                    log_info(std::string(buf) + " from " + cfg.model_path);
                     next->model = b;
                     counters_.model_loads.fetch_add(1);
+                    publish(next);  // score with it now, not after the history has loaded too
+                    log_info(std::string(buf) + " from " + cfg.model_path);
                     next->model_note = std::string("model ") + b->model_id();
                     last_model_error_.clear();
                     changed = true;
@@ -282,12 +286,15 @@ void Engine::poll(bool load_history) {
                             if (auto uid = passwd_uid(user)) snap->uid_names.emplace(*uid, user);
                     }
                     trim_heap();
-                    log_info("loaded history of " + std::to_string(snap->jobs) + " jobs (" +
-                             std::to_string(snap->index.jobs_added()) + " ended, " + std::to_string(snap->index.keys()) +
-                             " keys) from " + cfg.store_path + " in " + std::to_string(ms_since(t0)) + " ms");
+                    std::string msg = "loaded history of " + std::to_string(snap->jobs) + " jobs (" +
+                                      std::to_string(snap->index.jobs_added()) + " ended, " +
+                                      std::to_string(snap->index.keys()) + " keys) from " + cfg.store_path + " in " +
+                                      std::to_string(ms_since(t0)) + " ms";
                     next->history_note = std::to_string(snap->jobs) + " jobs";
                     next->history = std::move(snap);
                     counters_.history_loads.fetch_add(1);
+                    publish(next);
+                    log_info(msg);
                     last_store_error_.clear();
                     changed = true;
                 } catch (const std::exception &e) {
@@ -327,8 +334,13 @@ void Engine::poll(bool load_history) {
         }
     }
 
-    if (changed) std::atomic_store(&state_, std::shared_ptr<const State>(next));
+    if (changed) publish(next);
     resolve_pending_uids();
+}
+
+// Readers hold the published object; the loader keeps working on its own copy.
+void Engine::publish(const std::shared_ptr<State> &working) {
+    std::atomic_store(&state_, std::shared_ptr<const State>(std::make_shared<State>(*working)));
 }
 
 void Engine::resolve_pending_uids() {
@@ -532,10 +544,12 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
     fill_outcome(*st, r, hv, x, comment, updater_uid, out, true);
     out.admin_comment_append.clear();  // already carries its token
     if (!out.new_comment && neutral_comment) out.new_comment = *neutral_comment;
-    entry->req = r;
-    entry->x = x;
-    entry->user_comment = comment;
-    recent_->update(token, std::move(*entry));
+    if (!out.reject) {  // a refused update leaves the job, and so the cached request, as it was
+        entry->req = r;
+        entry->x = x;
+        entry->user_comment = comment;
+        recent_->update(token, std::move(*entry));
+    }
     return out;
 }
 

@@ -96,6 +96,7 @@ private:
     std::string user_name(const State &st, uint32_t uid);
     void fill_outcome(const State &st, const JobRequest &r, const HistoryView &hv, const FeatureVector &x,
                       std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update);
+    void publish(const std::shared_ptr<State> &working);
     void run();
     void resolve_pending_uids();
 

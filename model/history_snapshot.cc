@@ -31,6 +31,7 @@ HistorySnapshot load_history_snapshot(const HistoryStore &store) {
             if (!j.job_id.empty()) s.token_by_job[j.job_id] = j.jfp_token;
         }
     });
+    for (const auto &[id, tok] : store.queue_tokens()) s.token_by_job[id] = tok;
     return s;
 }
 

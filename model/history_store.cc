@@ -50,6 +50,11 @@ CREATE TABLE IF NOT EXISTS ingests (
     lines INTEGER, job_rows INTEGER, step_rows INTEGER, bad INTEGER,
     recovered_pipes INTEGER, joined_newlines INTEGER
 );
+CREATE TABLE IF NOT EXISTS queue_tokens (
+    job_id TEXT PRIMARY KEY,
+    token TEXT NOT NULL,
+    seen_at INTEGER NOT NULL
+);
 CREATE TABLE IF NOT EXISTS ingest_errors (
     ingest_id INTEGER NOT NULL,
     line INTEGER NOT NULL,
@@ -345,6 +350,30 @@ std::optional<int64_t> HistoryStore::labeled_submit_at(uint64_t offset, std::opt
     s.bind(2, static_cast<int64_t>(offset));
     if (!s.step()) return std::nullopt;
     return s.int_at(0);
+}
+
+void HistoryStore::replace_queue_tokens(const std::vector<std::pair<std::string, std::string>> &tokens) {
+    if (!writable_) throw SqliteError(path() + ": opened read-only", SQLITE_READONLY);
+    db_.exec("BEGIN");
+    try {
+        db_.exec("DELETE FROM queue_tokens");
+        Stmt ins(db_, "INSERT OR REPLACE INTO queue_tokens (job_id, token, seen_at) VALUES (?1, ?2, strftime('%s','now'))");
+        for (const auto &[id, tok] : tokens) {
+            ins.bind(1, std::string_view(id)).bind(2, std::string_view(tok));
+            ins.run();
+        }
+        db_.exec("COMMIT");
+    } catch (...) {
+        db_.exec("ROLLBACK");
+        throw;
+    }
+}
+
+std::vector<std::pair<std::string, std::string>> HistoryStore::queue_tokens() const {
+    std::vector<std::pair<std::string, std::string>> out;
+    Stmt s(db_, "SELECT job_id, token FROM queue_tokens");
+    while (s.step()) out.emplace_back(s.text_at(0), s.text_at(1));
+    return out;
 }
 
 std::optional<int64_t> HistoryStore::latest_end() const {

@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <utility>
+#include <vector>
 
 #include "job_record.h"
 #include "sacct_reader.h"
@@ -66,6 +68,10 @@ public:
     uint64_t count_labeled(std::optional<int64_t> before) const;
     // Submit time of the offset-th such job in submit order.
     std::optional<int64_t> labeled_submit_at(uint64_t offset, std::optional<int64_t> before) const;
+    // Job id -> join token of the jobs in slurmctld's queue (pending, running), from `scontrol show job`:
+    // accounting records a job's AdminComment only when it ends, and job_modify needs it earlier.
+    void replace_queue_tokens(const std::vector<std::pair<std::string, std::string>> &tokens);
+    std::vector<std::pair<std::string, std::string>> queue_tokens() const;
     // Latest End time in the store (naive local), for `jfp ingest --follow`.
     std::optional<int64_t> latest_end() const;
     // The bad lines recorded by one ingest (all of them, not only those printed).

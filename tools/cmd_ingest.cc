@@ -1,5 +1,6 @@
 // jfp ingest: sacct exports into the history store.
 #include <cerrno>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <unistd.h>
@@ -17,6 +18,8 @@ namespace {
 struct IngestArgs {
     std::string db;
     bool from_sacct = false;
+    bool queue = true;
+    std::string scontrol = "scontrol";
     bool follow = false;
     double interval = 300;
     int64_t overlap = 3600;
@@ -37,6 +40,7 @@ struct Source {
 };
 void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources);
 void run_ingest_files(const IngestArgs &a);
+std::vector<std::pair<std::string, std::string>> queue_tokens(const IngestArgs &a);
 
 std::string shell_quote(const std::string &s) {
     std::string out = "'";
@@ -69,6 +73,47 @@ void ingest_from_sacct(const IngestArgs &a) {
     }
     int rc = pclose(p);
     if (rc != 0) throw std::runtime_error("sacct failed (" + cmd + ", status " + std::to_string(rc) + ")");
+    if (a.queue) {
+        auto tokens = queue_tokens(a);
+        HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
+        store.replace_queue_tokens(tokens);
+        if (!a.quiet) std::printf("jfp ingest: %zu queued job ids with a jfp token\n", tokens.size());
+    }
+}
+
+// Job id -> join token of every job slurmctld holds, from `scontrol -o show job` (one job a line).
+std::vector<std::pair<std::string, std::string>> queue_tokens(const IngestArgs &a) {
+    std::string cmd = shell_quote(a.scontrol) + " -o show job";
+    std::FILE *p = popen(cmd.c_str(), "r");
+    if (!p) throw std::runtime_error("cannot run " + cmd + ": " + std::strerror(errno));
+    std::vector<std::pair<std::string, std::string>> out;
+    char *buf = nullptr;
+    size_t cap = 0;
+    auto field = [](std::string_view line, std::string_view key) -> std::string {
+        size_t pos = 0;
+        while ((pos = line.find(key, pos)) != std::string_view::npos) {
+            if (pos == 0 || line[pos - 1] == ' ') {
+                auto v = line.substr(pos + key.size());
+                return std::string(v.substr(0, v.find(' ')));
+            }
+            pos += key.size();
+        }
+        return {};
+    };
+    while (getline(&buf, &cap, p) >= 0) {
+        std::string_view line(buf);
+        std::string token = extract_jfp_token(std::string(line));
+        if (token.size() != 16) continue;
+        std::string id = field(line, "JobId=");
+        if (id.empty()) continue;
+        out.emplace_back(id, token);
+        std::string array = field(line, "ArrayJobId="), task = field(line, "ArrayTaskId=");
+        if (!array.empty() && !task.empty()) out.emplace_back(array + "_" + task, token);
+    }
+    std::free(buf);
+    int rc = pclose(p);
+    if (rc != 0) throw std::runtime_error("scontrol failed (" + cmd + ", status " + std::to_string(rc) + ")");
+    return out;
 }
 
 void run_ingest(const IngestArgs &a) {
@@ -183,6 +228,10 @@ void add_ingest_command(CLI::App &app) {
     c->add_option("--interval", a->interval, "seconds between --follow runs")->capture_default_str()->check(CLI::Range(1.0, 86400.0));
     c->add_option("--overlap", a->overlap, "seconds before the latest end time to start sacct from")->capture_default_str();
     c->add_option("--sacct", a->sacct, "the sacct command")->capture_default_str();
+    c->add_flag("!--no-queue", a->queue,
+                "with --from-sacct: do not record queued jobs' tokens from scontrol (job_modify then re-scores only "
+                "jobs the store already knows)");
+    c->add_option("--scontrol", a->scontrol, "the scontrol command")->capture_default_str();
     c->add_option("--sacct-arg", a->sacct_args, "extra argument for sacct (repeatable), e.g. --sacct-arg=--clusters=c1");
     c->add_option("files", a->files, "sacct exports; - or nothing reads stdin");
     c->footer(std::string("Export with: sacct --allusers --parsable2 --starttime ... --format=") + recommended_sacct_format());
