@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <algorithm>
 #include <limits>
 
 #include "time_util.h"
@@ -23,6 +24,10 @@ float hours_since(int64_t now, int64_t then) {
 float last_outcome(const HistoryStats *h) {
     return (h == nullptr || h->last == 255) ? kNaN : static_cast<float>(h->last);
 }
+
+// Counts of prior jobs grow for as long as a site keeps history: uncapped, every later job lies beyond
+// what the model was trained on. Past kCountCap, more runs say nothing new.
+float capped(uint32_t n) { return static_cast<float>(std::min<uint32_t>(n, kCountCap)); }
 
 float ratio(double num, double den) {
     if (std::isnan(num) || std::isnan(den) || den <= 0) return kNaN;
@@ -83,7 +88,7 @@ void build_features(const JobRequest &r, const HistoryView &h, FeatureVector &ou
     out[F_us_n] = out[F_us_streak] = 0;
     out[F_u_n] = out[F_u_streak] = 0;
     if (const HistoryStats *un = h.user_name) {
-        out[F_un_n] = static_cast<float>(un->n);
+        out[F_un_n] = capped(un->n);
         out[F_un_fail_rate] = rate(un->n_fail, un->n_labeled);
         out[F_un_recent_fail_rate] = f(un->recent_fail_rate());
         out[F_un_last_outcome] = last_outcome(un);
@@ -99,14 +104,14 @@ void build_features(const JobRequest &r, const HistoryView &h, FeatureVector &ou
         if (un->last_oom_req_mem_mb > 0) out[F_un_mem_vs_last_oom] = ratio(r.req_mem_mb, un->last_oom_req_mem_mb);
     }
     if (const HistoryStats *us = h.user_stem) {
-        out[F_us_n] = static_cast<float>(us->n);
+        out[F_us_n] = capped(us->n);
         out[F_us_fail_rate] = rate(us->n_fail, us->n_labeled);
         out[F_us_recent_fail_rate] = f(us->recent_fail_rate());
         out[F_us_last_outcome] = last_outcome(us);
         out[F_us_streak] = static_cast<float>(us->streak);
     }
     if (const HistoryStats *u = h.user) {
-        out[F_u_n] = static_cast<float>(u->n);
+        out[F_u_n] = capped(u->n);
         out[F_u_fail_rate] = rate(u->n_fail, u->n_labeled);
         out[F_u_recent_fail_rate] = f(u->recent_fail_rate());
         out[F_u_last_outcome] = last_outcome(u);

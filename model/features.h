@@ -12,8 +12,9 @@
 
 namespace jfp {
 
-// Bump when a feature's meaning, order or set changes.
-inline constexpr int kFeatureSchemaVersion = 1;
+// Bump when a feature's meaning, order or set changes. 2: counts of prior runs capped at kCountCap.
+inline constexpr int kFeatureSchemaVersion = 2;
+inline constexpr uint32_t kCountCap = 20;
 
 #define JFP_FEATURES(X)                                                                       \
     /* the request */                                                                         \
