@@ -99,6 +99,7 @@ private:
     void publish(const std::shared_ptr<State> &working);
     void run();
     void resolve_pending_uids();
+    void kick();  // wake the background thread now
 
     EngineOptions opt_;
     std::shared_ptr<const State> state_;
@@ -129,7 +130,7 @@ private:
 
     RateLimitedLog unscored_log_{60}, fault_log_{60};
 
-    std::atomic<bool> stop_{false};
+    std::atomic<bool> stop_{false}, kick_{false};
     std::mutex wake_mu_;
     std::condition_variable wake_;
     std::thread thread_;

@@ -39,6 +39,7 @@ public:
     double threshold() const { return threshold_; }
     const TreeEnsemble &failure_model() const { return failure_; }
     bool has_class_model() const { return class_model_.has_value(); }
+    const TreeEnsemble *class_model() const { return class_model_ ? &*class_model_ : nullptr; }
     const nlohmann::json &metadata() const { return metadata_; }  // everything except the models
     size_t reference_rows_checked() const { return reference_checked_; }
 

@@ -27,4 +27,7 @@ struct ScriptTraits {
 
 ScriptTraits scan_script(std::string_view script);
 
+// The same result computed the slow, obvious way; tests compare the two on random scripts.
+ScriptTraits scan_script_reference(std::string_view script);
+
 }  // namespace jfp

@@ -1,4 +1,6 @@
 #include <cmath>
+#include <random>
+#include <string>
 
 #include "catch.h"
 #include "model/features.h"
@@ -70,6 +72,39 @@ TEST_CASE("script traits: interpreter, directives, modules, launchers, python, c
     CHECK(b.lines == 1);  // only the scanned prefix counts lines
     CHECK(scan_script("#!/bin/sh\nset -o errexit\n").set_e == 1);
     CHECK(scan_script("#!/bin/sh\nset -x\n").set_e == 0);
+}
+
+TEST_CASE("script traits: the fast scanner equals the reference on random scripts") {
+    // Fragments chosen to hit every keyword, word boundaries, comments, blank lines, CRLF, keywords split
+    // across lines and near the end of the scanned prefix.
+    static const char *frags[] = {"srun", "srunx", "_srun", " srun ", "mpirun", "mpiexec", "xmpirun", "python", "ipython3",
+                                  "conda", "miniconda", "mamba", "activate", "venv", "module load x", "module  add y",
+                                  "ml gcc", "set -e", "set -o errexit", "set -x", "#SBATCH -N 1", "# srun", "#!/bin/bash",
+                                  "#!/usr/bin/env python3", "\n", "\n", "\n", "\r\n", "   ", "\t", "x", "sru", "n", "a.e",
+                                  "s..n", "v..v", "m...a", "p....n", "m.....c", "a......e", "echo $HOME", ";", "|", "'"};
+    std::mt19937_64 rng(7);
+    std::uniform_int_distribution<size_t> pick(0, sizeof frags / sizeof *frags - 1);
+    for (int round = 0; round < 3000; ++round) {
+        std::string s;
+        size_t target = round % 10 == 0 ? kScriptScanBytes + 64 : (rng() % 400);
+        while (s.size() < target) {
+            s += frags[pick(rng)];
+        }
+        ScriptTraits a = scan_script(s), b = scan_script_reference(s);
+        INFO("script: " << s.substr(0, 300));
+        CHECK(a.bytes == b.bytes);
+        CHECK(a.lines == b.lines);
+        CHECK(a.interp_python == b.interp_python);
+        CHECK(a.interp_shell == b.interp_shell);
+        CHECK(a.sbatch_directives == b.sbatch_directives);
+        CHECK(a.module_loads == b.module_loads);
+        CHECK(a.srun == b.srun);
+        CHECK(a.mpirun == b.mpirun);
+        CHECK(a.uses_python == b.uses_python);
+        CHECK(a.uses_conda == b.uses_conda);
+        CHECK(a.set_e == b.set_e);
+        CHECK(a.binary == b.binary);
+    }
 }
 
 TEST_CASE("features: names are unique and index back") {

@@ -1,0 +1,451 @@
+// Benchmark: the plugin's submit hot path against a bare tree walk over the same model, measured in the
+// same run (ratios, not absolute times: these machines are shared and noisy).
+//
+//   hot path   job_submit() of the built job_submit_jfp.so, dlopen'ed next to libslurmfull as slurmctld
+//              does, in annotate mode: job_desc -> resolve -> features (script scan, history lookups) ->
+//              score -> policy -> annotation and token (xstrdup) -> feature-log queue
+//   reference  TreeEnsemble::predict_binary on the same jobs' precomputed feature vectors
+//   record     XGBoost's own single-row C API (XGBoosterPredictFromDense, one proxy per thread)
+//
+// Two threading modes: a new thread per call (slurmctld 22.05 runs every RPC on a new thread) and a
+// warm pool (23.02+). Prints a table and one JSON object on its last line.
+#include <dlfcn.h>
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <xgboost/c_api.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <map>
+#include <random>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "model/feature_sweep.h"
+#include "model/history_snapshot.h"
+#include "model/model_bundle.h"
+#include "model/script_traits.h"
+#include "model/features.h"
+#include "model/submit_request.h"
+#include "model/time_util.h"
+#include "tools/synth.h"
+#include "tools/trainer.h"
+
+extern "C" {
+char *slurm_xstrdup(const char *);
+void slurm_xfree(void **);
+}
+
+namespace {
+
+using init_fn = int (*)();
+using submit_fn = int (*)(job_desc_msg_t *, uint32_t, char **);
+
+double now_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
+}
+
+struct Stats {
+    double p50 = 0, p99 = 0, p999 = 0, mean = 0;
+    size_t n = 0;
+};
+
+Stats stats(std::vector<double> v) {
+    Stats s;
+    s.n = v.size();
+    if (v.empty()) return s;
+    std::sort(v.begin(), v.end());
+    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))]; };
+    s.p50 = at(0.5);
+    s.p99 = at(0.99);
+    s.p999 = at(0.999);
+    double sum = 0;
+    for (double x : v) sum += x;
+    s.mean = sum / static_cast<double>(v.size());
+    return s;
+}
+
+// A batch script of about `bytes` bytes that looks like the real thing.
+std::string make_script(size_t bytes, std::mt19937_64 &rng) {
+    static const char *lines[] = {
+        "module load gcc/12.2 openmpi/4.1\n", "module load python/3.11\n", "source activate climate\n",
+        "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK\n", "cd $SLURM_SUBMIT_DIR\n",
+        "srun ./model.exe --config run.nml > out.$SLURM_JOB_ID.log\n", "mpirun -np $SLURM_NTASKS ./solver input.dat\n",
+        "python3 postprocess.py --in out --out plots\n", "# copy the restart files back to the project space\n",
+        "cp -r restart/* /project/restart/ || exit 1\n", "if [ ! -f input.dat ]; then echo missing; exit 2; fi\n",
+        "for i in $(seq 1 10); do ./step $i; done\n", "echo \"done at $(date)\"\n"};
+    std::string s = "#!/bin/bash\n#SBATCH -N 1\n#SBATCH -n 4\n#SBATCH -t 01:00:00\n#SBATCH --mem=8G\nset -e\n";
+    std::uniform_int_distribution<size_t> pick(0, sizeof lines / sizeof *lines - 1);
+    while (s.size() < bytes) s += lines[pick(rng)];
+    return s;
+}
+
+struct JobSpec {
+    std::string user, name, partition, account, comment, script;
+    uint32_t uid = 0;
+    uint32_t cpus = 1, nodes = 1, time_min = 60;
+    uint64_t mem = 1000;
+    jfp::FeatureVector x{};  // what the plugin will compute, for the reference walk
+};
+
+struct Site {
+    std::string dir, store, model;
+};
+
+}  // namespace
+
+int main(int argc, char **argv) {
+    bool quick = false, profile = false;
+    size_t calls = 100000;
+    for (int i = 1; i < argc; ++i) {
+        if (!std::strcmp(argv[i], "--quick")) quick = true;
+        else if (!std::strcmp(argv[i], "--profile-hot")) profile = true;  // only job_submit() in the pool: for perf
+        else if (!std::strcmp(argv[i], "--calls") && i + 1 < argc) calls = std::strtoul(argv[++i], nullptr, 10);
+    }
+    if (quick && calls == 100000) calls = 5000;
+    const char *builddir = std::getenv("JFP_BUILDDIR");
+    std::string so = std::string(builddir ? builddir : ".") + "/plugin/.libs/job_submit_jfp.so";
+
+    // ---- a site: synthetic history, a model of 200 rounds of depth 6 (as the training benchmark)
+    char tmpl[] = "/tmp/jfp-bench.XXXXXX";
+    Site site;
+    site.dir = mkdtemp(tmpl);
+    chmod(site.dir.c_str(), 0755);
+    site.store = site.dir + "/history.db";
+    site.model = site.dir + "/model.json";
+    {
+        jfp::SynthOptions so_;
+        so_.jobs = quick ? 20000 : 100000;
+        so_.seed = 3;
+        std::string txt = site.dir + "/h.txt";
+        std::FILE *out = std::fopen(txt.c_str(), "wb");
+        jfp::generate_workload(so_, out);
+        std::fclose(out);
+        jfp::HistoryStore store(site.store, jfp::HistoryStore::Access::ReadWrite);
+        jfp::SacctReader reader({}, [&](jfp::JobRecord &&j) { store.put_job(j); },
+                                [&](jfp::StepInfo &&s) { store.put_step(s); });
+        auto id = store.begin_ingest(txt);
+        std::FILE *in = std::fopen(txt.c_str(), "rb");
+        reader.read(in, txt);
+        std::fclose(in);
+        store.finish_ingest(id, reader.report());
+        jfp::TrainOptions opt;
+        opt.rounds = 200;
+        opt.early_stopping_rounds = 1000;  // all 200 rounds: the model size the goals are stated for
+        opt.max_depth = 6;
+        opt.nthread = 2;
+        jfp::TrainSummary sum;
+        auto bundle = jfp::train_bundle(store, opt, sum);
+        jfp::write_bundle(bundle, site.model);
+    }
+    std::string conf_dir = site.dir;
+    {
+        std::FILE *f = std::fopen((conf_dir + "/slurm.conf").c_str(), "w");
+        std::fputs("PartitionName=batch Default=YES DefaultTime=60\nPartitionName=gpu DefaultTime=120\nDefMemPerCPU=1000\n", f);
+        std::fclose(f);
+        f = std::fopen((conf_dir + "/jfp.conf").c_str(), "w");
+        std::fprintf(f, "mode = annotate\nmodel = %s\nstore = %s\nfeature_log = %s/features.db\n", site.model.c_str(),
+                     site.store.c_str(), site.dir.c_str());
+        std::fclose(f);
+        setenv("SLURM_CONF", (conf_dir + "/slurm.conf").c_str(), 1);
+    }
+
+    // ---- realistic jobs: users and names from the history, scripts of 1-50 KB, varied requests
+    auto bundle = jfp::ModelBundle::load_file(site.model);
+    jfp::HistoryStore store(site.store, jfp::HistoryStore::Access::ReadOnly);
+    auto snap = jfp::load_history_snapshot(store);
+    std::vector<jfp::JobRecord> recent;
+    store.for_each_job([&](jfp::JobRecord &&j) { recent.push_back(std::move(j)); });
+    std::mt19937_64 rng(42);
+    const size_t kSpecs = 2000;
+    std::vector<JobSpec> specs;
+    std::map<std::string, uint32_t> uids;
+    auto defaults = jfp::load_slurm_conf(conf_dir + "/slurm.conf", nullptr);
+    std::uniform_real_distribution<double> logsize(std::log(1024.0), std::log(50 * 1024.0));
+    for (size_t i = 0; i < kSpecs; ++i) {
+        const jfp::JobRecord &r = recent[recent.size() - 1 - (rng() % std::min<size_t>(recent.size(), 20000))];
+        JobSpec s;
+        s.user = r.user;
+        auto [it, fresh] = uids.emplace(r.user, 20000 + static_cast<uint32_t>(uids.size()));
+        (void)fresh;
+        s.uid = it->second;
+        snap.uid_names[s.uid] = r.user;  // the plugin learns the same mapping from the store (UID column)
+        s.name = r.name;
+        s.partition = r.partition.empty() ? "batch" : r.partition;
+        s.account = r.account;
+        s.comment = (rng() % 3 == 0) ? "run with the new namelist | see ticket 1234" : "";
+        s.script = make_script(static_cast<size_t>(std::exp(logsize(rng))), rng);
+        s.cpus = 1u << (rng() % 7);
+        s.nodes = 1 + static_cast<uint32_t>(rng() % 4);
+        s.time_min = 10 + static_cast<uint32_t>(rng() % 1440);
+        s.mem = 500 + rng() % 64000;
+        specs.push_back(std::move(s));
+    }
+    // The store has no UID column for synthetic users: add the mapping the plugin will read.
+    {
+        jfp::HistoryStore w(site.store, jfp::HistoryStore::Access::ReadWrite);
+        std::string text = "JobIDRaw|User|UID|JobName|Submit|State\n";
+        int k = 0;
+        for (const auto &s : specs)
+            text += std::to_string(990000000 + k++) + "|" + s.user + "|" + std::to_string(s.uid) + "|uidmap|2030-01-01T00:00:00|PENDING\n";
+        jfp::SacctReader reader({}, [&](jfp::JobRecord &&j) { w.put_job(j); }, [&](jfp::StepInfo &&st) { w.put_step(st); });
+        auto id = w.begin_ingest("uid map");
+        reader.read_text(text, "uid map");
+        w.finish_ingest(id, reader.report());
+    }
+    snap = jfp::load_history_snapshot(store);
+    for (auto &s : specs) {
+        jfp::SubmitRequest q;
+        q.uid = s.uid;
+        q.name = s.name;
+        q.partition = s.partition;
+        q.account = s.account;
+        q.comment = s.comment;
+        q.script = s.script;
+        q.has_script = true;
+        q.min_cpus = s.cpus;
+        q.min_nodes = s.nodes;
+        q.time_limit_min = s.time_min;
+        q.mem_mb = static_cast<double>(s.mem);
+        jfp::JobRequest req = jfp::resolve_request(q, s.user, defaults, &snap);
+        jfp::build_features(req, snap.index.lookup(req), s.x);
+    }
+
+    // ---- where the time goes: each stage alone, one thread, same jobs (for docs/performance.md)
+    auto stage = [&](const std::function<void(const JobSpec &)> &f, bool new_thread = false) {
+        std::vector<double> lat(calls);
+        for (size_t i = 0; i < calls; ++i) {
+            auto one = [&] {
+                double t0 = now_ns();
+                f(specs[i % kSpecs]);
+                lat[i] = now_ns() - t0;
+            };
+            if (new_thread) std::thread(one).join();
+            else one();
+        }
+        return stats(lat);
+    };
+    volatile double stage_sink = 0;
+    Stats st_scan = stage([&](const JobSpec &s) { stage_sink = stage_sink + jfp::scan_script(s.script).lines; });
+    auto features_stage = [&](const JobSpec &s) {
+        jfp::SubmitRequest q;
+        q.uid = s.uid;
+        q.name = s.name;
+        q.partition = s.partition;
+        q.account = s.account;
+        q.script = s.script;
+        q.has_script = true;
+        q.min_cpus = s.cpus;
+        q.min_nodes = s.nodes;
+        q.time_limit_min = s.time_min;
+        q.mem_mb = static_cast<double>(s.mem);
+        jfp::JobRequest req = jfp::resolve_request(q, s.user, defaults, &snap);
+        jfp::FeatureVector x;
+        jfp::build_features(req, snap.index.lookup(req), x);
+        stage_sink = stage_sink + x[0];
+    };
+    Stats st_features = stage(features_stage);
+    Stats st_features_new = stage(features_stage, true);
+    Stats st_score = stage([&](const JobSpec &s) { stage_sink = stage_sink + bundle.score(s.x).p_fail; });
+    Stats st_score_new = stage([&](const JobSpec &s) { stage_sink = stage_sink + bundle.score(s.x).p_fail; }, true);
+
+    // ---- the plugin, as slurmctld loads it
+    void *h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!h) {
+        std::fprintf(stderr, "bench: dlopen %s: %s\n", so.c_str(), dlerror());
+        return 1;
+    }
+    auto init = reinterpret_cast<init_fn>(dlsym(h, "init"));
+    auto fini = reinterpret_cast<init_fn>(dlsym(h, "fini"));
+    auto submit = reinterpret_cast<submit_fn>(dlsym(h, "job_submit"));
+    init();
+    // The history loads in the background: wait until scores match what the bench computed with it.
+    // As slurmctld hands it over: every string unpacked from the RPC into its own xmalloc'ed buffer (so
+    // the calling thread has used malloc before job_submit, as slurmctld's RPC thread has).
+    auto dup = [](const std::string &v) { return v.empty() ? nullptr : slurm_xstrdup(v.c_str()); };
+    auto make_desc = [&](const JobSpec &s, job_desc_msg_t &d) {
+        slurm_init_job_desc_msg(&d);
+        d.user_id = s.uid;
+        d.name = dup(s.name);
+        d.partition = dup(s.partition);
+        d.account = dup(s.account);
+        d.script = dup(s.script);
+        d.min_cpus = s.cpus;
+        d.min_nodes = s.nodes;
+        d.time_limit = s.time_min;
+        d.pn_min_memory = s.mem;
+        d.comment = dup(s.comment);
+    };
+    auto release = [](job_desc_msg_t &d) {
+        for (char **p : {&d.name, &d.partition, &d.account, &d.script, &d.comment, &d.admin_comment})
+            slurm_xfree(reinterpret_cast<void **>(p));
+    };
+    size_t agree = 0;
+    for (int attempt = 0; attempt < 300; ++attempt) {
+        agree = 0;
+        for (size_t i = 0; i < 50; ++i) {
+            job_desc_msg_t d;
+            make_desc(specs[i], d);
+            char *err = nullptr;
+            submit(&d, 0, &err);
+            std::string c = d.comment ? d.comment : "";
+            auto pos = c.rfind("jfp:p=");
+            char want[16];
+            std::snprintf(want, sizeof want, "%.3f", static_cast<double>(bundle.failure_model().predict_binary(specs[i].x.data())));
+            if (pos != std::string::npos && c.compare(pos + 6, std::strlen(want), want) == 0) ++agree;
+            release(d);
+            slurm_xfree(reinterpret_cast<void **>(&err));
+        }
+        if (agree >= 48) break;
+        usleep(100000);
+    }
+    std::fprintf(stderr, "bench: %zu/50 warm-up scores equal the bench's own feature computation\n", agree);
+
+    // ---- measurement helpers
+    auto run_mode = [&](bool new_thread, const std::function<void(size_t, double &)> &one) {
+        std::vector<double> lat(calls);
+        if (new_thread) {
+            for (size_t i = 0; i < calls; ++i) {
+                std::thread t([&, i] { one(i, lat[i]); });
+                t.join();
+            }
+        } else {
+            unsigned nthreads = std::max(2u, std::thread::hardware_concurrency());
+            std::vector<std::thread> pool;
+            std::atomic<size_t> next{0};
+            for (unsigned t = 0; t < nthreads; ++t)
+                pool.emplace_back([&] {
+                    for (size_t i; (i = next.fetch_add(1)) < calls;) one(i, lat[i]);
+                });
+            for (auto &t : pool) t.join();
+        }
+        return stats(lat);
+    };
+    auto hot = [&](size_t i, double &out) {
+        job_desc_msg_t d;
+        make_desc(specs[i % kSpecs], d);
+        char *err = nullptr;
+        double t0 = now_ns();
+        submit(&d, specs[i % kSpecs].uid, &err);
+        out = now_ns() - t0;
+        release(d);
+        slurm_xfree(reinterpret_cast<void **>(&err));
+    };
+    const jfp::TreeEnsemble &ens = bundle.failure_model();
+    volatile float sink = 0;
+    // The reference: a bare walk over every tree of the bundle the plugin evaluates per job (the failure
+    // model and the failure-class model), then the same over the failure model alone.
+    auto walk = [&](size_t i, double &out) {
+        double t0 = now_ns();
+        jfp::Score sc = bundle.score(specs[i % kSpecs].x);
+        out = now_ns() - t0;
+        sink = sink + sc.p_fail;
+    };
+    auto walk_failure = [&](size_t i, double &out) {
+        double t0 = now_ns();
+        float p = ens.predict_binary(specs[i % kSpecs].x.data());
+        out = now_ns() - t0;
+        sink = sink + p;
+    };
+
+    // XGBoost's own single-row path, for the record: one proxy per thread, nthread=1.
+    BoosterHandle booster = nullptr;
+    {
+        std::string json = nlohmann::json::parse(std::ifstream(site.model))["failure_model"].dump();
+        XGBoosterCreate(nullptr, 0, &booster);
+        XGBoosterLoadModelFromBuffer(booster, json.data(), json.size());
+        XGBoosterSetParam(booster, "nthread", "1");
+    }
+    const char *xgb_conf = R"({"type": 0, "training": false, "iteration_begin": 0, "iteration_end": 0, "strict_shape": false, "cache_id": 0, "missing": NaN})";
+    auto xgb = [&](size_t i, double &out) {
+        thread_local DMatrixHandle proxy = nullptr;
+        if (!proxy) XGProxyDMatrixCreate(&proxy);
+        const float *row = specs[i % kSpecs].x.data();
+        std::string iface = R"({"data": [)" + std::to_string(reinterpret_cast<uintptr_t>(row)) +
+                            R"(, true], "shape": [1, )" + std::to_string(jfp::kNumFeatures) +
+                            R"(], "typestr": "<f4", "version": 3})";
+        const bst_ulong *shape = nullptr;
+        bst_ulong dim = 0;
+        const float *res = nullptr;
+        double t0 = now_ns();
+        XGBoosterPredictFromDense(booster, iface.c_str(), xgb_conf, proxy, &shape, &dim, &res);
+        out = now_ns() - t0;
+        sink = sink + (res ? res[0] : 0);
+    };
+
+    // Alternate the kinds, so that noise on the shared machine hits them alike.
+    Stats hot_new, walk_new, hot_pool, walk_pool, xgb_pool, xgb_new;
+    if (profile) {
+        hot_pool = run_mode(std::getenv("JFP_BENCH_NEW_THREAD") != nullptr, hot);
+        std::printf("job_submit() p50 %.2f us\n", hot_pool.p50 / 1000);
+        fini();
+        return 0;
+    }
+    Stats walkf_new;
+    hot_new = run_mode(true, hot);
+    walk_new = run_mode(true, walk);
+    walkf_new = run_mode(true, walk_failure);
+    hot_pool = run_mode(false, hot);
+    walk_pool = run_mode(false, walk);
+    size_t saved = calls;
+    calls = std::min<size_t>(calls, 20000);
+    xgb_pool = run_mode(false, xgb);
+    xgb_new = run_mode(true, xgb);
+    calls = saved;
+    fini();
+
+    size_t class_trees = bundle.class_model() ? bundle.class_model()->num_trees() : 0;
+    std::printf("submit hot path vs a bare walk of the bundle's trees (%zu failure + %zu class), %zu calls each, microseconds\n",
+                ens.num_trees(), class_trees, calls);
+    std::printf("  %-40s %9s %9s %9s\n", "", "p50", "p99", "p99.9");
+    auto row = [](const char *what, const Stats &s) {
+        std::printf("  %-40s %9.2f %9.2f %9.2f\n", what, s.p50 / 1000, s.p99 / 1000, s.p999 / 1000);
+    };
+    row("job_submit(), new thread per call", hot_new);
+    row("tree walk (all trees), new thread per call", walk_new);
+    row("tree walk (failure trees), new thread", walkf_new);
+    row("job_submit(), warm pool", hot_pool);
+    row("tree walk (all trees), warm pool", walk_pool);
+    row("XGBoost PredictFromDense, warm pool", xgb_pool);
+    row("XGBoost PredictFromDense, new thread", xgb_new);
+    std::printf("  stages alone, one thread:\n");
+    row("  script scan (first 16 KiB)", st_scan);
+    row("  resolve + history lookup + features", st_features);
+    row("  same, new thread per call", st_features_new);
+    row("  all the bundle's trees (failure + class)", st_score);
+    row("  same, new thread per call", st_score_new);
+    nlohmann::json j = {
+        {"hot_path_p50_ratio", hot_new.p50 / walk_new.p50},
+        {"hot_path_p99_ratio", hot_new.p99 / walk_new.p99},
+        {"hot_path_p999_ratio", hot_new.p999 / walk_new.p999},
+        {"hot_path_p50_ratio_vs_failure_trees", hot_new.p50 / walkf_new.p50},
+        {"hot_path_p99_ratio_vs_failure_trees", hot_new.p99 / walkf_new.p99},
+        {"hot_path_pool_p50_ratio", hot_pool.p50 / walk_pool.p50},
+        {"hot_path_pool_p99_ratio", hot_pool.p99 / walk_pool.p99},
+        {"xgboost_pool_p50_ratio", xgb_pool.p50 / walk_pool.p50},
+        {"hot_path_new_thread_us", {{"p50", hot_new.p50 / 1000}, {"p99", hot_new.p99 / 1000}, {"p999", hot_new.p999 / 1000}}},
+        {"tree_walk_new_thread_us", {{"p50", walk_new.p50 / 1000}, {"p99", walk_new.p99 / 1000}, {"p999", walk_new.p999 / 1000}}},
+        {"stage_script_scan_p50_us", st_scan.p50 / 1000},
+        {"stage_features_p50_us", st_features.p50 / 1000},
+        {"trees", ens.num_trees()},
+        {"class_trees", class_trees},
+        {"calls", calls}};
+    std::printf("%s\n", j.dump().c_str());
+    std::string rm = "rm -rf '" + site.dir + "'";
+    (void)std::system(rm.c_str());
+    return 0;
+}
