@@ -3,6 +3,7 @@
 #include <cstdlib>
 #include <cstdio>
 #include <cstring>
+#include <memory>
 #include <unistd.h>
 
 #include "commands.h"
@@ -10,6 +11,7 @@
 #include "model/sacct_reader.h"
 #include "model/text.h"
 #include "model/time_util.h"
+#include "store_writer.h"
 
 namespace jfp {
 
@@ -163,17 +165,19 @@ void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources) {
     if (!a.format.empty())
         for (auto f : split(a.format, ',')) opt.format.emplace_back(trim(f));
     HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
-    SacctReader reader(
-        opt, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
     std::string names;
     for (const auto &src : sources) names += (names.empty() ? "" : ",") + src.name;
     int64_t id = store.begin_ingest(names);
+    auto writer = std::make_unique<StoreWriter>(store);
+    SacctReader reader(
+        opt, [&](JobRecord &&j) { writer->put(std::move(j)); }, [&](StepInfo &&s) { writer->put(std::move(s)); });
     size_t shown = 0;
     uint64_t bad_before = 0;
     for (const auto &src : sources) {
         try {
             reader.read(src.in, src.name);
         } catch (...) {
+            writer.reset();  // stops the writer thread before the store rolls back
             store.abort_ingest();
             throw;
         }
@@ -185,6 +189,13 @@ void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources) {
             std::fprintf(stderr, "jfp ingest: %s %s: %s\n", src.name.c_str(), where.c_str(), b.reason.c_str());
         }
         bad_before = r.bad_lines.size();
+    }
+    try {
+        writer->finish();
+    } catch (...) {
+        writer.reset();
+        store.abort_ingest();
+        throw;
     }
     const auto &r = reader.report();
     store.finish_ingest(id, r);

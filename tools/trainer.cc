@@ -136,6 +136,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     if (!opt.feature_log.empty()) logged = read_feature_log(opt.feature_log);
     Rows train, val;
     uint64_t used_logged = 0;
+    auto t_sweep = std::chrono::steady_clock::now();
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
         if (!is_labeled(j.outcome) || j.end == 0) return;
         if (cutoff && !(j.submit < *cutoff && j.end < *cutoff)) return;
@@ -143,6 +144,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
         else if (j.end < *val_start) train.add(x, j);  // known by the time validation starts
     }, opt.feature_log.empty() ? nullptr : &logged, &used_logged);
     summary.logged_vectors = used_logged;
+    double sweep_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_sweep).count();
     summary.train_rows = train.size();
     summary.train_failures = train.positives();
     summary.val_rows = val.size();
@@ -222,6 +224,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     int classes_present = 0;
     for (double c : class_counts) classes_present += c > 0;
     std::optional<xgb::Booster> class_model;
+    auto t_class = std::chrono::steady_clock::now();
     if (train_fail.size() >= 20 && classes_present >= 2) {
         xgb::DMatrix dcls(train_fail.x.data(), train_fail.size(), kNumFeatures);
         dcls.set_labels(train_fail.label);
@@ -243,6 +246,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
         class_model.emplace(cb.slice(ckeep));
         summary.class_model = true;
     }
+    double class_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_class).count();
 
     // Reference rows: XGBoost's own predictions, which the loader's tree walk must reproduce.
     const Rows &ref_src = val.size() > 0 ? val : train_fail;
@@ -320,7 +324,9 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
                         {"validation_failures", summary.val_failures}};
     training["best_iteration"] = summary.best_iteration;
     training["logged_feature_vectors"] = summary.logged_vectors;
-    training["seconds"] = train_seconds;
+    training["seconds"] = train_seconds;  // the failure model's boosting
+    training["feature_sweep_seconds"] = sweep_seconds;
+    training["class_model_seconds"] = class_seconds;
     training["params"] = {{"monotone_constraints", monotone_constraints()}, {"rounds", opt.rounds},          {"early_stopping_rounds", opt.early_stopping_rounds},
                           {"max_depth", opt.max_depth},    {"eta", opt.eta},
                           {"subsample", opt.subsample},    {"colsample_bytree", opt.colsample},

@@ -10,7 +10,9 @@ void check(int rc, const char *what) {
 }
 
 DMatrix::DMatrix(const float *data, size_t rows, size_t cols) : rows_(rows) {
-    check(XGDMatrixCreateFromMat(data, rows, cols, std::nanf(""), &h_), "XGDMatrixCreateFromMat");
+    // The OpenMP variant: converting 1M+ dense rows is otherwise one thread's work (bench/pipeline.py).
+    check(XGDMatrixCreateFromMat_omp(data, static_cast<bst_ulong>(rows), static_cast<bst_ulong>(cols), std::nanf(""), &h_, 0),
+          "XGDMatrixCreateFromMat_omp");
 }
 
 DMatrix::~DMatrix() {

@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# Benchmark: slurmctld's submission rate through sbatch with JobSubmitPlugins empty, =jfp (annotate
+# mode, a trained model and a history store) and =lua (one rule: the stock alternative), alternating
+# in one throwaway cluster so that noise on the shared machine hits all three alike. Jobs are held
+# (--hold): nothing runs, only submission is measured. Also slurmctld's RSS and thread count with no
+# plugin and after jfp has loaded its model and history.
+#
+#   bench/slurmctld_throughput.sh [--quick] [--jobs N] [--rounds R] [--clients C]
+#
+# Prints a table and one JSON object as its last line. Needs root (it starts Slurm's daemons).
+set -euo pipefail
+
+here=$(cd "$(dirname "$0")" && pwd)
+export JFP_SRCDIR=${JFP_SRCDIR:-$(dirname "$here")}
+export JFP_BUILDDIR=${JFP_BUILDDIR:-$JFP_SRCDIR/build}
+JOBS=2000 ROUNDS=3 CLIENTS=4
+while [ $# -gt 0 ]; do
+    case "$1" in
+        --quick) JOBS=200 ROUNDS=1 ;;
+        --jobs) JOBS=$2; shift ;;
+        --rounds) ROUNDS=$2; shift ;;
+        --clients) CLIENTS=$2; shift ;;
+        *) echo "usage: $0 [--quick] [--jobs N] [--rounds R] [--clients C]" >&2; exit 2 ;;
+    esac
+    shift
+done
+# shellcheck source=../test/integration/lib.sh
+. "$JFP_SRCDIR/test/integration/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "bench: needs root to start the throwaway cluster" >&2; exit 2; }
+
+work=$(mktemp -d /tmp/jfp-bench-ctld.XXXXXX)
+chmod 755 "$work"
+CLEANUP_HOOK="rm -rf '$work'"
+make_site "$work/site" >/dev/null
+chmod 755 "$work/site"
+
+export JFP_JOB_SUBMIT_PLUGINS=""
+export JFP_SLURM_CONF_EXTRA="MaxJobCount=200000"
+export JFP_CONF="mode = annotate
+model = $work/site/model.json
+store = $work/site/history.db"
+cluster_start >/dev/null
+conf="$CLUSTER_DIR/etc/slurm.conf"
+# The one rule a site would write in Lua: note the job in its comment (what jfp's annotate mode does).
+cat >"$CLUSTER_DIR/etc/job_submit.lua" <<'EOF'
+function slurm_job_submit(job_desc, part_list, submit_uid)
+    if job_desc.time_limit == slurm.NO_VAL then
+        slurm.log_user("no --time given: the partition's default applies")
+    end
+    job_desc.comment = (job_desc.comment or "") .. " lua:checked"
+    return slurm.SUCCESS
+end
+function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
+    return slurm.SUCCESS
+end
+EOF
+
+# A realistic batch script (about 3 KB): directives, modules, a launch line.
+script="$work/job.sh"
+{
+    echo '#!/bin/bash'
+    echo '#SBATCH -N 1'
+    echo '#SBATCH -n 1'
+    echo '#SBATCH -t 00:10:00'
+    echo '#SBATCH -o /dev/null'
+    echo 'set -euo pipefail'
+    echo 'module load gcc/12 openmpi/4.1'
+    for i in $(seq 1 60); do echo "# step $i: copy inputs, run the solver, keep the restart files"; done
+    echo 'srun ./solver input.nml'
+} >"$script"
+
+ctld_pid() { cat "$CLUSTER_DIR/run/slurmctld.pid"; }
+proc_field() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$(ctld_pid)/status"; }
+
+# set_plugins VALUE: rewrite JobSubmitPlugins and reconfigure; slurmctld re-inits the plugins when the
+# string changes (22.05, 23.02). For jfp, wait until the model and history are loaded.
+set_plugins() {
+    local v=$1 before
+    before=$(grep -c "loaded history of" "$CTLD_LOG" || true)
+    sed -i '/^JobSubmitPlugins=/d' "$conf"
+    [ -n "$v" ] && echo "JobSubmitPlugins=$v" >>"$conf"
+    scontrol reconfigure
+    if [ "$v" = jfp ]; then
+        for _ in $(seq 1 150); do
+            [ "$(grep -c "loaded history of" "$CTLD_LOG" || true)" -gt "$before" ] && return 0
+            sleep 0.2
+        done
+        fail "jfp did not load its history after reconfigure"
+    fi
+    sleep 1
+}
+
+# submit_all N: N held jobs from CLIENTS parallel sbatch loops; prints jobs per second.
+submit_all() {
+    local n=$1 per=$(( $1 / CLIENTS )) c t0 t1 ok
+    rm -f "$work"/client.*
+    t0=$(date +%s.%N)
+    for c in $(seq 1 "$CLIENTS"); do
+        (
+            for i in $(seq 1 "$per"); do
+                sbatch --hold -J "bench_${c}_$((i % 20))" "$script" || echo "sbatch failed" >&2
+            done >"$work/client.$c" 2>&1
+        ) &
+    done
+    wait
+    t1=$(date +%s.%N)
+    ok=$(cat "$work"/client.* | grep -c "^Submitted batch job" || true)
+    [ "$ok" -eq $((per * CLIENTS)) ] || fail "only $ok of $((per * CLIENTS)) submissions succeeded: $(grep -hv '^Submitted' "$work"/client.* | head -3)"
+    awk -v n="$ok" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", n / (b - a) }'
+}
+
+clear_queue() {
+    scancel -u root 2>/dev/null || true
+    for _ in $(seq 1 300); do
+        [ -z "$(squeue -h -t PD,R -o %i | head -n1)" ] && return 0
+        sleep 0.2
+    done
+}
+
+rss_none=$(proc_field VmRSS); thr_none=$(proc_field Threads)
+declare -A total_jobs total_time
+for k in none jfp lua; do total_jobs[$k]=0; total_time[$k]=0; done
+rates=""
+order=(none jfp lua)
+for r in $(seq 1 "$ROUNDS"); do
+    # Each round starts one further along, so no configuration always runs first after a reconfigure.
+    for o in 0 1 2; do
+        k=${order[$(( (r - 1 + o) % 3 ))]}
+        case $k in none) set_plugins "" ;; jfp) set_plugins jfp ;; lua) set_plugins lua ;; esac
+        if [ "$k" = jfp ] && [ -z "${rss_jfp:-}" ]; then
+            rss_jfp=$(proc_field VmRSS); thr_jfp=$(proc_field Threads)
+        fi
+        rate=$(submit_all "$JOBS")
+        if [ "$k" = jfp ]; then
+            last=$(squeue -h -u root -o "%i %k" --sort=-i | head -n1)
+            case "$last" in *"jfp:p="*) ;; *) fail "jfp did not annotate: $last" ;; esac
+        fi
+        if [ "$k" = lua ]; then
+            last=$(squeue -h -u root -o "%k" | head -n1)
+            case "$last" in *"lua:checked"*) ;; *) fail "the lua rule did not run: $last" ;; esac
+        fi
+        rates="$rates $k:$rate"
+        total_jobs[$k]=$(( ${total_jobs[$k]} + JOBS / CLIENTS * CLIENTS ))
+        total_time[$k]=$(awk -v t="${total_time[$k]}" -v n="$((JOBS / CLIENTS * CLIENTS))" -v r="$rate" 'BEGIN { print t + n / r }')
+        clear_queue
+    done
+done
+rate_of() { awk -v n="${total_jobs[$1]}" -v t="${total_time[$1]}" 'BEGIN { printf "%.2f", n / t }'; }
+none=$(rate_of none); jfp=$(rate_of jfp); lua=$(rate_of lua)
+ratio_jfp=$(awk -v a="$jfp" -v b="$none" 'BEGIN { printf "%.4f", a / b }')
+ratio_lua=$(awk -v a="$lua" -v b="$none" 'BEGIN { printf "%.4f", a / b }')
+
+echo "slurmctld submission rate: $JOBS held jobs per run from $CLIENTS sbatch clients, $ROUNDS rounds alternating"
+echo "  runs (jobs/s):$rates"
+printf '  %-34s %10s %8s\n' "JobSubmitPlugins" "jobs/s" "ratio"
+printf '  %-34s %10s %8s\n' "(none)" "$none" "1.0000"
+printf '  %-34s %10s %8s\n' "jfp (annotate)" "$jfp" "$ratio_jfp"
+printf '  %-34s %10s %8s\n' "lua (one rule)" "$lua" "$ratio_lua"
+echo "  slurmctld RSS: ${rss_none} kB without a plugin, ${rss_jfp} kB with jfp's model and history loaded; threads: $thr_none -> $thr_jfp"
+printf '{"slurmctld_throughput_ratio": %s, "slurmctld_lua_ratio": %s, "slurmctld_jobs_per_s": {"none": %s, "jfp": %s, "lua": %s}, "slurmctld_rss_kib": {"none": %s, "jfp_loaded": %s}, "slurmctld_threads": {"none": %s, "jfp_loaded": %s}, "slurmctld_jobs_per_run": %s, "slurmctld_rounds": %s}\n' \
+    "$ratio_jfp" "$ratio_lua" "$none" "$jfp" "$lua" "$rss_none" "$rss_jfp" "$thr_none" "$thr_jfp" "$((JOBS / CLIENTS * CLIENTS))" "$ROUNDS"
