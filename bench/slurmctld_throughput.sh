@@ -9,6 +9,8 @@
 #
 # Prints a table and one JSON object as its last line. Needs root (it starts Slurm's daemons).
 set -euo pipefail
+# (squeue's output goes through awk, not head: head exiting early makes squeue die of SIGPIPE, and
+# pipefail turns that into a failure once the queue holds thousands of jobs.)
 
 here=$(cd "$(dirname "$0")" && pwd)
 export JFP_SRCDIR=${JFP_SRCDIR:-$(dirname "$here")}
@@ -38,7 +40,8 @@ export JFP_JOB_SUBMIT_PLUGINS=""
 export JFP_SLURM_CONF_EXTRA="MaxJobCount=200000"
 export JFP_CONF="mode = annotate
 model = $work/site/model.json
-store = $work/site/history.db"
+store = $work/site/history.db
+stats_interval = 2"
 cluster_start >/dev/null
 conf="$CLUSTER_DIR/etc/slurm.conf"
 # The one rule a site would write in Lua: note the job in its comment (what jfp's annotate mode does).
@@ -81,13 +84,25 @@ set_plugins() {
     [ -n "$v" ] && echo "JobSubmitPlugins=$v" >>"$conf"
     scontrol reconfigure
     if [ "$v" = jfp ]; then
+        local loaded=""
         for _ in $(seq 1 150); do
-            [ "$(grep -c "loaded history of" "$CTLD_LOG" || true)" -gt "$before" ] && return 0
+            [ "$(grep -c "loaded history of" "$CTLD_LOG" || true)" -gt "$before" ] && { loaded=1; break; }
             sleep 0.2
         done
-        fail "jfp did not load its history after reconfigure"
+        [ -n "$loaded" ] || fail "jfp did not load its history after reconfigure"
     fi
     sleep 1
+}
+
+# rpc_usec FIRST LAST: median and 90th percentile of slurmctld's own time per submission RPC (the usec=
+# it logs for _slurm_rpc_submit_batch_job, which includes the job_submit plugins) for those job ids.
+rpc_usec() {
+    awk -v lo="$1" -v hi="$2" '/_slurm_rpc_submit_batch_job: JobId=/ {
+            id = $0; sub(/.*JobId=/, "", id); sub(/ .*/, "", id)
+            u = $0; sub(/.*usec=/, "", u)
+            if (id + 0 >= lo && id + 0 <= hi) print u + 0
+        }' "$CTLD_LOG" | sort -n |
+        awk '{ v[NR] = $1 } END { if (NR == 0) print "0 0"; else printf "%d %d", v[int(NR * 0.5) + 1], v[int(NR * 0.9) + 1] }'
 }
 
 # submit_all N: N held jobs from CLIENTS parallel sbatch loops; prints jobs per second.
@@ -106,19 +121,20 @@ submit_all() {
     t1=$(date +%s.%N)
     ok=$(cat "$work"/client.* | grep -c "^Submitted batch job" || true)
     [ "$ok" -eq $((per * CLIENTS)) ] || fail "only $ok of $((per * CLIENTS)) submissions succeeded: $(grep -hv '^Submitted' "$work"/client.* | head -3)"
+    ids=$(cat "$work"/client.* | awk '/^Submitted batch job/ { print $4 }' | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo, hi }')
     awk -v n="$ok" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", n / (b - a) }'
 }
 
 clear_queue() {
     scancel -u root 2>/dev/null || true
     for _ in $(seq 1 300); do
-        [ -z "$(squeue -h -t PD,R -o %i | head -n1)" ] && return 0
+        [ -z "$(squeue -h -t PD,R -o %i | awk 'NR == 1')" ] && return 0
         sleep 0.2
     done
 }
 
 rss_none=$(proc_field VmRSS); thr_none=$(proc_field Threads)
-declare -A total_jobs total_time
+declare -A total_jobs total_time rpc_med
 for k in none jfp lua; do total_jobs[$k]=0; total_time[$k]=0; done
 rates=""
 order=(none jfp lua)
@@ -130,21 +146,29 @@ for r in $(seq 1 "$ROUNDS"); do
         if [ "$k" = jfp ] && [ -z "${rss_jfp:-}" ]; then
             rss_jfp=$(proc_field VmRSS); thr_jfp=$(proc_field Threads)
         fi
-        rate=$(submit_all "$JOBS")
+        ids=""
+        submit_all "$JOBS" >"$work/rate"
+        rate=$(cat "$work/rate")
         if [ "$k" = jfp ]; then
-            last=$(squeue -h -u root -o "%i %k" --sort=-i | head -n1)
+            last=$(squeue -h -u root -o "%i %k" --sort=-i | awk 'NR == 1')
             case "$last" in *"jfp:p="*) ;; *) fail "jfp did not annotate: $last" ;; esac
         fi
         if [ "$k" = lua ]; then
-            last=$(squeue -h -u root -o "%k" | head -n1)
+            last=$(squeue -h -u root -o "%k" | awk 'NR == 1')
             case "$last" in *"lua:checked"*) ;; *) fail "the lua rule did not run: $last" ;; esac
         fi
-        rates="$rates $k:$rate"
+        # shellcheck disable=SC2086
+        read -r med p90 <<<"$(rpc_usec $ids)"
+        rpc_med[$k]="${rpc_med[$k]:-} $med"
+        rates="$rates $k:$rate(rpc ${med}us)"
         total_jobs[$k]=$(( ${total_jobs[$k]} + JOBS / CLIENTS * CLIENTS ))
         total_time[$k]=$(awk -v t="${total_time[$k]}" -v n="$((JOBS / CLIENTS * CLIENTS))" -v r="$rate" 'BEGIN { print t + n / r }')
         clear_queue
     done
 done
+# median over rounds of each run's median RPC time
+rpc_of() { printf '%s\n' ${rpc_med[$1]} | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
+rpc_none=$(rpc_of none); rpc_jfp=$(rpc_of jfp); rpc_lua=$(rpc_of lua)
 rate_of() { awk -v n="${total_jobs[$1]}" -v t="${total_time[$1]}" 'BEGIN { printf "%.2f", n / t }'; }
 none=$(rate_of none); jfp=$(rate_of jfp); lua=$(rate_of lua)
 ratio_jfp=$(awk -v a="$jfp" -v b="$none" 'BEGIN { printf "%.4f", a / b }')
@@ -156,6 +180,12 @@ printf '  %-34s %10s %8s\n' "JobSubmitPlugins" "jobs/s" "ratio"
 printf '  %-34s %10s %8s\n' "(none)" "$none" "1.0000"
 printf '  %-34s %10s %8s\n' "jfp (annotate)" "$jfp" "$ratio_jfp"
 printf '  %-34s %10s %8s\n' "lua (one rule)" "$lua" "$ratio_lua"
+echo "  slurmctld's own time per submission RPC (median of run medians, usec as it logs them): none $rpc_none, jfp $rpc_jfp, lua $rpc_lua"
+# The plugin's own stats lines: job_submit's time measured inside slurmctld (the busiest interval).
+inside=$(grep -o 'stats: [0-9]* submissions.*max [0-9.]* us' "$CTLD_LOG" | sort -t' ' -k2,2n | tail -n1 || true)
+echo "  inside slurmctld, busiest ${inside:-stats: (no stats line)}"
+p50_inside=$(printf '%s' "$inside" | sed -n 's/.*p50 \([0-9.]*\) us.*/\1/p'); p50_inside=${p50_inside:-0}
+p99_inside=$(printf '%s' "$inside" | sed -n 's/.*p99 \([0-9.]*\) us.*/\1/p'); p99_inside=${p99_inside:-0}
 echo "  slurmctld RSS: ${rss_none} kB without a plugin, ${rss_jfp} kB with jfp's model and history loaded; threads: $thr_none -> $thr_jfp"
-printf '{"slurmctld_throughput_ratio": %s, "slurmctld_lua_ratio": %s, "slurmctld_jobs_per_s": {"none": %s, "jfp": %s, "lua": %s}, "slurmctld_rss_kib": {"none": %s, "jfp_loaded": %s}, "slurmctld_threads": {"none": %s, "jfp_loaded": %s}, "slurmctld_jobs_per_run": %s, "slurmctld_rounds": %s}\n' \
-    "$ratio_jfp" "$ratio_lua" "$none" "$jfp" "$lua" "$rss_none" "$rss_jfp" "$thr_none" "$thr_jfp" "$((JOBS / CLIENTS * CLIENTS))" "$ROUNDS"
+printf '{"slurmctld_throughput_ratio": %s, "slurmctld_lua_ratio": %s, "slurmctld_jobs_per_s": {"none": %s, "jfp": %s, "lua": %s}, "slurmctld_rss_kib": {"none": %s, "jfp_loaded": %s}, "slurmctld_threads": {"none": %s, "jfp_loaded": %s}, "slurmctld_jobs_per_run": %s, "slurmctld_rounds": %s, "slurmctld_rpc_usec_median": {"none": %s, "jfp": %s, "lua": %s}, "job_submit_in_slurmctld_us": {"p50": %s, "p99": %s}}\n' \
+    "$ratio_jfp" "$ratio_lua" "$none" "$jfp" "$lua" "$rss_none" "$rss_jfp" "$thr_none" "$thr_jfp" "$((JOBS / CLIENTS * CLIENTS))" "$ROUNDS" "$rpc_none" "$rpc_jfp" "$rpc_lua" "$p50_inside" "$p99_inside"

@@ -161,6 +161,10 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             auto n = parse_int(value);
             if (!n || *n < 0 || *n > 10000000) bad("expected a whole number between 0 and 10000000");
             else c.log_queue_size = static_cast<size_t>(*n);
+        } else if (key == "stats_interval") {
+            auto d = parse_double(value);
+            if (!d || *d < 0 || *d > 86400) bad("expected seconds between 0 and 86400 (0: no statistics lines)");
+            else c.stats_interval_seconds = *d;
         } else if (key == "reload_interval") {
             auto d = parse_double(value);
             if (!d || *d < 0 || *d > 3600) bad("expected seconds between 0 and 3600");

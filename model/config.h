@@ -38,6 +38,7 @@ struct Config {
 
     size_t log_queue_size = 10000;
     double reload_interval_seconds = 1.0;  // at most one stat of the watched files per interval
+    double stats_interval_seconds = 600;   // how often to log job_submit's cost and decisions; 0: never
 
     // Where this config came from (for log lines); empty for defaults.
     std::string origin;

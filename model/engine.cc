@@ -128,6 +128,10 @@ Engine::~Engine() {
     stop_.store(true);
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
+    try {
+        log_stats(true);
+    } catch (...) {
+    }
     feature_log_.store(nullptr);
     writers_.clear();  // each drains its queue
 }
@@ -152,6 +156,7 @@ void Engine::run() {
         }
         if (stop_.load()) break;
         recent_->drain();
+        log_stats(false);
         try {
             poll();
         } catch (const std::exception &e) {
@@ -430,18 +435,19 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
     }
 
     // slurmctld's log: acted-on (and would-be) decisions at info, the rest at debug.
-    char line[512];
-    const char *verb = is_update ? "update" : "submit";
-    std::snprintf(line, sizeof line, "%s%s user=%s name=%s p=%.3f class=%s threshold=%.3f action=%s%s%s%s model=%s token=%s",
-                  cfg.mode == Mode::Shadow ? "shadow " : "", verb, r.user.c_str(), quote_for_message(r.name, 60).c_str(),
-                  static_cast<double>(s.p_fail), cls, d.threshold,
-                  cfg.mode == Mode::Shadow && d.above && !d.exempt ? "would-act" : action_name(d.action),
-                  d.exempt ? " exempt" : "", d.override_used ? " override" : "",
-                  d.below_min_history ? " below-min-history" : "", model.model_id().c_str(), out.token.c_str());
-    if (d.action == Action::Warn || d.action == Action::Reject || (cfg.mode == Mode::Shadow && d.above))
-        log_info(line);
-    else
-        log_debug(line);
+    bool info = d.action == Action::Warn || d.action == Action::Reject || (cfg.mode == Mode::Shadow && d.above);
+    if (info || debug_enabled()) {
+        char line[512];
+        const char *verb = is_update ? "update" : "submit";
+        std::snprintf(line, sizeof line, "%s%s user=%s name=%s p=%.3f class=%s threshold=%.3f action=%s%s%s%s model=%s token=%s",
+                      cfg.mode == Mode::Shadow ? "shadow " : "", verb, r.user.c_str(), quote_for_message(r.name, 60).c_str(),
+                      static_cast<double>(s.p_fail), cls, d.threshold,
+                      cfg.mode == Mode::Shadow && d.above && !d.exempt ? "would-act" : action_name(d.action),
+                      d.exempt ? " exempt" : "", d.override_used ? " override" : "",
+                      d.below_min_history ? " below-min-history" : "", model.model_id().c_str(), out.token.c_str());
+        if (info) log_info(line);
+        else log_debug(line);
+    }
 
     // The feature vector goes to the log through the bounded queue; never waits.
     if (FeatureLogWriter *w = feature_log()) {
@@ -461,7 +467,21 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
     }
 }
 
+namespace {
+uint64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+struct LatencyScope {
+    LatencyHistogram &h;
+    uint64_t t0 = monotonic_ns();
+    ~LatencyScope() { h.record(monotonic_ns() - t0); }
+};
+}  // namespace
+
 SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
+    LatencyScope timed{submit_latency_};
     SubmitOutcome out;
     counters_.evaluated.fetch_add(1, std::memory_order_relaxed);
     auto st = state();
@@ -560,6 +580,33 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
         recent_->update(token, std::move(*entry));
     }
     return out;
+}
+
+// One line every stats_interval with what job_submit cost inside slurmctld and what it decided, for the
+// interval just past; nothing when no job came.
+void Engine::log_stats(bool final) {
+    double interval = state()->config.stats_interval_seconds;
+    if (interval <= 0) return;
+    auto now = std::chrono::steady_clock::now();
+    if (stats_last_.time_since_epoch().count() == 0) stats_last_ = started_;
+    double elapsed = std::chrono::duration<double>(now - stats_last_).count();
+    if (!final && elapsed < interval) return;
+    stats_last_ = now;
+    LatencyHistogram::Summary s = submit_latency_.take();
+    uint64_t cur[] = {counters_.scored.load(), counters_.annotated.load(), counters_.warned.load(),
+                      counters_.rejected.load(), counters_.unscored.load()};
+    uint64_t d[5];
+    for (int i = 0; i < 5; ++i) {
+        d[i] = cur[i] - stats_prev_[i];
+        stats_prev_[i] = cur[i];
+    }
+    if (s.count == 0) return;
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "stats: %" PRIu64 " submissions in the last %.0f s%s; job_submit p50 %.1f us, p99 %.1f us, max %.1f us; "
+                  "scored %" PRIu64 ", annotated %" PRIu64 ", warned %" PRIu64 ", rejected %" PRIu64 ", unscored %" PRIu64,
+                  s.count, elapsed, final ? " (plugin unloading)" : "", s.p50_us, s.p99_us, s.max_us, d[0], d[1], d[2], d[3], d[4]);
+    log_info(line);
 }
 
 void Engine::kick() {

@@ -11,6 +11,7 @@
 #include <sys/types.h>
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <memory>
 #include <mutex>
@@ -25,6 +26,7 @@
 #include "feature_log.h"
 #include "file_check.h"
 #include "history_snapshot.h"
+#include "latency_histogram.h"
 #include "log.h"
 #include "model_bundle.h"
 #include "policy.h"
@@ -75,6 +77,8 @@ public:
     // What the plugin found, for the init log line.
     std::string describe() const;
     const EngineCounters &counters() const { return counters_; }
+    // What was recorded since the last call: the background thread's stats line, and tests.
+    LatencyHistogram::Summary take_latency() { return submit_latency_.take(); }
     Mode mode() const;
     std::string model_id() const;
     size_t history_jobs() const;
@@ -100,10 +104,12 @@ private:
     void run();
     void resolve_pending_uids();
     void kick();  // wake the background thread now
+    void log_stats(bool final);
 
     EngineOptions opt_;
     std::shared_ptr<const State> state_;
     EngineCounters counters_;
+    LatencyHistogram submit_latency_;  // every evaluate(), logged by the background thread
 
     // Loader bookkeeping (background thread only).
     FileSig config_sig_, model_sig_, store_sig_, slurm_conf_sig_;
@@ -131,6 +137,9 @@ private:
     RateLimitedLog unscored_log_{60}, fault_log_{60};
 
     std::atomic<bool> stop_{false}, kick_{false};
+    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point stats_last_{};  // background thread only
+    uint64_t stats_prev_[5] = {};
     std::mutex wake_mu_;
     std::condition_variable wake_;
     std::thread thread_;

@@ -183,6 +183,7 @@ void HistoryStore::maybe_commit() {
 }
 
 void HistoryStore::put_job(const JobRecord &j) {
+    if (!writable_) throw SqliteError(path() + ": opened read-only", SQLITE_READONLY);
     Stmt &s = st_->upsert_job;
     s.bind(1, std::string_view(j.cluster)).bind(2, std::string_view(j.job_key));
     s.bind_text_or_null(3, j.job_id).bind_text_or_null(4, j.array_job).bind(5, std::string_view(j.user));
@@ -201,6 +202,7 @@ void HistoryStore::put_job(const JobRecord &j) {
 }
 
 void HistoryStore::put_step(const StepInfo &st) {
+    if (!writable_) throw SqliteError(path() + ": opened read-only", SQLITE_READONLY);
     Stmt &s = st_->upsert_step;
     s.bind(1, std::string_view(st.cluster)).bind(2, std::string_view(st.job_key)).bind(3, st.max_rss_mb);
     s.bind(4, static_cast<int64_t>(st.out_of_memory ? 1 : 0));

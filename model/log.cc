@@ -14,6 +14,8 @@ void stderr_sink(LogLevel level, const char *message) {
 }
 
 LogSink g_sink = stderr_sink;
+bool no_debug() { return false; }
+DebugProbe g_debug_probe = no_debug;
 
 int64_t monotonic_seconds() {
     timespec ts{};
@@ -24,6 +26,8 @@ int64_t monotonic_seconds() {
 }  // namespace
 
 void set_log_sink(LogSink sink) { g_sink = sink ? sink : stderr_sink; }
+void set_debug_probe(DebugProbe probe) { g_debug_probe = probe ? probe : no_debug; }
+bool debug_enabled() { return g_debug_probe(); }
 
 void log_msg(LogLevel level, const std::string &message) { g_sink(level, message.c_str()); }
 

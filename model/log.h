@@ -14,6 +14,11 @@ using LogSink = void (*)(LogLevel, const char *message);
 
 // Not thread-safe to change while other threads log; set once at start.
 void set_log_sink(LogSink sink);
+// Whether debug messages would be kept: the submit path skips formatting its per-job debug line when not
+// (bench/hotpath). The plugin asks slurmctld's current level; the CLI drops debug lines.
+using DebugProbe = bool (*)();
+void set_debug_probe(DebugProbe probe);
+bool debug_enabled();
 void log_msg(LogLevel level, const std::string &message);
 inline void log_info(const std::string &m) { log_msg(LogLevel::Info, m); }
 inline void log_warning(const std::string &m) { log_msg(LogLevel::Warning, m); }

@@ -38,6 +38,12 @@ void slurm_sink(jfp::LogLevel level, const char *message) {
     }
 }
 
+// slurmctld's log level (scontrol setdebug changes it at run time). Weak: not in Slurm's public headers,
+// so if a release drops it the plugin still loads and keeps formatting its debug lines.
+extern "C" int slurm_get_log_level(void) __attribute__((weak));
+constexpr int kSlurmLogLevelDebug = 5;  // LOG_LEVEL_DEBUG in src/common/log.h
+bool slurm_debug_enabled() { return !slurm_get_log_level || slurm_get_log_level() >= kSlurmLogLevelDebug; }
+
 jfp::RateLimitedLog g_fault_log(60);
 
 void log_fault(const char *where, const char *what) {
@@ -65,6 +71,7 @@ std::string slurm_conf_path(const std::string &jfp_conf) {
 extern "C" JFP_EXPORT int init(void) {
     try {
         jfp::set_log_sink(slurm_sink);
+        jfp::set_debug_probe(slurm_debug_enabled);
         jfp::EngineOptions opt;
         opt.config_path = extra_conf_path("jfp.conf");
         opt.slurm_conf_path = slurm_conf_path(opt.config_path);

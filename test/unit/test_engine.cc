@@ -283,6 +283,10 @@ TEST_CASE("engine: concurrent evaluation from many threads, no lock around scori
     for (auto &t : threads) t.join();
     CHECK(annotated.load() == 4000);
     CHECK(e.counters().scored.load() == 4000);
+    auto lat = e.take_latency();  // every call was timed, none lost between threads
+    CHECK(lat.count == 4000);
+    CHECK(lat.p50_us > 0);
+    CHECK(lat.p99_us >= lat.p50_us);
 }
 
 TEST_CASE("engine: the history reloads when jfp ingest commits, and only then") {
@@ -304,4 +308,29 @@ TEST_CASE("engine: the history reloads when jfp ingest commits, and only then") 
     CHECK(e.history_jobs() == before + 1);
     e.poll();
     CHECK(e.counters().history_loads.load() == 2);
+}
+
+TEST_CASE("latency histogram: buckets within 25%, quantiles of what was recorded since the last take") {
+    for (uint64_t ns : {1ull, 3ull, 4ull, 5ull, 999ull, 1000ull, 1024ull, 20000ull, 123456789ull}) {
+        int b = LatencyHistogram::bucket(ns);
+        INFO(ns);
+        CHECK(LatencyHistogram::upper_bound_ns(b) > static_cast<double>(ns));
+        CHECK(LatencyHistogram::upper_bound_ns(b) <= static_cast<double>(ns) * 1.25 + 1);
+        if (b > 0) CHECK(LatencyHistogram::upper_bound_ns(b - 1) <= static_cast<double>(ns));
+    }
+    LatencyHistogram h;
+    for (int i = 0; i < 98; ++i) h.record(20000);  // 20 us
+    h.record(500000);                               // 500 us
+    h.record(900000);                               // 900 us
+    auto s = h.take();
+    CHECK(s.count == 100);
+    CHECK(s.p50_us >= 20.0);
+    CHECK(s.p50_us < 25.0);
+    CHECK(s.p99_us >= 500.0);
+    CHECK(s.p99_us < 625.0);
+    CHECK(s.max_us == Approx(900.0));
+    auto again = h.take();
+    CHECK(again.count == 0);
+    h.record(1000);
+    CHECK(h.take().count == 1);
 }
