@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark: slurmctld's submission rate through sbatch with JobSubmitPlugins empty, =jfp (annotate
 # mode, a trained model and a history store) and =lua (one rule: the stock alternative), alternating
-# in one throwaway cluster so that noise on the shared machine hits all three alike. Jobs are held
+# in one throwaway cluster so that noise on the shared machine hits all three alike. The reported ratio is
+# the median over rounds of each round's jfp/none ratio. Jobs are held
 # (--hold): nothing runs, only submission is measured. Also slurmctld's RSS and thread count with no
 # plugin and after jfp has loaded its model and history.
 #
@@ -15,7 +16,7 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export JFP_SRCDIR=${JFP_SRCDIR:-$(dirname "$here")}
 export JFP_BUILDDIR=${JFP_BUILDDIR:-$JFP_SRCDIR/build}
-JOBS=2000 ROUNDS=3 CLIENTS=4
+JOBS=2000 ROUNDS=5 CLIENTS=4
 while [ $# -gt 0 ]; do
     case "$1" in
         --quick) JOBS=200 ROUNDS=1 ;;
@@ -134,7 +135,8 @@ clear_queue() {
 }
 
 rss_none=$(proc_field VmRSS); thr_none=$(proc_field Threads)
-declare -A total_jobs total_time rpc_med
+declare -A total_jobs total_time rpc_med round_rate
+ratios_jfp="" ratios_lua=""
 for k in none jfp lua; do total_jobs[$k]=0; total_time[$k]=0; done
 rates=""
 order=(none jfp lua)
@@ -161,25 +163,36 @@ for r in $(seq 1 "$ROUNDS"); do
         read -r med p90 <<<"$(rpc_usec $ids)"
         rpc_med[$k]="${rpc_med[$k]:-} $med"
         rates="$rates $k:$rate(rpc ${med}us)"
+        round_rate[$k]=$rate
         total_jobs[$k]=$(( ${total_jobs[$k]} + JOBS / CLIENTS * CLIENTS ))
         total_time[$k]=$(awk -v t="${total_time[$k]}" -v n="$((JOBS / CLIENTS * CLIENTS))" -v r="$rate" 'BEGIN { print t + n / r }')
         clear_queue
     done
+    # The three runs of a round lie minutes apart at most: their ratio is less exposed to the machine's
+    # drift than rates pooled over the whole benchmark.
+    ratios_jfp="$ratios_jfp $(awk -v a="${round_rate[jfp]}" -v b="${round_rate[none]}" 'BEGIN { printf "%.4f", a / b }')"
+    ratios_lua="$ratios_lua $(awk -v a="${round_rate[lua]}" -v b="${round_rate[none]}" 'BEGIN { printf "%.4f", a / b }')"
 done
+median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
 # median over rounds of each run's median RPC time
 rpc_of() { printf '%s\n' ${rpc_med[$1]} | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
 rpc_none=$(rpc_of none); rpc_jfp=$(rpc_of jfp); rpc_lua=$(rpc_of lua)
 rate_of() { awk -v n="${total_jobs[$1]}" -v t="${total_time[$1]}" 'BEGIN { printf "%.2f", n / t }'; }
 none=$(rate_of none); jfp=$(rate_of jfp); lua=$(rate_of lua)
-ratio_jfp=$(awk -v a="$jfp" -v b="$none" 'BEGIN { printf "%.4f", a / b }')
-ratio_lua=$(awk -v a="$lua" -v b="$none" 'BEGIN { printf "%.4f", a / b }')
+pooled_jfp=$(awk -v a="$jfp" -v b="$none" 'BEGIN { printf "%.4f", a / b }')
+pooled_lua=$(awk -v a="$lua" -v b="$none" 'BEGIN { printf "%.4f", a / b }')
+# shellcheck disable=SC2086
+ratio_jfp=$(median $ratios_jfp)
+# shellcheck disable=SC2086
+ratio_lua=$(median $ratios_lua)
 
 echo "slurmctld submission rate: $JOBS held jobs per run from $CLIENTS sbatch clients, $ROUNDS rounds alternating"
 echo "  runs (jobs/s):$rates"
-printf '  %-34s %10s %8s\n' "JobSubmitPlugins" "jobs/s" "ratio"
-printf '  %-34s %10s %8s\n' "(none)" "$none" "1.0000"
-printf '  %-34s %10s %8s\n' "jfp (annotate)" "$jfp" "$ratio_jfp"
-printf '  %-34s %10s %8s\n' "lua (one rule)" "$lua" "$ratio_lua"
+printf '  %-24s %10s %14s %14s\n' "JobSubmitPlugins" "jobs/s" "ratio (pooled)" "ratio (median of rounds)"
+printf '  %-24s %10s %14s %14s\n' "(none)" "$none" "1.0000" "1.0000"
+printf '  %-24s %10s %14s %14s\n' "jfp (annotate)" "$jfp" "$pooled_jfp" "$ratio_jfp"
+printf '  %-24s %10s %14s %14s\n' "lua (one rule)" "$lua" "$pooled_lua" "$ratio_lua"
+echo "  per-round ratios: jfp$ratios_jfp; lua$ratios_lua"
 echo "  slurmctld's own time per submission RPC (median of run medians, usec as it logs them): none $rpc_none, jfp $rpc_jfp, lua $rpc_lua"
 # The plugin's own stats lines: job_submit's time measured inside slurmctld (the busiest interval).
 inside=$(grep -o 'stats: [0-9]* submissions.*max [0-9.]* us' "$CTLD_LOG" | sort -t' ' -k2,2n | tail -n1 || true)
@@ -187,5 +200,5 @@ echo "  inside slurmctld, busiest ${inside:-stats: (no stats line)}"
 p50_inside=$(printf '%s' "$inside" | sed -n 's/.*p50 \([0-9.]*\) us.*/\1/p'); p50_inside=${p50_inside:-0}
 p99_inside=$(printf '%s' "$inside" | sed -n 's/.*p99 \([0-9.]*\) us.*/\1/p'); p99_inside=${p99_inside:-0}
 echo "  slurmctld RSS: ${rss_none} kB without a plugin, ${rss_jfp} kB with jfp's model and history loaded; threads: $thr_none -> $thr_jfp"
-printf '{"slurmctld_throughput_ratio": %s, "slurmctld_lua_ratio": %s, "slurmctld_jobs_per_s": {"none": %s, "jfp": %s, "lua": %s}, "slurmctld_rss_kib": {"none": %s, "jfp_loaded": %s}, "slurmctld_threads": {"none": %s, "jfp_loaded": %s}, "slurmctld_jobs_per_run": %s, "slurmctld_rounds": %s, "slurmctld_rpc_usec_median": {"none": %s, "jfp": %s, "lua": %s}, "job_submit_in_slurmctld_us": {"p50": %s, "p99": %s}}\n' \
-    "$ratio_jfp" "$ratio_lua" "$none" "$jfp" "$lua" "$rss_none" "$rss_jfp" "$thr_none" "$thr_jfp" "$((JOBS / CLIENTS * CLIENTS))" "$ROUNDS" "$rpc_none" "$rpc_jfp" "$rpc_lua" "$p50_inside" "$p99_inside"
+printf '{"slurmctld_throughput_ratio": %s, "slurmctld_lua_ratio": %s, "slurmctld_throughput_ratio_pooled": %s, "slurmctld_jobs_per_s": {"none": %s, "jfp": %s, "lua": %s}, "slurmctld_rss_kib": {"none": %s, "jfp_loaded": %s}, "slurmctld_threads": {"none": %s, "jfp_loaded": %s}, "slurmctld_jobs_per_run": %s, "slurmctld_rounds": %s, "slurmctld_rpc_usec_median": {"none": %s, "jfp": %s, "lua": %s}, "job_submit_in_slurmctld_us": {"p50": %s, "p99": %s}}\n' \
+    "$ratio_jfp" "$ratio_lua" "$pooled_jfp" "$none" "$jfp" "$lua" "$rss_none" "$rss_jfp" "$thr_none" "$thr_jfp" "$((JOBS / CLIENTS * CLIENTS))" "$ROUNDS" "$rpc_none" "$rpc_jfp" "$rpc_lua" "$p50_inside" "$p99_inside"
