@@ -38,6 +38,7 @@ cluster_cleanup() {
             echo "---- cluster logs (test failed with $rc) ----" >&2
             "$TESTCLUSTER" logs "$CLUSTER_DIR" || true
         fi
+        cd /
         if [ -z "${JFP_KEEP_CLUSTER:-}" ]; then rm -rf "$CLUSTER_DIR"; else echo "# kept $CLUSTER_DIR" >&2; fi
     fi
     [ -n "$CLEANUP_HOOK" ] && eval "$CLEANUP_HOOK"
@@ -54,6 +55,9 @@ cluster_start() {
     # shellcheck disable=SC1091
     . "$CLUSTER_DIR/env"
     CTLD_LOG="$CLUSTER_DIR/log/slurmctld.log"
+    # Jobs submitted without -o write slurm-N.out into the submit directory: keep them in the cluster's.
+    mkdir -p "$CLUSTER_DIR/work"
+    cd "$CLUSTER_DIR/work"
 }
 
 # Always an explicit window: sacct 22.05 without -E missed the day's jobs just after midnight (seen at
