@@ -382,7 +382,8 @@ std::string Engine::user_name(const State &st, uint32_t uid) {
 }
 
 void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryView &hv, const FeatureVector &x,
-                          std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update) {
+                          std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update,
+                          DeferredScript script) {
     const ModelBundle &model = *st.model;
     const Config &cfg = st.config;
     Score s = model.score(x);
@@ -463,6 +464,7 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
         e.action = static_cast<uint8_t>(d.action);
         e.threshold = static_cast<float>(d.threshold);
         e.x = x;
+        e.script = std::move(script);
         w->push(std::move(e));
     }
 }
@@ -501,9 +503,18 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     std::string user = user_name(*st, req.uid);
     JobRequest r = resolve_request(req, user, *st->defaults, st->history.get());
     HistoryView hv = st->history ? st->history->index.lookup(r) : HistoryView{};
+    // Scanning the script was a third of this call (bench/hotpath). A model that splits on no script
+    // feature cannot be moved by one, so then the scan is left to the feature-log thread (which logs
+    // the full vector for training) or, with no feature log, skipped.
+    ScriptScan scan = ScriptScan::Now;
+    DeferredScript deferred;
+    if (r.script_known && !st->model->uses_script_features()) {
+        if (feature_log()) deferred = DeferredScript(r.script, deferred_script_bytes_, kDeferredScriptBudget);
+        if (deferred.pending() || !feature_log()) scan = ScriptScan::Later;
+    }
     FeatureVector x;
-    build_features(r, hv, x);
-    fill_outcome(*st, r, hv, x, neutral_comment, req.uid, out, false);
+    build_features(r, hv, x, scan);
+    fill_outcome(*st, r, hv, x, neutral_comment, req.uid, out, false, std::move(deferred));
 
     Recent::Entry e;
     e.req = std::move(r);

@@ -99,7 +99,8 @@ private:
     std::shared_ptr<const State> state() const { return std::atomic_load(&state_); }
     std::string user_name(const State &st, uint32_t uid);
     void fill_outcome(const State &st, const JobRequest &r, const HistoryView &hv, const FeatureVector &x,
-                      std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update);
+                      std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update,
+                      DeferredScript script = DeferredScript());
     void publish(const std::shared_ptr<State> &working);
     void run();
     void resolve_pending_uids();
@@ -137,6 +138,9 @@ private:
     RateLimitedLog unscored_log_{60}, fault_log_{60};
 
     std::atomic<bool> stop_{false}, kick_{false};
+    // Bytes of script heads waiting in the feature-log queue for the writer to scan (DeferredScript).
+    std::shared_ptr<std::atomic<int64_t>> deferred_script_bytes_ = std::make_shared<std::atomic<int64_t>>(0);
+    static constexpr int64_t kDeferredScriptBudget = 16 << 20;
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point stats_last_{};  // background thread only
     uint64_t stats_prev_[5] = {};

@@ -9,6 +9,47 @@
 
 namespace jfp {
 
+DeferredScript::DeferredScript(std::string_view script, std::shared_ptr<std::atomic<int64_t>> budget, int64_t limit) {
+    std::string_view head = script.substr(0, kScriptScanBytes);
+    auto n = static_cast<int64_t>(head.size());
+    if (budget->fetch_add(n, std::memory_order_relaxed) + n > limit) {
+        budget->fetch_sub(n, std::memory_order_relaxed);
+        return;  // not pending: the caller scans now
+    }
+    head_.assign(head);
+    bytes_ = static_cast<double>(script.size());
+    pending_ = true;
+    budget_ = std::move(budget);
+}
+
+DeferredScript &DeferredScript::operator=(DeferredScript &&o) noexcept {
+    if (this != &o) {
+        release();
+        head_ = std::move(o.head_);
+        bytes_ = o.bytes_;
+        pending_ = o.pending_;
+        budget_ = std::move(o.budget_);
+        o.head_.clear();
+        o.pending_ = false;
+        o.budget_.reset();
+    }
+    return *this;
+}
+
+void DeferredScript::release() {
+    if (budget_) budget_->fetch_sub(static_cast<int64_t>(head_.size()), std::memory_order_relaxed);
+    budget_.reset();
+    head_.clear();
+    head_.shrink_to_fit();
+    pending_ = false;
+}
+
+ScriptTraits DeferredScript::scan() const {
+    ScriptTraits t = scan_script(head_);
+    t.bytes = bytes_;
+    return t;
+}
+
 namespace {
 
 const char *kFeatureLogSchema = R"(
@@ -99,6 +140,10 @@ void FeatureLogWriter::run() {
         try {
             db->exec("BEGIN");
             do {
+                if (e.script.pending()) {
+                    fill_script_features(e.script.scan(), e.x);
+                    e.script = DeferredScript();  // returns its bytes to the budget
+                }
                 Stmt &s = *insert;
                 s.bind(1, std::string_view(e.token)).bind(2, e.scored_at).bind(3, std::string_view(e.model_id));
                 s.bind(4, static_cast<int64_t>(kFeatureSchemaVersion)).bind(5, static_cast<int64_t>(e.uid));

@@ -10,15 +10,44 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <unordered_map>
 
 #include "bounded_queue.h"
 #include "features.h"
+#include "script_traits.h"
 
 namespace jfp {
+
+// A job script's head waiting for the writer thread to scan it (the submit path skips the scan when the
+// model does not use script features). The bytes held are charged to a shared budget while the entry
+// lives, so a backed-up queue cannot pin unbounded memory in slurmctld.
+class DeferredScript {
+public:
+    DeferredScript() = default;
+    // Copies the first kScriptScanBytes of script if the budget allows; check pending() after.
+    DeferredScript(std::string_view script, std::shared_ptr<std::atomic<int64_t>> budget, int64_t limit);
+    DeferredScript(DeferredScript &&o) noexcept { *this = std::move(o); }
+    DeferredScript &operator=(DeferredScript &&o) noexcept;
+    DeferredScript(const DeferredScript &) = delete;
+    DeferredScript &operator=(const DeferredScript &) = delete;
+    ~DeferredScript() { release(); }
+
+    bool pending() const { return pending_; }
+    // The scan the submit path skipped: the same traits scan_script gives for the whole script.
+    ScriptTraits scan() const;
+
+private:
+    void release();
+    std::string head_;
+    double bytes_ = 0;
+    bool pending_ = false;
+    std::shared_ptr<std::atomic<int64_t>> budget_;
+};
 
 struct FeatureLogEntry {
     std::string token;
@@ -31,6 +60,7 @@ struct FeatureLogEntry {
     uint8_t action = 0;
     float threshold = 0;
     FeatureVector x{};
+    DeferredScript script;  // pending: x's script features are filled by the writer before it writes
 };
 
 class FeatureLogWriter {

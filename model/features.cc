@@ -51,7 +51,21 @@ int feature_index(const char *name) {
     return -1;
 }
 
-void build_features(const JobRequest &r, const HistoryView &h, FeatureVector &out) {
+void fill_script_features(const ScriptTraits &t, FeatureVector &out) {
+    out[F_script_bytes] = f(t.bytes);
+    out[F_script_lines] = f(t.lines);
+    out[F_script_python] = f(t.interp_python);
+    out[F_script_shell] = f(t.interp_shell);
+    out[F_script_sbatch_lines] = f(t.sbatch_directives);
+    out[F_script_module_loads] = f(t.module_loads);
+    out[F_script_srun] = f(t.srun);
+    out[F_script_mpirun] = f(t.mpirun);
+    out[F_script_uses_python] = f(t.uses_python);
+    out[F_script_uses_conda] = f(t.uses_conda);
+    out[F_script_set_e] = f(t.set_e);
+}
+
+void build_features(const JobRequest &r, const HistoryView &h, FeatureVector &out, ScriptScan scan) {
     out.fill(kNaN);
     out[F_req_cpus] = f(r.req_cpus);
     out[F_req_nodes] = f(r.req_nodes);
@@ -67,20 +81,7 @@ void build_features(const JobRequest &r, const HistoryView &h, FeatureVector &ou
     out[F_submit_hour] = static_cast<float>(hour_of_day(r.submit_time));
     out[F_submit_weekday] = static_cast<float>(weekday(r.submit_time));
 
-    if (r.script_known) {
-        ScriptTraits t = scan_script(r.script);
-        out[F_script_bytes] = f(t.bytes);
-        out[F_script_lines] = f(t.lines);
-        out[F_script_python] = f(t.interp_python);
-        out[F_script_shell] = f(t.interp_shell);
-        out[F_script_sbatch_lines] = f(t.sbatch_directives);
-        out[F_script_module_loads] = f(t.module_loads);
-        out[F_script_srun] = f(t.srun);
-        out[F_script_mpirun] = f(t.mpirun);
-        out[F_script_uses_python] = f(t.uses_python);
-        out[F_script_uses_conda] = f(t.uses_conda);
-        out[F_script_set_e] = f(t.set_e);
-    }
+    if (r.script_known && scan == ScriptScan::Now) fill_script_features(scan_script(r.script), out);
 
     const int64_t now = r.submit_time;
     // Absent history is "zero prior runs", not unknown: the model must learn what a first run looks like.

@@ -54,7 +54,12 @@ int feature_index(const char *name);
 inline constexpr double kUnlimitedMinutes = 1e7;
 
 // Fills out from the request, its script (if known) and its history. Unknown values are NaN.
-void build_features(const JobRequest &req, const HistoryView &history, FeatureVector &out);
+// ScriptScan::Later leaves the script features NaN for a caller that fills them afterwards with
+// fill_script_features (the plugin, when the model does not use them: the feature-log thread does).
+enum class ScriptScan { Now, Later };
+void build_features(const JobRequest &req, const HistoryView &history, FeatureVector &out,
+                    ScriptScan scan = ScriptScan::Now);
+void fill_script_features(const ScriptTraits &traits, FeatureVector &out);
 
 // A JobRequest as sacct describes the job (no script: exports do not carry it).
 JobRequest request_from_record(const JobRecord &job);

@@ -108,6 +108,9 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
                 ++b.reference_checked_;
             }
         }
+        b.uses_script_features_ = false;
+        for (int f = F_script_bytes; f <= F_script_set_e; ++f)
+            if (b.failure_.uses_feature(f) || (b.class_model_ && b.class_model_->uses_feature(f))) b.uses_script_features_ = true;
         b.metadata_ = j;
         b.metadata_.erase("failure_model");
         b.metadata_.erase("class_model");

@@ -39,6 +39,9 @@ public:
     double threshold() const { return threshold_; }
     const TreeEnsemble &failure_model() const { return failure_; }
     bool has_class_model() const { return class_model_.has_value(); }
+    // Whether either model splits on a script feature. When neither does, the plugin need not scan the
+    // job script on the submit path (scores cannot depend on it).
+    bool uses_script_features() const { return uses_script_features_; }
     const TreeEnsemble *class_model() const { return class_model_ ? &*class_model_ : nullptr; }
     const nlohmann::json &metadata() const { return metadata_; }  // everything except the models
     size_t reference_rows_checked() const { return reference_checked_; }
@@ -48,6 +51,7 @@ private:
     double threshold_ = 0.5;
     TreeEnsemble failure_;
     std::optional<TreeEnsemble> class_model_;
+    bool uses_script_features_ = true;
     std::array<float, kFailureClasses> class_prior_{};
     nlohmann::json metadata_;
     size_t reference_checked_ = 0;

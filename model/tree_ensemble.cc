@@ -215,4 +215,10 @@ void TreeEnsemble::contributions(const float *x, float *contrib) const {
     }
 }
 
+bool TreeEnsemble::uses_feature(int f) const {
+    for (const Node &n : nodes_)
+        if (n.left != 0 && static_cast<int>(n.feat & ~kDefaultLeft) == f) return true;
+    return false;
+}
+
 }  // namespace jfp

@@ -25,6 +25,8 @@ public:
     size_t num_trees() const { return tree_root_.size(); }
     size_t num_nodes() const { return nodes_.size(); }
     const std::string &objective() const { return objective_; }
+    // Whether any split tests feature f: a feature no split tests cannot change a score.
+    bool uses_feature(int f) const;
 
     // Binary models: P(class 1). x has num_features() values (NaN = missing).
     float predict_binary(const float *x) const;

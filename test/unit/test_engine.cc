@@ -7,6 +7,8 @@
 #include "model/bounded_queue.h"
 #include "model/engine.h"
 #include "model/feature_log.h"
+#include "model/features.h"
+#include "model/model_bundle.h"
 #include "model/time_util.h"
 #include "test_support.h"
 
@@ -120,6 +122,64 @@ TEST_CASE("feature log: written in the background, read back by token; a full qu
     CHECK(bad.push(std::move(e2)));
     bad.flush();
     CHECK(bad.failed() >= 1);
+}
+
+TEST_CASE("feature log: a deferred script is scanned by the writer exactly as on the submit path") {
+    test::TempDir dir;
+    std::string script = "#!/bin/bash\n#SBATCH -n 4\nset -e\nmodule load gcc\nsource activate env\nsrun ./a.out\n";
+    while (script.size() < kScriptScanBytes + 5000) script += "mpirun ./step   # a long script: only the head is kept\n";
+    JobRequest r;
+    r.script = script;
+    r.script_known = true;
+    FeatureVector now, later;
+    build_features(r, HistoryView{}, now, ScriptScan::Now);
+    build_features(r, HistoryView{}, later, ScriptScan::Later);
+    CHECK(std::isnan(later[F_script_bytes]));
+    CHECK(now[F_script_bytes] == static_cast<float>(script.size()));
+
+    auto budget = std::make_shared<std::atomic<int64_t>>(0);
+    {
+        FeatureLogWriter w(dir.file("f.db"), 16);
+        FeatureLogEntry e;
+        e.token = "deferred";
+        e.x = later;
+        e.script = DeferredScript(script, budget, 1 << 20);
+        REQUIRE(e.script.pending());
+        CHECK(budget->load() == static_cast<int64_t>(kScriptScanBytes));  // the head only, charged
+        REQUIRE(w.push(std::move(e)));
+        w.flush();
+    }
+    CHECK(budget->load() == 0);  // returned once written
+    auto log = read_feature_log(dir.file("f.db"));
+    const FeatureVector &got = log.at("deferred").x;
+    for (int f = F_script_bytes; f <= F_script_set_e; ++f) {
+        INFO(feature_names()[static_cast<size_t>(f)]);
+        CHECK(got[static_cast<size_t>(f)] == now[static_cast<size_t>(f)]);
+    }
+
+    // Over budget: nothing is copied or charged, and the caller scans on the spot.
+    DeferredScript refused(script, budget, 100);
+    CHECK_FALSE(refused.pending());
+    CHECK(budget->load() == 0);
+    {
+        DeferredScript a(script, budget, 1 << 20), b;
+        b = std::move(a);  // moving hands over the charge, once
+        CHECK(budget->load() == static_cast<int64_t>(kScriptScanBytes));
+    }
+    CHECK(budget->load() == 0);
+}
+
+TEST_CASE("model bundle: knows whether any split uses a script feature") {
+    test::TempDir dir;
+    std::string db = test::build_store(dir, 6000, 3);
+    auto bundle = ModelBundle::load_file(test::train_small_bundle(dir, db));
+    // Trained from sacct exports, which carry no scripts: no split can test a script feature.
+    CHECK_FALSE(bundle.uses_script_features());
+    int used = 0;
+    for (int f = 0; f < kNumFeatures; ++f) used += bundle.failure_model().uses_feature(f);
+    CHECK(used > 3);
+    CHECK(bundle.failure_model().uses_feature(F_un_streak) + bundle.failure_model().uses_feature(F_un_fail_rate) +
+              bundle.failure_model().uses_feature(F_un_recent_fail_rate) > 0);
 }
 
 TEST_CASE("engine: no config means off; the job is untouched") {
