@@ -208,7 +208,7 @@ int main(int argc, char **argv) {
         w.finish_ingest(id, reader.report());
     }
     snap = jfp::load_history_snapshot(store);
-    for (auto &s : specs) {
+    auto request_of = [](const JobSpec &s) {
         jfp::SubmitRequest q;
         q.uid = s.uid;
         q.name = s.name;
@@ -221,7 +221,10 @@ int main(int argc, char **argv) {
         q.min_nodes = s.nodes;
         q.time_limit_min = s.time_min;
         q.mem_mb = static_cast<double>(s.mem);
-        jfp::JobRequest req = jfp::resolve_request(q, s.user, defaults, &snap);
+        return q;
+    };
+    for (auto &s : specs) {
+        jfp::JobRequest req = jfp::resolve_request(request_of(s), s.user, defaults, &snap);
         jfp::build_features(req, snap.index.lookup(req), s.x);
     }
 
@@ -242,18 +245,7 @@ int main(int argc, char **argv) {
     volatile double stage_sink = 0;
     Stats st_scan = stage([&](const JobSpec &s) { stage_sink = stage_sink + jfp::scan_script(s.script).lines; });
     auto features_stage = [&](const JobSpec &s) {
-        jfp::SubmitRequest q;
-        q.uid = s.uid;
-        q.name = s.name;
-        q.partition = s.partition;
-        q.account = s.account;
-        q.script = s.script;
-        q.has_script = true;
-        q.min_cpus = s.cpus;
-        q.min_nodes = s.nodes;
-        q.time_limit_min = s.time_min;
-        q.mem_mb = static_cast<double>(s.mem);
-        jfp::JobRequest req = jfp::resolve_request(q, s.user, defaults, &snap);
+        jfp::JobRequest req = jfp::resolve_request(request_of(s), s.user, defaults, &snap);
         jfp::FeatureVector x;
         jfp::build_features(req, snap.index.lookup(req), x);
         stage_sink = stage_sink + x[0];

@@ -202,26 +202,29 @@ private:
 
 }  // namespace
 
+namespace {
+// What both scanners share: the size of the whole script, the scanned prefix, and NUL bytes meaning a
+// binary (nothing else is read then). Returns false for a binary.
+bool scanned_prefix(std::string_view script, ScriptTraits &t, std::string_view &s) {
+    t.bytes = static_cast<double>(script.size());
+    s = script.substr(0, kScriptScanBytes);
+    if (std::memchr(s.data(), 0, s.size()) == nullptr) return true;
+    t.binary = 1;
+    return false;
+}
+}  // namespace
+
 ScriptTraits scan_script(std::string_view script) {
     ScriptTraits t;
-    t.bytes = static_cast<double>(script.size());
-    std::string_view s = script.substr(0, kScriptScanBytes);
-    if (std::memchr(s.data(), 0, s.size()) != nullptr) {
-        t.binary = 1;
-        return t;
-    }
-    FastScan(s, t).run();
+    std::string_view s;
+    if (scanned_prefix(script, t, s)) FastScan(s, t).run();
     return t;
 }
 
 ScriptTraits scan_script_reference(std::string_view script) {
     ScriptTraits t;
-    t.bytes = static_cast<double>(script.size());
-    std::string_view s = script.substr(0, kScriptScanBytes);
-    if (std::memchr(s.data(), 0, s.size()) != nullptr) {
-        t.binary = 1;
-        return t;
-    }
+    std::string_view s;
+    if (!scanned_prefix(script, t, s)) return t;
     size_t pos = 0;
     bool first = true;
     while (pos < s.size()) {
