@@ -138,23 +138,18 @@ declare -A total_jobs total_time rpc_med round_rate
 ratios_jfp="" ratios_lua=""
 for k in none jfp lua; do total_jobs[$k]=0; total_time[$k]=0; done
 rates=""
+# What loading jfp adds to slurmctld, read before any job exists: once runs have come and gone,
+# slurmctld's own job records and glibc's trimming move its RSS by more than the plugin does.
+rss_none=$(proc_field VmRSS); thr_none=$(proc_field Threads)
+set_plugins jfp
+rss_jfp=$(proc_field VmRSS); thr_jfp=$(proc_field Threads)
+set_plugins ""
 order=(none jfp lua)
 for r in $(seq 1 "$ROUNDS"); do
     # Each round starts one further along, so no configuration always runs first after a reconfigure.
     for o in 0 1 2; do
         k=${order[$(( (r - 1 + o) % 3 ))]}
-        # RSS and threads just before and just after jfp's first load: slurmctld's own job records grow
-        # with every run, so only adjacent readings say what the plugin adds.
-        first_jfp=""
-        if [ "$k" = jfp ] && [ -z "${rss_jfp:-}" ]; then
-            first_jfp=1
-            set_plugins ""
-            rss_none=$(proc_field VmRSS); thr_none=$(proc_field Threads)
-        fi
         case $k in none) set_plugins "" ;; jfp) set_plugins jfp ;; lua) set_plugins lua ;; esac
-        if [ -n "$first_jfp" ]; then
-            rss_jfp=$(proc_field VmRSS); thr_jfp=$(proc_field Threads)
-        fi
         ids=""
         submit_all "$JOBS" >"$work/rate"
         rate=$(cat "$work/rate")
@@ -206,6 +201,6 @@ inside=$(grep -o 'stats: [0-9]* submissions.*max [0-9.]* us' "$CTLD_LOG" | sort 
 echo "  inside slurmctld, busiest ${inside:-stats: (no stats line)}"
 p50_inside=$(printf '%s' "$inside" | sed -n 's/.*p50 \([0-9.]*\) us.*/\1/p'); p50_inside=${p50_inside:-0}
 p99_inside=$(printf '%s' "$inside" | sed -n 's/.*p99 \([0-9.]*\) us.*/\1/p'); p99_inside=${p99_inside:-0}
-echo "  slurmctld RSS: ${rss_none} kB without a plugin, ${rss_jfp} kB just after jfp loaded its model and history; threads: $thr_none -> $thr_jfp"
+echo "  slurmctld RSS before any job: ${rss_none} kB without a plugin, ${rss_jfp} kB with jfp's model and history loaded; threads: $thr_none -> $thr_jfp"
 printf '{"slurmctld_throughput_ratio": %s, "slurmctld_lua_ratio": %s, "slurmctld_throughput_ratio_pooled": %s, "slurmctld_jobs_per_s": {"none": %s, "jfp": %s, "lua": %s}, "slurmctld_rss_kib": {"none": %s, "jfp_loaded": %s}, "slurmctld_threads": {"none": %s, "jfp_loaded": %s}, "slurmctld_jobs_per_run": %s, "slurmctld_rounds": %s, "slurmctld_rpc_usec_median": {"none": %s, "jfp": %s, "lua": %s}, "job_submit_in_slurmctld_us": {"p50": %s, "p99": %s}}\n' \
     "$ratio_jfp" "$ratio_lua" "$pooled_jfp" "$none" "$jfp" "$lua" "$rss_none" "$rss_jfp" "$thr_none" "$thr_jfp" "$((JOBS / CLIENTS * CLIENTS))" "$ROUNDS" "$rpc_none" "$rpc_jfp" "$rpc_lua" "$p50_inside" "$p99_inside"
