@@ -385,6 +385,8 @@ int main(int argc, char **argv) {
         hot_pool = run_mode(std::getenv("JFP_BENCH_NEW_THREAD") != nullptr, hot);
         std::printf("job_submit() p50 %.2f us\n", hot_pool.p50 / 1000);
         fini();
+        std::string rm_site = "rm -rf '" + site.dir + "'";
+        (void)std::system(rm_site.c_str());
         return 0;
     }
     Stats walkf_new;
