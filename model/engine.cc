@@ -232,10 +232,10 @@ void Engine::poll(bool load_history) {
                                   b->model_id().c_str(), b->failure_model().num_trees(), b->threshold(),
                                   b->reference_rows_checked(), ms_since(t0));
                     next->model = b;
+                    next->model_note = std::string("model ") + b->model_id();
                     counters_.model_loads.fetch_add(1);
                     publish(next);  // score with it now, not after the history has loaded too
                     log_info(std::string(buf) + " from " + cfg.model_path);
-                    next->model_note = std::string("model ") + b->model_id();
                     last_model_error_.clear();
                     changed = true;
                 } catch (const std::exception &e) {
