@@ -122,6 +122,11 @@ TreeEnsemble TreeEnsemble::from_xgboost_json(const nlohmann::json &model, int ex
             Node &nd = e.nodes_[root + new_id[o]];
             int64_t l = lc[o].get<int64_t>();
             float value = static_cast<float>(num(sc[o]));
+            // A split at -Infinity (XGBoost 3.x) sends every present value right: kept as is. A NaN
+            // split or a non-finite leaf is no model XGBoost writes.
+            if (l < 0 ? !std::isfinite(value) : std::isnan(value))
+                throw std::runtime_error("tree " + std::to_string(t) + " has a " + (l < 0 ? "non-finite leaf" : "NaN split") +
+                                         " value");
             if (l < 0) {
                 nd = {value, 0, 0};
             } else {

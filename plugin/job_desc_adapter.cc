@@ -58,6 +58,16 @@ jfp::SubmitRequest to_submit_request(const job_desc_msg_t *d, uint32_t submit_ui
     return r;
 }
 
+std::string job_id_of(const job_desc_msg_t *d) {
+    if (d->job_id_str && *d->job_id_str) return d->job_id_str;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+    uint32_t id = d->step_id.job_id;  // 26.05: job_desc_msg_t carries a slurm_step_id_t, no job_id
+#else
+    uint32_t id = d->job_id;
+#endif
+    return id != NO_VAL && id != 0 ? std::to_string(id) : std::string();
+}
+
 int apply_outcome(job_desc_msg_t *d, const jfp::SubmitOutcome &o, char **err_msg) {
     if (o.new_comment) set_string(&d->comment, *o.new_comment);
     if (!o.admin_comment_append.empty()) {

@@ -13,6 +13,10 @@ namespace jfp_plugin {
 // Views into job_desc: valid while job_desc is.
 jfp::SubmitRequest to_submit_request(const job_desc_msg_t *job_desc, uint32_t submit_uid);
 
+// The job an update names: job_id_str when given, else the numeric id (26.05 moved it into step_id).
+// Empty when the descriptor names no job.
+std::string job_id_of(const job_desc_msg_t *job_desc);
+
 // Applies an outcome: comment, admin_comment, and the user message appended to *err_msg (when err_msg is
 // given). All strings handed to Slurm come from slurm_xstrdup. Returns the rc for slurmctld.
 int apply_outcome(job_desc_msg_t *job_desc, const jfp::SubmitOutcome &outcome, char **err_msg);

@@ -1,6 +1,7 @@
 // job_submit/jfp: the Slurm-facing shim. Every entry point catches everything: no C++ exception may
 // reach slurmctld, and any internal fault lets the job through unchanged with one rate-limited log line.
 // All logic lives in model/ (jfp::Engine); this file only translates.
+#include <dlfcn.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
 
@@ -9,6 +10,7 @@
 #include <exception>
 #include <string>
 
+#include "jfp_config.h"
 #include "job_desc_adapter.h"
 #include "model/engine.h"
 #include "model/log.h"
@@ -66,12 +68,22 @@ std::string slurm_conf_path(const std::string &jfp_conf) {
     return (slash == std::string::npos ? std::string(".") : jfp_conf.substr(0, slash)) + "/slurm.conf";
 }
 
+// Which file slurmctld loaded and which release it was built for: the first things to check when a
+// Slurm upgrade and a jfp build disagree (docs/admin-guide.md, "Slurm releases").
+std::string build_line() {
+    std::string line = std::string("jfp ") + PACKAGE_VERSION + " built for Slurm " + JFP_SLURM_VERSION;
+    Dl_info info{};
+    if (dladdr(reinterpret_cast<void *>(&slurm_sink), &info) && info.dli_fname) line += std::string(" from ") + info.dli_fname;
+    return line;
+}
+
 }  // namespace
 
 extern "C" JFP_EXPORT int init(void) {
     try {
         jfp::set_log_sink(slurm_sink);
         jfp::set_debug_probe(slurm_debug_enabled);
+        jfp::log_info(build_line());
         jfp::EngineOptions opt;
         opt.config_path = extra_conf_path("jfp.conf");
         opt.slurm_conf_path = slurm_conf_path(opt.config_path);
@@ -117,10 +129,7 @@ int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
     try {
         jfp::Engine *engine = g_engine.load(std::memory_order_acquire);
         if (!engine || !job_desc) return SLURM_SUCCESS;
-        std::string job_id = job_desc->job_id_str ? job_desc->job_id_str
-                             : job_desc->job_id != NO_VAL ? std::to_string(job_desc->job_id)
-                                                          : std::string();
-        jfp::SubmitOutcome out = engine->evaluate_update(job_id, jfp_plugin::to_submit_request(job_desc, submit_uid),
+        jfp::SubmitOutcome out = engine->evaluate_update(jfp_plugin::job_id_of(job_desc), jfp_plugin::to_submit_request(job_desc, submit_uid),
                                                          submit_uid);
         return jfp_plugin::apply_outcome(job_desc, out, err_msg);
     } catch (const std::exception &e) {

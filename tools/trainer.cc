@@ -61,6 +61,10 @@ std::string window_json_time(int64_t t) { return t > 0 ? format_sacct_time(t) : 
 
 void set_common(xgb::Booster &b, const TrainOptions &opt) {
     b.set("tree_method", "hist");
+    // XGBoost 2.0+ estimates the intercept from the labels when base_score is unset; 1.7 leaves it at 0.5.
+    // On a small history the estimated intercept made early stopping keep one round (XGBoost 3.0,
+    // ROC-AUC 0.43 where 1.7 gave > 0.6). Pinned, every release trains the same model.
+    b.set("base_score", "0.5");
     b.set("eta", std::to_string(opt.eta));
     b.set("subsample", std::to_string(opt.subsample));
     b.set("colsample_bytree", std::to_string(opt.colsample));
@@ -332,7 +336,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
                           {"subsample", opt.subsample},    {"colsample_bytree", opt.colsample},
                           {"min_child_weight", opt.min_child_weight}, {"scale_pos_weight", spw},
                           {"class_rounds", opt.class_rounds}, {"class_max_depth", opt.class_max_depth},
-                          {"tree_method", "hist"}};
+                          {"tree_method", "hist"}, {"base_score", 0.5}};
     bundle["training"] = training;
     bundle["validation_metrics"] = {{"rows", summary.validation.n},
                                     {"failures", summary.validation.positives},
@@ -342,8 +346,8 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
                                     {"precision", summary.validation.precision},
                                     {"recall", summary.validation.recall},
                                     {"f1", summary.validation.f1}};
-    bundle["failure_model"] = nlohmann::json::parse(model_json);
-    bundle["class_model"] = class_model ? nlohmann::json::parse(class_model->save_json()) : nlohmann::json();
+    bundle["failure_model"] = xgb::parse_model_json(model_json);
+    bundle["class_model"] = class_model ? xgb::parse_model_json(class_model->save_json()) : nlohmann::json();
     bundle["reference_rows"] = refs;
 
     // Never publish a bundle the plugin would refuse: load it exactly as the plugin does.

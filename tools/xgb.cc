@@ -77,6 +77,37 @@ std::vector<float> Booster::predict(const DMatrix &m) const {
     return std::vector<float>(result, result + n);
 }
 
+nlohmann::json parse_model_json(const std::string &text) {
+    static const char *const kTokens[] = {"-Infinity", "Infinity", "NaN"};
+    std::string out;
+    out.reserve(text.size() + 64);
+    bool in_string = false;
+    for (size_t i = 0; i < text.size(); ++i) {
+        char c = text[i];
+        if (in_string) {
+            out += c;
+            if (c == '\\' && i + 1 < text.size()) out += text[++i];
+            else if (c == '"') in_string = false;
+            continue;
+        }
+        if (c == '"') in_string = true;
+        bool replaced = false;
+        for (const char *tok : kTokens) {
+            size_t n = std::char_traits<char>::length(tok);
+            if (text.compare(i, n, tok) == 0) {
+                out += '"';
+                out.append(tok, n);
+                out += '"';
+                i += n - 1;
+                replaced = true;
+                break;
+            }
+        }
+        if (!replaced) out += c;
+    }
+    return nlohmann::json::parse(out);
+}
+
 std::string version() {
     int a = 0, b = 0, c = 0;
     XGBoostVersion(&a, &b, &c);

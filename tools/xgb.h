@@ -3,6 +3,8 @@
 
 #include <xgboost/c_api.h>
 
+#include <nlohmann/json.hpp>
+
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,5 +56,10 @@ private:
 };
 
 std::string version();
+
+// XGBoost's JSON model, parsed. XGBoost 3.x writes a split that only separates missing from present
+// values with the bare token -Infinity, which JSON lacks; such tokens (-Infinity, Infinity, NaN) outside
+// strings become the strings "-Infinity", "Infinity", "NaN", which the bundle loader reads as numbers.
+nlohmann::json parse_model_json(const std::string &text);
 
 }  // namespace jfp::xgb

@@ -5,9 +5,19 @@ set -euo pipefail
 : "${JFP_BUILDDIR:?run through make check (JFP_BUILDDIR unset)}"
 : "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
 TESTCLUSTER="$JFP_SRCDIR/test/cluster/testcluster"
-JFP="$JFP_BUILDDIR/tools/jfp"
-PLUGIN_SO="$JFP_BUILDDIR/plugin/.libs/job_submit_jfp.so"
 export PATH="$PATH:/usr/sbin:/sbin"
+if [ -n "${JFP_INSTALLED:-}" ]; then
+    # The installed packages, not the build tree: jfp from PATH, the plugin from Slurm's plugin directory.
+    JFP=$(command -v jfp || true)
+    [ "$JFP" = /usr/bin/jfp ] || { echo "ERROR: JFP_INSTALLED is set but jfp is '$JFP', not /usr/bin/jfp" >&2; exit 99; }
+    PLUGIN_SO="$("$TESTCLUSTER" plugindir)/job_submit_jfp.so"
+    [ -f "$PLUGIN_SO" ] || { echo "ERROR: JFP_INSTALLED is set but $PLUGIN_SO is not installed" >&2; exit 99; }
+    PLUGIN_DIR=""
+else
+    JFP="$JFP_BUILDDIR/tools/jfp"
+    PLUGIN_SO="$JFP_BUILDDIR/plugin/.libs/job_submit_jfp.so"
+    PLUGIN_DIR="$JFP_BUILDDIR/plugin/.libs"
+fi
 # What docs/admin-guide.md recommends exporting (recommended_sacct_format() in model/sacct_reader.cc).
 SACCT_FORMAT=JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,AdminComment,Submit,Start,End,ElapsedRaw,State,ExitCode,JobName,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine
 
@@ -45,13 +55,14 @@ cluster_cleanup() {
     exit "$rc"
 }
 
-# cluster_start: starts a cluster with the build tree's plugin first in PluginDir. JFP_CONF (jfp.conf
+# cluster_start: starts a cluster with the build tree's plugin first in PluginDir (or, with JFP_INSTALLED,
+# Slurm's plugin directory alone). JFP_CONF (jfp.conf
 # text), JFP_JOB_SUBMIT_PLUGINS and JFP_SLURM_CONF_EXTRA are passed through.
 cluster_start() {
     CLUSTER_DIR=$(mktemp -d /tmp/jfp-test.XXXXXX)
     trap cluster_cleanup EXIT
     trap 'exit 130' INT TERM
-    JFP_PLUGIN_DIR="$JFP_BUILDDIR/plugin/.libs" "$TESTCLUSTER" start "$CLUSTER_DIR"
+    JFP_PLUGIN_DIR="$PLUGIN_DIR" "$TESTCLUSTER" start "$CLUSTER_DIR"
     # shellcheck disable=SC1091
     . "$CLUSTER_DIR/env"
     CTLD_LOG="$CLUSTER_DIR/log/slurmctld.log"

@@ -58,7 +58,7 @@ passes "schema mismatch"
 import json, sys
 b = json.load(open(sys.argv[1]))
 t = b["failure_model"]["learner"]["gradient_booster"]["model"]["trees"][0]
-t["split_conditions"] = [v + 1.0 for v in t["split_conditions"]]
+t["split_conditions"] = [v + 1.0 if isinstance(v, (int, float)) else v for v in t["split_conditions"]]  # "-Infinity" stays
 json.dump(b, open(sys.argv[2] + ".tmp", "w"))
 PY
 put "$W/model.json.tmp" "$W/model.json" 644

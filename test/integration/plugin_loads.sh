@@ -8,6 +8,11 @@ export JFP_CONF="mode = annotate
 model = /nonexistent/jfp/model.json"
 cluster_start
 
+# The plugin says which file slurmctld loaded (the installed package's with JFP_INSTALLED) and which
+# release it was built for: the one running.
+built=$(grep "job_submit/jfp: jfp .* built for Slurm" "$CTLD_LOG" || true)
+expect_contains "$built" "built for Slurm $(slurmctld -V | awk '{print $2}') from $PLUGIN_SO" "build line"
+note "$built"
 init=$(grep "job_submit/jfp: init: " "$CTLD_LOG" || true)
 expect_contains "$init" "config=$CLUSTER_DIR/etc/jfp.conf (loaded)" "init line: config"
 expect_contains "$init" "model=/nonexistent/jfp/model.json (missing" "init line: model"

@@ -148,8 +148,6 @@ TEST_CASE("harness: annotate appends within Slurm's limit and writes the join to
     CHECK(jfp::parse_annotation(big.comment()));
     std::string binary("\x7f" "ELF\0\0\x01\x02", 9);
     Job bin("sim", "", nullptr);
-    bin.d.script = static_cast<char *>(malloc(0));
-    free(bin.d.script);
     bin.d.script = slurm_xstrdup(binary.c_str());
     CHECK(p.submit(&bin.d, getuid(), &bin.err) == SLURM_SUCCESS);
     Job salloc("interactive", "", nullptr);  // salloc/srun: no script

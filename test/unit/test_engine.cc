@@ -1,5 +1,6 @@
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <atomic>
 #include <fstream>
 #include <thread>
@@ -329,10 +330,12 @@ TEST_CASE("engine: hot reload picks up a new model and a changed config without 
     site.config("mode = annotate\n");
     Engine e(site.options());
     std::string first = e.model_id();
-    // A new model with another id (different rounds -> different trees).
-    std::string other = test::train_small_bundle(site.dir, site.store, 25);
+    // A new model with another id. Another seed gives other row and column samples, hence other trees;
+    // a lower round limit alone does not (early stopping may keep fewer rounds than either limit).
+    std::string other = test::train_small_bundle(site.dir, site.store, 40, 7);
     (void)other;  // written over model.json atomically
     e.poll();
+    REQUIRE(ModelBundle::load_file(site.model).model_id() != first);  // the premise: a different model was written
     CHECK(e.model_id() != first);
     site.config("mode = shadow\n");
     e.poll();

@@ -68,11 +68,12 @@ inline std::string build_store(const TempDir &dir, uint64_t jobs, uint64_t seed,
 }
 
 // A small bundle trained on the store, written to dir/model.json.
-inline std::string train_small_bundle(const TempDir &dir, const std::string &db, int rounds = 40) {
+inline std::string train_small_bundle(const TempDir &dir, const std::string &db, int rounds = 40, int seed = 0) {
     HistoryStore store(db, HistoryStore::Access::ReadOnly);
     TrainOptions opt;
     opt.nthread = 1;
     opt.rounds = rounds;
+    opt.seed = seed;
     TrainSummary s;
     auto bundle = train_bundle(store, opt, s);
     std::string path = dir.file("model.json");

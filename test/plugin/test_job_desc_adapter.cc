@@ -1,0 +1,90 @@
+// The adapter against the job_desc_msg_t of the Slurm release it is built with: the fields that moved
+// between releases, and the encodings (NO_VAL, INFINITE, MEM_PER_CPU) every release shares.
+#include <slurm/slurm.h>
+#include <slurm/slurm_errno.h>
+
+#include <cmath>
+#include <string>
+
+#include "../unit/catch.h"
+#include "plugin/job_desc_adapter.h"
+
+extern "C" {
+char *slurm_xstrdup(const char *);
+void slurm_xfree(void **);
+}
+
+namespace {
+
+struct Desc {
+    job_desc_msg_t d;
+    Desc() { slurm_init_job_desc_msg(&d); }
+    ~Desc() {
+        slurm_xfree(reinterpret_cast<void **>(&d.job_id_str));
+        slurm_xfree(reinterpret_cast<void **>(&d.comment));
+        slurm_xfree(reinterpret_cast<void **>(&d.admin_comment));
+    }
+    void set_numeric_id(uint32_t id) {
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+        d.step_id.job_id = id;  // 26.05 replaced job_desc_msg_t.job_id with a slurm_step_id_t
+#else
+        d.job_id = id;
+#endif
+    }
+};
+
+}  // namespace
+
+TEST_CASE("adapter: the job an update names, on this Slurm release") {
+    Desc fresh;
+    CHECK(jfp_plugin::job_id_of(&fresh.d).empty());  // slurm_init_job_desc_msg: no job named
+
+    Desc numeric;
+    numeric.set_numeric_id(4242);
+    CHECK(jfp_plugin::job_id_of(&numeric.d) == "4242");
+
+    Desc text;
+    text.set_numeric_id(4242);
+    text.d.job_id_str = slurm_xstrdup("77_3");  // an array task named by scontrol
+    CHECK(jfp_plugin::job_id_of(&text.d) == "77_3");
+}
+
+TEST_CASE("adapter: unset, unlimited and per-CPU values as every release encodes them") {
+    Desc unset;
+    unset.d.user_id = 1234;
+    auto r = jfp_plugin::to_submit_request(&unset.d, 99);
+    CHECK(r.uid == 1234);
+    CHECK(std::isnan(r.time_limit_min));
+    CHECK(std::isnan(r.min_cpus));
+    CHECK(std::isnan(r.mem_mb));
+    CHECK_FALSE(r.has_script);
+    CHECK(r.account.empty());
+
+    Desc set;
+    set.d.user_id = NO_VAL;  // then the submitting uid counts
+    set.d.time_limit = INFINITE;
+    set.d.min_cpus = 8;
+    set.d.pn_min_memory = 2048 | MEM_PER_CPU;
+    r = jfp_plugin::to_submit_request(&set.d, 99);
+    CHECK(r.uid == 99);
+    CHECK(std::isinf(r.time_limit_min));
+    CHECK(r.min_cpus == 8);
+    CHECK(r.mem_per_cpu);
+    CHECK(r.mem_mb == 2048);
+}
+
+TEST_CASE("adapter: strings handed to Slurm come from its allocator; err_msg is appended to") {
+    Desc d;
+    d.d.comment = slurm_xstrdup("mine");
+    jfp::SubmitOutcome o;
+    o.new_comment = std::string("mine jfp:p=0.500");
+    o.admin_comment_append = "jfp:t=0123456789abcdef";
+    o.user_message = "jfp: warning";
+    o.reject = true;
+    char *err = slurm_xstrdup("earlier plugin");
+    CHECK(jfp_plugin::apply_outcome(&d.d, o, &err) == ESLURM_ACCESS_DENIED);
+    CHECK(std::string(d.d.comment) == "mine jfp:p=0.500");
+    CHECK(std::string(d.d.admin_comment) == "jfp:t=0123456789abcdef");
+    CHECK(std::string(err) == "earlier plugin\njfp: warning");
+    slurm_xfree(reinterpret_cast<void **>(&err));  // would abort on memory not from Slurm's allocator
+}
