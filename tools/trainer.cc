@@ -63,7 +63,7 @@ void set_common(xgb::Booster &b, const TrainOptions &opt) {
     b.set("tree_method", "hist");
     // XGBoost 2.0+ estimates the intercept from the labels when base_score is unset; 1.7 leaves it at 0.5.
     // On a small history the estimated intercept made early stopping keep one round (XGBoost 3.0,
-    // ROC-AUC 0.43 where 1.7 gave > 0.6). Pinned, every release trains the same model.
+    // ROC-AUC 0.43 where 1.7 gave > 0.6). Pinned, every release trains the same kind of model.
     b.set("base_score", "0.5");
     b.set("eta", std::to_string(opt.eta));
     b.set("subsample", std::to_string(opt.subsample));

@@ -5,8 +5,14 @@
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 
+# PluginDir holds only this copy of jfp, beside Slurm's own plugins: as after a Slurm upgrade that left the
+# installed jfp behind. (With a matching jfp in a later PluginDir entry, slurmctld 24.11 skips the stale
+# copy, logging nothing at level info, and loads the other: seen with the packages installed.)
 other=$(mktemp -d /tmp/jfp-other.XXXXXX)
 CLEANUP_HOOK='rm -rf "$other"'
+for f in "$("$TESTCLUSTER" plugindir)"/*; do
+    [ "$(basename "$f")" = job_submit_jfp.so ] || ln -s "$f" "$other/"
+done
 cp "$PLUGIN_SO" "$other/job_submit_jfp.so"
 running=$(slurmctld -V | awk '{print $2}')
 /usr/bin/python3 - "$other/job_submit_jfp.so" <<'PY'
@@ -31,7 +37,8 @@ PY
 
 CLUSTER_DIR=$(mktemp -d /tmp/jfp-test.XXXXXX)
 trap cluster_cleanup EXIT
-if JFP_PLUGIN_DIR="$other" JFP_CONF="mode = annotate" "$TESTCLUSTER" start "$CLUSTER_DIR" >"$other/start.log" 2>&1; then
+if JFP_PLUGIN_DIR="$other" JFP_PLUGIN_DIR_ONLY=1 JFP_CONF="mode = annotate" "$TESTCLUSTER" start "$CLUSTER_DIR" \
+        >"$other/start.log" 2>&1; then
     fail "slurmctld $running started with a plugin built for another release"
 fi
 log="$CLUSTER_DIR/log/slurmctld.log"
