@@ -226,6 +226,18 @@ TEST_CASE("bundle: corrupt, foreign, mismatched and tampered bundles are refused
     j = bundle;
     j.erase("threshold");
     expect_refused(j, "malformed model bundle");
+    // Non-finite values: "-Infinity" is a split XGBoost 3.3 writes; a NaN split or an infinite leaf is not.
+    auto &tree0 = bundle["failure_model"]["learner"]["gradient_booster"]["model"]["trees"][0];
+    const auto &lc = tree0["left_children"];
+    size_t split = 0, leaf_i = 0;
+    while (lc[split].get<int64_t>() < 0) ++split;
+    while (lc[leaf_i].get<int64_t>() >= 0) ++leaf_i;
+    j = bundle;
+    j["failure_model"]["learner"]["gradient_booster"]["model"]["trees"][0]["split_conditions"][split] = "NaN";
+    expect_refused(j, "NaN split");
+    j = bundle;
+    j["failure_model"]["learner"]["gradient_booster"]["model"]["trees"][0]["split_conditions"][leaf_i] = "Infinity";
+    expect_refused(j, "non-finite leaf");
 
     std::string path = dir.file("bad.json");
     {
