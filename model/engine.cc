@@ -10,6 +10,7 @@
 #include <random>
 
 #include "explain.h"
+#include "user_message.h"
 #include "features.h"
 #include "jfp_config.h"
 #include "text.h"
@@ -415,22 +416,22 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
 
     const char *cls = outcome_name(kFailureClassOutcomes[s.top_class]);
     if (d.action == Action::Warn || d.action == Action::Reject) {
-        char head[160];
-        std::snprintf(head, sizeof head, "(p=%.2f, most likely %s)", static_cast<double>(s.p_fail), cls);
-        std::string why = cfg.explain ? explain(model.failure_model(), x, r, hv, s.top_class) : std::string("it resembles jobs that failed");
-        std::string what = advice(s.top_class, r);
-        if (d.action == Action::Reject) {
-            out.reject = true;
-            out.user_message = "jfp: job rejected: it will probably fail " + std::string(head) + ": " + why + ". " + what;
-            out.user_message += cfg.allow_override ? " To submit it anyway, add '" + cfg.override_token + "' to --comment."
-                                                   : " If you think this is wrong, contact your admins.";
+        MessageParts m;
+        m.action = d.action;
+        m.p_fail = static_cast<double>(s.p_fail);
+        m.top_class = s.top_class;
+        m.why = cfg.explain ? explain(model.failure_model(), x, r, hv, s.top_class) : std::string("it resembles jobs that failed");
+        m.what = advice(s.top_class, r, hv);
+        m.override_used = d.override_used;
+        m.allow_override = cfg.allow_override;
+        m.override_token = cfg.override_token;
+        m.interactive = r.interactive == 1;
+        out.user_message = user_message(m);
+        out.reject = d.action == Action::Reject;
+        if (out.reject) {
             counters_.rejected.fetch_add(1, std::memory_order_relaxed);
         } else {
-            out.user_message = "jfp: warning: this job will probably fail " + std::string(head) + ": " + why + ". " + what;
-            if (d.override_used) {
-                out.user_message += " Submitted anyway because of '" + cfg.override_token + "'; this is logged.";
-                counters_.overrides.fetch_add(1, std::memory_order_relaxed);
-            }
+            if (d.override_used) counters_.overrides.fetch_add(1, std::memory_order_relaxed);
             counters_.warned.fetch_add(1, std::memory_order_relaxed);
         }
     }

@@ -2,10 +2,13 @@
 
 #include <algorithm>
 #include <array>
+#include <cctype>
 #include <cmath>
 #include <cstdio>
 #include <optional>
 #include <vector>
+
+#include "time_util.h"
 
 namespace jfp {
 
@@ -24,6 +27,16 @@ std::string format_minutes(double minutes) {
     if (m >= 1440) std::snprintf(buf, sizeof buf, "%ld-%02ld:%02ld:00", m / 1440, m / 60 % 24, m % 60);
     else std::snprintf(buf, sizeof buf, "%02ld:%02ld:00", m / 60, m % 60);
     return buf;
+}
+
+// A quarter more than the longest successful run, rounded up to 5 minutes: runs vary, and a limit just
+// at the longest run times out on the next slower node.
+double suggest_minutes(double longest_ok_minutes) { return std::ceil(longest_ok_minutes * 1.25 / 5.0) * 5.0; }
+
+std::string suggest_mem(double max_rss_mb) {
+    long mb = static_cast<long>(std::ceil(max_rss_mb * 1.25 / 256.0)) * 256;
+    if (mb < 256) mb = 256;
+    return mb % 1024 == 0 ? std::to_string(mb / 1024) + "G" : std::to_string(mb) + "M";
 }
 
 namespace {
@@ -55,89 +68,123 @@ Theme theme_of(int f) {
 
 std::string quoted(const std::string &s) { return "'" + (s.size() > 40 ? s.substr(0, 40) + "..." : s) + "'"; }
 
-std::string runs_failed(const HistoryStats &s, const std::string &what) {
-    char buf[256];
-    if (s.streak >= 2) {
-        std::snprintf(buf, sizeof buf, "your last %u runs of %s failed", s.streak, what.c_str());
-    } else if (s.streak == 1) {
-        std::snprintf(buf, sizeof buf, "your last run of %s failed", what.c_str());
-    } else if (s.recent_n > 0 && __builtin_popcount(s.recent) > 0) {
-        std::snprintf(buf, sizeof buf, "%d of your last %u runs of %s failed", __builtin_popcount(s.recent),
-                      static_cast<unsigned>(s.recent_n), what.c_str());
-    } else if (s.n > 0) {
-        std::snprintf(buf, sizeof buf, "%u of %u earlier runs of %s failed", s.n_fail, s.n, what.c_str());
-    } else {
-        std::snprintf(buf, sizeof buf, "%s has no successful run yet", what.c_str());
-    }
-    return buf;
+// Names a shell command can carry between single quotes as they are.
+bool shell_safe(const std::string &s) {
+    if (s.empty() || s.size() > 40) return false;
+    for (unsigned char c : s)
+        if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '+' || c == '@' || c == ':')) return false;
+    return true;
 }
 
-// A reason for the theme, or nothing when the history gives no concrete evidence for it (a time limit
-// is only a reason when runs timed out or ran longer than it asks).
+int recent_failures(const HistoryStats &s) { return __builtin_popcount(s.recent); }
+
+// "your last 3 runs of 'x' failed" and its kin, from a series' labeled runs (completed or failed, in end
+// order). Runs that were cancelled, preempted or requeued are not in the counts; when the series has
+// any, the sentence says so. Nothing when the series shows no failure.
+std::optional<std::string> runs_failed(const HistoryStats &s, const std::string &what) {
+    if (s.n_labeled == 0 || s.n_fail == 0) return std::nullopt;
+    const char *qualifier = s.n > s.n_labeled ? " (counting only runs that completed or failed)" : "";
+    char buf[320];
+    if (s.streak >= 2) {
+        std::snprintf(buf, sizeof buf, "your last %u runs of %s failed%s", s.streak, what.c_str(), qualifier);
+    } else if (s.streak == 1) {
+        std::snprintf(buf, sizeof buf, "your last run of %s failed%s", what.c_str(), qualifier);
+    } else if (recent_failures(s) > 0) {
+        std::snprintf(buf, sizeof buf, "%d of your last %u runs of %s failed%s", recent_failures(s),
+                      static_cast<unsigned>(s.recent_n), what.c_str(), qualifier);
+    } else {
+        std::snprintf(buf, sizeof buf, "%u of your %u earlier runs of %s failed%s", s.n_fail, s.n_labeled,
+                      what.c_str(), qualifier);
+    }
+    return std::string(buf);
+}
+
+// "3 of the last 10 completed or failed jobs in partition 'p' failed": everyone's jobs, so always qualified.
+std::optional<std::string> shared_failures(const HistoryStats *s, const char *what, const std::string &name) {
+    if (s == nullptr || name.empty() || s->recent_n == 0 || recent_failures(*s) == 0) return std::nullopt;
+    char buf[320];
+    std::snprintf(buf, sizeof buf, "%d of the last %u completed or failed jobs %s %s failed", recent_failures(*s),
+                  static_cast<unsigned>(s->recent_n), what, quoted(name).c_str());
+    return std::string(buf);
+}
+
+bool has_time_limit(const JobRequest &r) { return known(r.timelimit_min) && r.timelimit_min > 0; }
+bool has_mem(const JobRequest &r) { return known(r.req_mem_mb) && r.req_mem_mb > 0; }
+
+// A reason for the theme, or nothing when the history gives no concrete evidence for it. Sentences that
+// speak of the model ("the model associates...") are its own reading, and are only given when the
+// request has the value they name.
 std::optional<std::string> reason(Theme t, const JobRequest &r, const HistoryView &h, int top_class) {
-    std::string name = quoted(r.name);
-    char buf[256];
+    const bool named = !r.name.empty();
+    const std::string name = quoted(r.name);
+    const HistoryStats *un = named ? h.user_name : nullptr;
     switch (t) {
         case kUserName:
-            if (h.user_name) return runs_failed(*h.user_name, name);
-            return "this is the first run of " + name;
+            if (!named) return std::nullopt;
+            if (un) return runs_failed(*un, name);
+            return "no earlier run of " + name + " has finished yet";
         case kTime: {
-            std::string asks = "it asks for " + format_minutes(r.timelimit_min);
-            if (h.user_name && h.user_name->last_fail_timelimit_min > 0)
-                return asks + "; your last run of " + name + " that hit its time limit had " +
-                       format_minutes(h.user_name->last_fail_timelimit_min);
-            if (h.user_name && h.user_name->max_ok_elapsed_s > 0 &&
-                h.user_name->max_ok_elapsed_s / 60.0 > 0.8 * r.timelimit_min)
-                return asks + "; your longest successful run of " + name + " took " +
-                       format_minutes(h.user_name->max_ok_elapsed_s / 60.0);
-            if (top_class == 1) return asks + ", a time limit that similar jobs ran out of";
+            std::string asks = has_time_limit(r) ? "it asks for " + format_minutes(r.timelimit_min) + "; " : "";
+            if (un && un->last_fail_timelimit_min > 0)
+                return asks + "your last run of " + name + " that hit its time limit had " +
+                       format_minutes(un->last_fail_timelimit_min);
+            if (un && un->max_ok_elapsed_s > 0 && has_time_limit(r) &&
+                un->max_ok_elapsed_s / 60.0 > 0.8 * r.timelimit_min)
+                return asks + "your longest successful run of " + name + " took " +
+                       format_minutes(un->max_ok_elapsed_s / 60.0);
+            if (top_class == 1 && has_time_limit(r))
+                return "it asks for " + format_minutes(r.timelimit_min) + ", a time limit the model associates with timeouts";
             return std::nullopt;
         }
         case kMemory: {
-            std::string asks = known(r.req_mem_mb) ? "it requests " + format_mb(r.req_mem_mb) + " of memory"
-                                                   : "it requests no memory explicitly";
-            if (h.user_name && h.user_name->last_oom_req_mem_mb > 0)
-                return asks + "; runs of " + name + " ran out of memory with " +
-                       format_mb(h.user_name->last_oom_req_mem_mb);
-            if (h.user_name && h.user_name->max_rss_mb > 0 && known(r.req_mem_mb) &&
-                h.user_name->max_rss_mb > 0.8 * r.req_mem_mb)
-                return asks + "; runs of " + name + " used up to " + format_mb(h.user_name->max_rss_mb);
-            if (top_class == 2) return asks + "; similar jobs ran out of memory";
+            std::string asks = has_mem(r) ? "it requests " + format_mb(r.req_mem_mb) + " of memory; " : "";
+            if (un && un->last_oom_req_mem_mb > 0)
+                return asks + "your last run of " + name + " that ran out of memory asked for " +
+                       format_mb(un->last_oom_req_mem_mb);
+            if (un && un->max_rss_mb > 0 && has_mem(r) && un->max_rss_mb > 0.8 * r.req_mem_mb)
+                return asks + "your runs of " + name + " used up to " + format_mb(un->max_rss_mb);
+            if (top_class == 2 && has_mem(r))
+                return "it requests " + format_mb(r.req_mem_mb) + " of memory, an amount the model associates with running out of memory";
             return std::nullopt;
         }
         case kUserStem: {
-            std::string stem = quoted(std::string(name_stem(r.name)) + "*");
-            if (h.user_stem) return runs_failed(*h.user_stem, stem);
-            return "runs named like " + stem + " have failed";
+            std::string_view stem = name_stem(r.name);
+            if (!named || stem.empty() || !h.user_stem) return std::nullopt;
+            return runs_failed(*h.user_stem, quoted(std::string(stem) + "*"));
         }
-        case kUser:
-            if (h.user && h.user->recent_n > 0) {
-                std::snprintf(buf, sizeof buf, "%d of your last %u jobs failed", __builtin_popcount(h.user->recent),
-                              static_cast<unsigned>(h.user->recent_n));
-                return buf;
-            }
-            return "your recent jobs failed often";
-        case kPartition:
-            if (h.partition && h.partition->recent_n > 0) {
-                std::snprintf(buf, sizeof buf, "jobs in partition '%s' have been failing lately (%d of the last %u)",
-                              r.partition.c_str(), __builtin_popcount(h.partition->recent),
-                              static_cast<unsigned>(h.partition->recent_n));
-                return buf;
-            }
-            return "jobs in partition '" + r.partition + "' fail often";
-        case kAccount:
-            return "jobs of account '" + r.account + "' have been failing lately";
+        case kUser: {
+            const HistoryStats *u = h.user;
+            if (!u || u->recent_n == 0 || recent_failures(*u) == 0) return std::nullopt;
+            char buf[200];
+            std::snprintf(buf, sizeof buf, "%d of your last %u jobs failed%s", recent_failures(*u),
+                          static_cast<unsigned>(u->recent_n),
+                          u->n > u->n_labeled ? " (counting only jobs that completed or failed)" : "");
+            return std::string(buf);
+        }
+        case kPartition: return shared_failures(h.partition, "in partition", std::string(first_partition(r.partition)));
+        case kAccount: return shared_failures(h.account, "of account", r.account);
         case kScript:
-            return "its job script resembles scripts of jobs that failed";
-        case kRequest:
-        default: {
-            std::snprintf(buf, sizeof buf, "jobs of this shape (%.0f CPUs, %.0f nodes%s) fail more often", r.req_cpus,
-                          r.req_nodes, r.req_gpus > 0 ? ", GPUs" : "");
-            return buf;
+            if (!r.script_known) return std::nullopt;
+            return std::string("its job script has traits the model associates with failure");
+        case kRequest: {
+            std::string parts;
+            char buf[64];
+            if (known(r.req_cpus) && r.req_cpus > 0) {
+                std::snprintf(buf, sizeof buf, "%.0f CPU%s", r.req_cpus, r.req_cpus == 1 ? "" : "s");
+                parts += buf;
+            }
+            if (known(r.req_nodes) && r.req_nodes > 0) {
+                std::snprintf(buf, sizeof buf, "%s%.0f node%s", parts.empty() ? "" : " on ", r.req_nodes,
+                              r.req_nodes == 1 ? "" : "s");
+                parts += buf;
+            }
+            if (known(r.req_gpus) && r.req_gpus > 0) parts += parts.empty() ? "GPUs" : ", with GPUs";
+            if (parts.empty()) return std::nullopt;
+            return "the model associates its request (" + parts + ") with failure";
         }
         case kThemes: break;
     }
-    return "it resembles jobs that failed";
+    return std::nullopt;
 }
 
 }  // namespace
@@ -171,15 +218,36 @@ std::string explain(const TreeEnsemble &model, const FeatureVector &x, const Job
     return out;
 }
 
-std::string advice(int top_class, const JobRequest &r) {
+std::string advice(int top_class, const JobRequest &r, const HistoryView &h) {
+    const bool named = !r.name.empty();
+    const HistoryStats *un = named ? h.user_name : nullptr;
+    const std::string name = quoted(r.name);
     switch (top_class) {
-        case 1: return "If it needs longer, ask for more time (sbatch -t).";
-        case 2: return "If it needs more memory, ask for it (sbatch --mem or --mem-per-cpu).";
+        case 1:
+            if (un && un->max_ok_elapsed_s > 0) {
+                double longest = un->max_ok_elapsed_s / 60.0;
+                return "Your longest successful run of " + name + " took " + format_minutes(longest) +
+                       "; if it needs as long, ask for that and a margin (-t " + format_minutes(suggest_minutes(longest)) + ").";
+            }
+            return "If it needs longer, ask for more time (-t), or make it checkpoint and resume.";
+        case 2:
+            if (un && un->max_rss_mb > 0)
+                return "Your runs of " + name + " used up to " + format_mb(un->max_rss_mb) +
+                       " (MaxRSS); ask for that and a margin (--mem=" + suggest_mem(un->max_rss_mb) + ").";
+            return "If it needs more memory, ask for it (--mem or --mem-per-cpu).";
         case 3: return "Node failures are rarely the job's fault; if it keeps happening, tell your admins.";
-        default:
-            return "Check the error output of your last run of '" + r.name + "' (sacct -u $USER --name='" + r.name +
-                   "') and fix the cause first.";
+        default: break;
     }
+    if (!un || un->n_labeled == 0)
+        return "Test it first with a short time limit (for example -t 10) before a long run.";
+    if (un->n_fail == 0)
+        return "Check what differs from your completed runs of " + name + " (script, inputs, modules).";
+    std::string which = is_failure(static_cast<Outcome>(un->last)) ? "your last run" : "your last failed run";
+    std::string out = "Check the error output of " + which + " of " + name;
+    if (shell_safe(r.name) && un->last_fail_end > 0)
+        out += " (sacct -X -u $USER --name=" + r.name + " -S " + format_sacct_time(un->last_fail_end).substr(0, 10) +
+               " -o JobID,State,ExitCode,End)";
+    return out + " and fix the cause first.";
 }
 
 }  // namespace jfp

@@ -1,6 +1,10 @@
-// Plain-words reasons for a prediction, from the failure model's per-feature contributions: "your last
-// 3 runs of 'wrf_run' failed", "it requests 2.0G; runs of 'x' ran out of memory with 2.0G", and what
-// to do about it.
+// Plain-words reasons for a prediction, from the failure model's per-feature contributions ("your last
+// 3 runs of 'wrf_run' failed"), and what to do about it.
+//
+// The rule: a sentence about the past states only what the history view holds, with its numbers, and a
+// theme with no such evidence says nothing. No name is quoted that the request did not give; no "last
+// run" is mentioned where there was none. test/replay/check_messages.py checks every sentence of every
+// message of whole replays against the store, independently of this code.
 #pragma once
 
 #include <string>
@@ -16,11 +20,17 @@ namespace jfp {
 std::string explain(const TreeEnsemble &model, const FeatureVector &x, const JobRequest &r, const HistoryView &h,
                     int top_class, size_t max_reasons = 2);
 
-// What the user can do, for the likely failure class (index into kFailureClassOutcomes).
-std::string advice(int top_class, const JobRequest &r);
+// What the user can do, for the likely failure class (index into kFailureClassOutcomes), from what the
+// history of this user and job name shows.
+std::string advice(int top_class, const JobRequest &r, const HistoryView &h);
 
-// "2.0G", "512M"; "1-02:03" style for minutes.
+// "2.0G", "512M"; "1-02:03:00" style for minutes.
 std::string format_mb(double mb);
 std::string format_minutes(double minutes);
+
+// Suggested requests with a margin over what history shows: a time limit (minutes, rounded up to 5) and
+// a memory size for --mem ("4G", "2560M", rounded up to 256M).
+double suggest_minutes(double longest_ok_minutes);
+std::string suggest_mem(double max_rss_mb);
 
 }  // namespace jfp

@@ -2,8 +2,12 @@
 
 namespace jfp {
 
-void sweep_features(const HistoryStore &store, const std::function<void(const JobRecord &, const FeatureVector &)> &fn,
-                    const std::unordered_map<std::string, LoggedFeatures> *logged, uint64_t *used) {
+namespace {
+
+// The one walk both entry points share. fn gets the history view only when `logged` did not supply x.
+template <class Fn>
+void sweep(const HistoryStore &store, const std::unordered_map<std::string, LoggedFeatures> *logged, uint64_t *used,
+           Fn &&fn) {
     auto arrays = store.array_sizes();
     HistoryIndex index;
     auto submits = store.jobs_by_submit();
@@ -29,14 +33,29 @@ void sweep_features(const HistoryStore &store, const std::function<void(const Jo
             auto it = logged->find(job.jfp_token);
             if (it != logged->end()) {
                 if (used) ++*used;
-                fn(job, it->second.x);
+                fn(job, nullptr, nullptr, it->second.x);
                 continue;
             }
         }
         JobRequest req = request_from_record(job);
-        build_features(req, index.lookup(req), x);
-        fn(job, x);
+        HistoryView view = index.lookup(req);
+        build_features(req, view, x);
+        fn(job, &req, &view, x);
     }
+}
+
+}  // namespace
+
+void sweep_features(const HistoryStore &store, const std::function<void(const JobRecord &, const FeatureVector &)> &fn,
+                    const std::unordered_map<std::string, LoggedFeatures> *logged, uint64_t *used) {
+    sweep(store, logged, used,
+          [&](const JobRecord &j, const JobRequest *, const HistoryView *, const FeatureVector &x) { fn(j, x); });
+}
+
+void sweep_submissions(const HistoryStore &store, const std::function<void(const Submission &)> &fn) {
+    sweep(store, nullptr, nullptr, [&](const JobRecord &j, const JobRequest *r, const HistoryView *h, const FeatureVector &x) {
+        fn(Submission{j, *r, *h, x});
+    });
 }
 
 HistoryIndex load_history(const HistoryStore &store) {

@@ -14,6 +14,18 @@
 
 namespace jfp {
 
+// One submission as the sweep saw it: the job, the request built from it, the history it was scored
+// against (only jobs that ended strictly before its submission) and its features.
+struct Submission {
+    const JobRecord &job;
+    const JobRequest &request;
+    const HistoryView &history;
+    const FeatureVector &x;
+};
+
+// fn(submission) for every job in the store, in submit order; what explanations are checked against.
+void sweep_submissions(const HistoryStore &store, const std::function<void(const Submission &)> &fn);
+
 // fn(job, features) for every job in the store, in submit order. With `logged`, a job whose join token the
 // plugin logged gets the vector the plugin computed at its submission (what the model will see in
 // production) instead of one rebuilt from sacct; *used counts them.

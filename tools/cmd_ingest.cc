@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "model/history_store.h"
 #include "model/sacct_reader.h"
+#include "model/swf_reader.h"
 #include "model/text.h"
 #include "model/time_util.h"
 #include "store_writer.h"
@@ -39,8 +40,11 @@ struct IngestArgs {
 struct Source {
     std::FILE *in;
     std::string name;
+    bool pipe = false;  // a gzip -dc child: pclose, and its status says whether the file was whole
 };
+void close_source(const Source &s);
 void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources);
+void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources);
 void run_ingest_files(const IngestArgs &a);
 std::vector<std::pair<std::string, std::string>> queue_tokens(const IngestArgs &a);
 
@@ -121,6 +125,7 @@ std::vector<std::pair<std::string, std::string>> queue_tokens(const IngestArgs &
 void run_ingest(const IngestArgs &a) {
     if (!a.from_sacct && !a.follow) return run_ingest_files(a);
     if (!a.files.empty()) throw std::runtime_error("give export files or --from-sacct/--follow, not both");
+    if (a.format == "swf") throw std::runtime_error("--format swf reads SWF log files; sacct's own output is not SWF");
     while (true) {
         try {
             ingest_from_sacct(a);
@@ -138,27 +143,111 @@ void run_ingest_files(const IngestArgs &a) {
     std::vector<std::string> files = a.files;
     if (files.empty()) files.push_back("-");
     std::vector<Source> sources;
+    auto close_all = [&] {
+        for (auto &s : sources) close_source(s);
+        sources.clear();
+    };
     for (const auto &f : files) {
-        std::FILE *in = f == "-" ? stdin : std::fopen(f.c_str(), "rb");
+        if (f == "-") {
+            sources.push_back({stdin, "<stdin>"});
+            continue;
+        }
+        std::FILE *in = std::fopen(f.c_str(), "rb");
         if (!in) {
-            for (auto &s : sources)
-                if (s.in != stdin) std::fclose(s.in);
+            close_all();
             throw std::runtime_error("cannot open " + f + ": " + std::strerror(errno));
         }
-        sources.push_back({in, f == "-" ? "<stdin>" : f});
+        if (ends_with(f, ".gz")) {
+            // gzip is in every Debian and RHEL base system; its exit status catches a truncated file.
+            std::fclose(in);
+            in = popen(("gzip -dc -- " + shell_quote(f)).c_str(), "r");
+            if (!in) {
+                close_all();
+                throw std::runtime_error("cannot run gzip -dc for " + f + ": " + std::strerror(errno));
+            }
+            sources.push_back({in, f, true});
+        } else {
+            sources.push_back({in, f});
+        }
     }
     try {
         ingest_streams(a, sources);
     } catch (...) {
-        for (auto &s : sources)
-            if (s.in != stdin) std::fclose(s.in);
+        close_all();
         throw;
     }
-    for (auto &s : sources)
-        if (s.in != stdin) std::fclose(s.in);
+    for (auto &s : sources) {
+        if (!s.pipe) continue;
+        int rc = pclose(s.in);
+        s.in = stdin;  // closed
+        if (rc != 0)
+            throw std::runtime_error("gzip -dc " + s.name + " failed (status " + std::to_string(rc) +
+                                     "): the file is damaged or truncated; what was read before the damage is stored");
+    }
+    close_all();
+}
+
+void close_source(const Source &s) {
+    if (s.in == stdin) return;
+    if (s.pipe) pclose(s.in);
+    else std::fclose(s.in);
+}
+
+// SWF logs (Parallel Workloads Archive): no steps, no delimiter choices.
+void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources) {
+    HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
+    std::string names;
+    for (const auto &src : sources) names += (names.empty() ? "" : ",") + src.name;
+    int64_t id = store.begin_ingest(names);
+    auto writer = std::make_unique<StoreWriter>(store);
+    SacctReadReport total;
+    size_t shown = 0;
+    for (const auto &src : sources) {
+        SwfReaderOptions opt;
+        opt.cluster = a.cluster;
+        SwfReader reader(opt, [&](JobRecord &&j) { writer->put(std::move(j)); });
+        try {
+            reader.read(src.in, src.name);
+        } catch (...) {
+            writer.reset();
+            store.abort_ingest();
+            throw;
+        }
+        const auto &r = reader.report();
+        for (size_t i = 0; i < r.bad_lines.size() && shown < a.show_errors; ++i, ++shown)
+            std::fprintf(stderr, "jfp ingest: %s line %llu: %s\n", src.name.c_str(),
+                         static_cast<unsigned long long>(r.bad_lines[i].line), r.bad_lines[i].reason.c_str());
+        for (const auto &n : reader.notes()) std::fprintf(stderr, "jfp ingest: %s: %s\n", src.name.c_str(), n.c_str());
+        total.lines += r.lines;
+        total.header_lines += r.header_lines;
+        total.blank_lines += r.blank_lines;
+        total.job_rows += r.job_rows;
+        total.bad += r.bad;
+        total.bad_lines.insert(total.bad_lines.end(), r.bad_lines.begin(), r.bad_lines.end());
+    }
+    try {
+        writer->finish();
+    } catch (...) {
+        writer.reset();
+        store.abort_ingest();
+        throw;
+    }
+    store.finish_ingest(id, total);
+    if (!a.quiet)
+        std::printf("jfp ingest: %s: %llu SWF lines read: %llu header lines, %llu job rows, %llu bad; store holds %llu jobs\n",
+                    a.db.c_str(), static_cast<unsigned long long>(total.lines),
+                    static_cast<unsigned long long>(total.header_lines), static_cast<unsigned long long>(total.job_rows),
+                    static_cast<unsigned long long>(total.bad), static_cast<unsigned long long>(store.job_count()));
+    if (total.bad > shown)
+        std::fprintf(stderr,
+                     "jfp ingest: %llu more bad lines not shown; all are kept: sqlite3 %s \"SELECT line, reason FROM "
+                     "ingest_errors WHERE ingest_id=%lld\"\n",
+                     static_cast<unsigned long long>(total.bad - shown), a.db.c_str(), static_cast<long long>(id));
+    if (total.bad > 0 && a.strict) g_exit_status = 2;
 }
 
 void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources) {
+    if (a.format == "swf") return ingest_swf(a, sources);
     SacctReaderOptions opt;
     opt.delimiter = parse_delimiter(a.delimiter);
     opt.cluster = a.cluster;
@@ -227,7 +316,8 @@ void add_ingest_command(CLI::App &app) {
     auto *c = app.add_subcommand("ingest", "Read sacct exports (files or - for stdin) into the history store");
     c->add_option("--db", a->db, "history store (SQLite file; created when missing)")->required();
     c->add_option("--format", a->format,
-                  "comma-separated sacct field names, for exports without a header (sacct --noheader --format=...)");
+                  "comma-separated sacct field names, for exports without a header (sacct --noheader --format=...); "
+                  "or 'swf' for Parallel Workloads Archive logs (Standard Workload Format)");
     c->add_option("--delimiter", a->delimiter, "field delimiter: '|' (default), ';', tab, \\x1f ...");
     c->add_option("--cluster", a->cluster, "cluster name for exports without a Cluster column")->capture_default_str();
     c->add_option("--show-errors", a->show_errors, "bad lines to print (all are kept in the store)")->capture_default_str();
@@ -244,7 +334,7 @@ void add_ingest_command(CLI::App &app) {
                 "jobs the store already knows)");
     c->add_option("--scontrol", a->scontrol, "the scontrol command")->capture_default_str();
     c->add_option("--sacct-arg", a->sacct_args, "extra argument for sacct (repeatable), e.g. --sacct-arg=--clusters=c1");
-    c->add_option("files", a->files, "sacct exports; - or nothing reads stdin");
+    c->add_option("files", a->files, "sacct exports or SWF logs; FILE.gz is read through gzip -dc; - or nothing reads stdin");
     c->footer(std::string("Export with: sacct --allusers --parsable2 --starttime ... --format=") + recommended_sacct_format());
     c->callback([a] { run_ingest(*a); });
 }

@@ -3,9 +3,11 @@
 #include <fstream>
 
 #include "commands.h"
+#include "model/explain.h"
 #include "model/feature_sweep.h"
 #include "model/model_bundle.h"
 #include "model/time_util.h"
+#include "model/user_message.h"
 
 namespace jfp {
 
@@ -13,6 +15,7 @@ namespace {
 
 struct PredictArgs {
     std::string db, model, after, output;
+    bool explain = false;
 };
 
 std::string csv_field(const std::string &s) {
@@ -32,19 +35,30 @@ void run_predict(const PredictArgs &a) {
     std::ofstream out(a.output);
     if (!out) throw std::runtime_error("cannot write " + a.output);
     out << "JobIDRaw,Cluster,User,JobName,Submit,State,p_fail,p_FAILED,p_TIMEOUT,p_OUT_OF_MEMORY,p_NODE_FAIL,"
-           "predicted_class,flagged\n";
+           "predicted_class,flagged" << (a.explain ? ",message" : "") << "\n";
     uint64_t n = 0, flagged = 0;
     char buf[256];
-    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
+    sweep_submissions(store, [&](const Submission &sub) {
+        const JobRecord &j = sub.job;
+        const FeatureVector &x = sub.x;
         if (j.submit < after) return;
         Score s = bundle.score(x);
         bool flag = s.p_fail >= bundle.threshold();
         out << csv_field(j.job_key) << ',' << csv_field(j.cluster) << ',' << csv_field(j.user) << ','
             << csv_field(j.name) << ',' << format_sacct_time(j.submit) << ',' << outcome_name(j.outcome);
-        std::snprintf(buf, sizeof buf, ",%.6f,%.6f,%.6f,%.6f,%.6f,%s,%d\n", s.p_fail, s.p_fail * s.p_class[0],
+        std::snprintf(buf, sizeof buf, ",%.6f,%.6f,%.6f,%.6f,%.6f,%s,%d", s.p_fail, s.p_fail * s.p_class[0],
                       s.p_fail * s.p_class[1], s.p_fail * s.p_class[2], s.p_fail * s.p_class[3],
                       outcome_name(kFailureClassOutcomes[s.top_class]), flag ? 1 : 0);
         out << buf;
+        if (a.explain) {
+            MessageParts m;
+            m.p_fail = s.p_fail;
+            m.top_class = s.top_class;
+            m.why = explain(bundle.failure_model(), x, sub.request, sub.history, s.top_class);
+            m.what = advice(s.top_class, sub.request, sub.history);
+            out << ',' << csv_field(user_message(m));
+        }
+        out << '\n';
         ++n;
         flagged += flag;
     });
@@ -66,8 +80,10 @@ void add_predict_command(CLI::App &app) {
     c->add_option("--model", a->model, "model bundle")->required();
     c->add_option("--after", a->after, "first submit time to score (YYYY-MM-DD[THH:MM:SS])")->required();
     c->add_option("--output", a->output, "CSV file to write")->required();
+    c->add_flag("--explain", a->explain,
+                "add a 'message' column: what a user would read at submission in warn mode (every job, flagged or not)");
     c->footer("Columns: JobIDRaw,Cluster,User,JobName,Submit,State,p_fail,p_FAILED,p_TIMEOUT,p_OUT_OF_MEMORY,"
-              "p_NODE_FAIL,predicted_class,flagged. p_<CLASS> = p_fail x P(class | failure).");
+              "p_NODE_FAIL,predicted_class,flagged[,message]. p_<CLASS> = p_fail x P(class | failure).");
     c->callback([a] { run_predict(*a); });
 }
 

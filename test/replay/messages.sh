@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# Every sentence jfp shows a user is true, over whole replays: a synthetic workload and the real traces
+# (Parallel Workloads Archive logs in ../shared/data/traces, or JFP_TRACES_DIR) are ingested, a model is
+# trained on the earliest 70%, and every submission is scored as the plugin would score it, with the
+# message a warn would print (jfp predict --explain). check_messages.py then checks each sentence of
+# each message against the history recomputed from the store, independently of jfp's own code.
+set -euo pipefail
+: "${JFP_BUILDDIR:?run through make check (JFP_BUILDDIR unset)}"
+: "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
+JFP="$JFP_BUILDDIR/tools/jfp"
+CHECK="$JFP_SRCDIR/test/replay/check_messages.py"
+W=$(mktemp -d /tmp/jfp-replay.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+python3 "$CHECK" --self-test
+
+# replay NAME: the store $W/NAME.db is ingested; train, score every job with its message, check them all.
+replay() {
+    local name=$1 t0=$SECONDS
+    "$JFP" train --db "$W/$name.db" --out "$W/$name.json" --train-fraction 0.7 --nthread 2 --no-progress >/dev/null
+    "$JFP" predict --db "$W/$name.db" --model "$W/$name.json" --after 1970-01-01 --output "$W/$name.csv" --explain >/dev/null
+    echo "# $name: $(($(wc -l <"$W/$name.csv") - 1)) submissions replayed"
+    python3 "$CHECK" --db "$W/$name.db" --predictions "$W/$name.csv" || { echo "FAIL: $name: false sentences (above)"; exit 1; }
+    echo "# $name: checked in $((SECONDS - t0)) s"
+    rm -f "$W/$name".*
+}
+
+"$JFP" synth --jobs 20000 --seed 5 -q -o "$W/synth.txt"
+"$JFP" ingest -q --db "$W/synth.db" "$W/synth.txt"
+replay synth
+
+dir=${JFP_TRACES_DIR:-$JFP_SRCDIR/../shared/data/traces}
+traces=(CTC-SP2-1996-3.1-cln LANL-CM5-1994-4.1-cln CEA-Curie-2011-2.1-cln)
+if [ ! -f "$dir/${traces[0]}.swf.gz" ]; then
+    # The real traces live beside the project, not in it (and not inside a release root).
+    if [ -n "${JFP_REQUIRE_TRACES:-}" ]; then echo "ERROR: JFP_REQUIRE_TRACES is set but $dir has no traces" >&2; exit 99; fi
+    echo "# real traces not found in $dir: checked the synthetic replay only"
+    exit 0
+fi
+for t in "${traces[@]}"; do
+    "$JFP" ingest -q --format swf --db "$W/$t.db" "$dir/$t.swf.gz"
+    replay "$t"
+done
