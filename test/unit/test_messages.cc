@@ -1,0 +1,219 @@
+// What users read: advice from history, message composition and wrapping, and the SWF reader that
+// brings real traces to the replay test.
+#include <cstdlib>
+#include <sstream>
+
+#include "catch.h"
+#include "model/explain.h"
+#include "model/swf_reader.h"
+#include "model/text.h"
+#include "model/time_util.h"
+#include "model/user_message.h"
+
+using namespace jfp;
+
+namespace {
+
+JobRecord run(const char *name, Outcome o, int64_t end, double elapsed = 60, double rss = kUnknown) {
+    JobRecord j;
+    j.user = "amy";
+    j.name = name;
+    j.outcome = o;
+    j.submit = end - 100;
+    j.end = end;
+    j.elapsed_s = elapsed;
+    j.max_rss_mb = rss;
+    j.timelimit_min = 30;
+    j.req_mem_mb = 1000;
+    return j;
+}
+
+JobRequest request(const char *name) {
+    JobRequest r;
+    r.user = "amy";
+    r.name = name;
+    r.submit_time = *parse_sacct_time("2026-03-01T12:00:00");
+    return r;
+}
+
+std::vector<std::string> lines_of(const std::string &s) {
+    std::vector<std::string> out;
+    std::istringstream in(s);
+    for (std::string l; std::getline(in, l);) out.push_back(l);
+    return out;
+}
+
+}  // namespace
+
+TEST_CASE("advice: a first run is told to test, never pointed at a last run") {
+    HistoryIndex idx;
+    JobRequest r = request("ok.sh");
+    std::string a = advice(0, r, idx.lookup(r));
+    CHECK(a == "Test it first with a short time limit (for example -t 10) before a long run.");
+    // No name at all: the same, and no quoted empty name anywhere.
+    JobRequest unnamed = request("");
+    idx.add(run("", Outcome::Failed, r.submit_time - 500));
+    CHECK(advice(0, unnamed, idx.lookup(unnamed)).find("''") == std::string::npos);
+    CHECK(advice(1, unnamed, idx.lookup(unnamed)) == "If it needs longer, ask for more time (-t), or make it checkpoint and resume.");
+}
+
+TEST_CASE("advice: failures point at the run that failed, with the day to look from") {
+    HistoryIndex idx;
+    int64_t day = *parse_sacct_time("2026-02-27T08:00:00");
+    idx.add(run("wrf", Outcome::Completed, day));
+    idx.add(run("wrf", Outcome::Failed, day + 3600));
+    JobRequest r = request("wrf");
+    CHECK(advice(0, r, idx.lookup(r)) ==
+          "Check the error output of your last run of 'wrf' (sacct -X -u $USER --name=wrf -S 2026-02-27 -o "
+          "JobID,State,ExitCode,End) and fix the cause first.");
+    // A later cancellation: the last run is no longer the failed one.
+    idx.add(run("wrf", Outcome::Cancelled, day + 7200));
+    CHECK(advice(0, r, idx.lookup(r)).rfind("Check the error output of your last failed run of 'wrf'", 0) == 0);
+    // Only completed runs: nothing failed to look at.
+    HistoryIndex ok;
+    ok.add(run("wrf", Outcome::Completed, day));
+    CHECK(advice(0, r, ok.lookup(r)) == "Check what differs from your completed runs of 'wrf' (script, inputs, modules).");
+    // A name a shell would need quoting for gets no command to paste.
+    HistoryIndex odd;
+    odd.add(run("my job's run", Outcome::Failed, day));
+    JobRequest q = request("my job's run");
+    CHECK(advice(0, q, odd.lookup(q)) == "Check the error output of your last run of 'my job's run' and fix the cause first.");
+}
+
+TEST_CASE("advice: TIMEOUT names -t and the longest successful run; OUT_OF_MEMORY names --mem and MaxRSS") {
+    HistoryIndex idx;
+    int64_t day = *parse_sacct_time("2026-02-27T08:00:00");
+    idx.add(run("sim", Outcome::Completed, day, 42 * 60, 3200));
+    idx.add(run("sim", Outcome::Completed, day + 10, 30 * 60, 1000));
+    idx.add(run("sim", Outcome::Timeout, day + 20, 30 * 60));
+    JobRequest r = request("sim");
+    CHECK(advice(1, r, idx.lookup(r)) ==
+          "Your longest successful run of 'sim' took 00:42:00; if it needs as long, ask for that and a margin (-t 00:55:00).");
+    CHECK(advice(2, r, idx.lookup(r)) == "Your runs of 'sim' used up to 3.1G (MaxRSS); ask for that and a margin (--mem=4G).");
+    CHECK(suggest_minutes(42) == 55);
+    CHECK(suggest_minutes(1) == 5);
+    CHECK(suggest_mem(100) == "256M");
+    CHECK(suggest_mem(2000) == "2560M");
+    HistoryIndex none;
+    CHECK(advice(2, r, none.lookup(r)) == "If it needs more memory, ask for it (--mem or --mem-per-cpu).");
+}
+
+TEST_CASE("user_message: warn, reject, override; interactive text wrapped for a terminal of 100 columns") {
+    MessageParts m;
+    m.p_fail = 0.874;
+    m.top_class = 1;
+    m.why = "your last 3 runs of 'sim' failed";
+    m.what = "If it needs longer, ask for more time (-t), or make it checkpoint and resume.";
+    CHECK(user_message(m) ==
+          "jfp: warning: this job will probably fail (p=0.87, most likely TIMEOUT): your last 3 runs of 'sim' failed. "
+          "If it needs longer, ask for more time (-t), or make it checkpoint and resume.");
+    m.action = Action::Reject;
+    CHECK(user_message(m).find("jfp: job rejected: it will probably fail (p=0.87, most likely TIMEOUT)") == 0);
+    CHECK(user_message(m).find("To submit it anyway, add 'jfp:override' to --comment.") != std::string::npos);
+    m.allow_override = false;
+    CHECK(user_message(m).find("If you think this is wrong, contact your admins.") != std::string::npos);
+    m.action = Action::Warn;
+    m.override_used = true;
+    CHECK(user_message(m).find("Submitted anyway because of 'jfp:override'; this is logged.") != std::string::npos);
+
+    m.interactive = true;
+    std::string text = user_message(m);
+    auto lines = lines_of(text);
+    REQUIRE(lines.size() >= 3);
+    CHECK(lines[0].size() + kFirstLinePrefix <= kTerminalWidth);
+    for (size_t i = 1; i < lines.size(); ++i) {
+        CHECK(lines[i].size() <= kTerminalWidth);
+        CHECK(lines[i].rfind("  ", 0) == 0);
+    }
+    // Nothing lost or reordered: the words are the unwrapped message's.
+    m.interactive = false;
+    std::string flat;
+    for (const auto &l : lines) flat += (flat.empty() ? "" : " ") + std::string(trim(l));
+    CHECK(flat == user_message(m));
+}
+
+TEST_CASE("wrap_text keeps a word longer than a line whole") {
+    std::string w(150, 'x');
+    std::string out = wrap_text("a " + w + " b", 100, 44);
+    CHECK(out == "a\n  " + w + "\n  b");
+}
+
+namespace {
+const char *kSwf =
+    "; Version: 2.2\n"
+    "; UnixStartTime: 835823160\n"
+    "; TimeZone: -18000\n"
+    "; TimeZoneString: America/New_York\n"
+    "; Queue:  1 DSI\n"
+    "; Partition:  2  parallel\n"
+    ";\n"
+    "    1        0 588530    937  306 142.00    -1   -1  35100    -1  1  97  -1 307  1 -1 -1 -1\n"
+    "    2   164472 356587     75   17   2.00  2048   16    300  1024  0  81   5 195 -1  2 1 -1\n"
+    "    3       -1     10     10    1  1.00    -1    1     60    -1  1  81   5 195  1 -1 -1 -1\n"
+    "    4   164480     -1     -1   -1    -1    -1    4    600    -1  5  81   5 195  1 -1 -1 -1\n"
+    "    5   164490     10     20 eight 1 -1 1 60 -1 1 81 5 195 1 -1 -1 -1\n"
+    "    6   164500     10\n";
+}
+
+TEST_CASE("SWF reader: header, field mapping, outcomes never in the request, bad rows reported by line") {
+    std::vector<JobRecord> jobs;
+    SwfReader reader({}, [&](JobRecord &&j) { jobs.push_back(std::move(j)); });
+    reader.read_text(kSwf, "t.swf");
+    const auto &rep = reader.report();
+    CHECK(rep.job_rows == 3);
+    CHECK(rep.bad == 3);
+    REQUIRE(rep.bad_lines.size() == 3);
+    CHECK(rep.bad_lines[0].line == 10);
+    CHECK_THAT(rep.bad_lines[0].reason, HasText("no submit time"));
+    CHECK(rep.bad_lines[1].line == 12);
+    CHECK_THAT(rep.bad_lines[1].reason, HasText("field 5 'eight' is not a number"));
+    CHECK(rep.bad_lines[2].line == 13);
+    CHECK_THAT(rep.bad_lines[2].reason, HasText("expected 18 fields, found 3"));
+    REQUIRE(jobs.size() == 3);
+
+    const JobRecord &a = jobs[0];
+    CHECK(a.job_key == "1");
+    CHECK(a.user == "user97");
+    CHECK(a.name == "app307");
+    CHECK(a.partition == "DSI");  // no partition: the queue's name from the header
+    CHECK(a.account.empty());
+    CHECK(format_sacct_time(a.submit) == "1996-06-26T17:06:00");  // EDT, as the log's own StartTime says
+    CHECK(a.outcome == Outcome::Completed);
+    CHECK(a.req_cpus == 306);  // no requested processors: the allocation
+    CHECK(a.timelimit_min == 585);
+    CHECK(a.elapsed_s == 937);
+    CHECK(a.end - a.submit == 588530 + 937);
+
+    const JobRecord &b = jobs[1];
+    CHECK(b.outcome == Outcome::Failed);
+    CHECK(b.partition == "parallel");
+    CHECK(b.account == "group5");
+    CHECK(b.req_cpus == 16);
+    CHECK(b.req_mem_mb == 16.0);       // 1024 KB per processor x 16
+    CHECK(b.max_rss_mb == 2048.0 * 17 / 1024);  // used memory is an outcome, per allocated processor
+    CHECK(b.has_dependency == 1);
+
+    const JobRecord &c = jobs[2];  // cancelled while queued: no start, so it never enters history
+    CHECK(c.outcome == Outcome::Cancelled);
+    CHECK_FALSE(c.ended());
+}
+
+TEST_CASE("SWF reader: time zones the database lacks fall back to the offset, or are refused with what to do") {
+    std::vector<JobRecord> jobs;
+    std::string text = kSwf;
+    auto at = text.find("America/New_York");
+    text.replace(at, 16, "Nowhere/Atlantis");
+    SwfReader r1({}, [&](JobRecord &&j) { jobs.push_back(std::move(j)); });
+    r1.read_text(text, "t.swf");
+    REQUIRE(r1.notes().size() == 1);
+    CHECK_THAT(r1.notes()[0], HasText("fixed TimeZone offset"));
+    CHECK(format_sacct_time(jobs[0].submit) == "1996-06-26T16:06:00");  // EST all year: no daylight saving
+
+    text.replace(text.find("; TimeZone: -18000\n"), 19, "");
+    SwfReader r2({}, [](JobRecord &&) {});
+    CHECK_THROWS_WITH(r2.read_text(text, "t.swf"), HasText("install tzdata"));
+
+    SwfReader r3({}, [](JobRecord &&) {});
+    CHECK_THROWS_WITH(r3.read_text("    1 0 1 1 1 1 -1 1 60 -1 1 1 1 1 1 -1 -1 -1\n", "x.swf"), HasText("UnixStartTime"));
+    CHECK(std::getenv("TZ") == nullptr);  // the reader's zone does not leak into the process
+}
