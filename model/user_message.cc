@@ -19,12 +19,12 @@ std::string user_message(const MessageParts &m) {
         out = "jfp: warning: this job will probably fail " + std::string(head) + ": " + m.why + ". " + m.what;
         if (m.override_used) out += " Submitted anyway because of '" + m.override_token + "'; this is logged.";
     }
-    return m.interactive ? wrap_text(out, kTerminalWidth, kFirstLinePrefix) : out;
+    return m.interactive ? wrap_text(out, kTerminalWidth - kFirstLinePrefix, kTerminalWidth - kLinePrefix) : out;
 }
 
-std::string wrap_text(std::string_view text, size_t width, size_t first_prefix) {
+std::string wrap_text(std::string_view text, size_t first_width, size_t width) {
     std::string out;
-    size_t budget = width > first_prefix ? width - first_prefix : width;
+    size_t budget = first_width;
     size_t line_len = 0;
     size_t i = 0;
     while (i < text.size()) {

@@ -23,13 +23,15 @@ struct MessageParts {
 
 std::string user_message(const MessageParts &m);
 
-// Terminal width interactive messages are wrapped to, and what salloc/srun put before the first line
-// ("srun: error: Unable to allocate resources: " is 43 columns).
+// Terminal width interactive messages are wrapped to. salloc and srun print every line of the message
+// after their own prefix ("salloc: error: ", up to 15 columns), and a rejection's first line after
+// more ("srun: error: Unable to allocate resources: ", 43 columns).
 inline constexpr size_t kTerminalWidth = 100;
-inline constexpr size_t kFirstLinePrefix = 44;
+inline constexpr size_t kLinePrefix = 16;
+inline constexpr size_t kFirstLinePrefix = 46;
 
-// Breaks text at spaces so no line is longer than width (the first line: width - first_prefix);
-// continuation lines start with two spaces. A word longer than a line is left whole.
-std::string wrap_text(std::string_view text, size_t width, size_t first_prefix);
+// Breaks text at spaces so the first line holds at most first_width columns and the others at most
+// width; continuation lines start with two spaces. A word longer than a line is left whole.
+std::string wrap_text(std::string_view text, size_t first_width, size_t width);
 
 }  // namespace jfp

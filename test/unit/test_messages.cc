@@ -122,7 +122,7 @@ TEST_CASE("user_message: warn, reject, override; interactive text wrapped for a 
     REQUIRE(lines.size() >= 3);
     CHECK(lines[0].size() + kFirstLinePrefix <= kTerminalWidth);
     for (size_t i = 1; i < lines.size(); ++i) {
-        CHECK(lines[i].size() <= kTerminalWidth);
+        CHECK(lines[i].size() + kLinePrefix <= kTerminalWidth);
         CHECK(lines[i].rfind("  ", 0) == 0);
     }
     // Nothing lost or reordered: the words are the unwrapped message's.
@@ -134,7 +134,7 @@ TEST_CASE("user_message: warn, reject, override; interactive text wrapped for a 
 
 TEST_CASE("wrap_text keeps a word longer than a line whole") {
     std::string w(150, 'x');
-    std::string out = wrap_text("a " + w + " b", 100, 44);
+    std::string out = wrap_text("a " + w + " b", 56, 84);
     CHECK(out == "a\n  " + w + "\n  b");
 }
 
