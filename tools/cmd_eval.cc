@@ -19,14 +19,14 @@ struct EvalArgs {
 };
 
 nlohmann::json metrics_json(const BinaryMetrics &m) {
-    return {{"roc_auc", m.roc_auc}, {"pr_auc", m.pr_auc},   {"threshold", m.threshold}, {"precision", m.precision},
+    return {{"roc_auc", m.roc_auc}, {"pr_auc", m.pr_auc},   {"recall_at_precision_0.9", m.recall_at_p90}, {"threshold", m.threshold}, {"precision", m.precision},
             {"recall", m.recall},   {"f1", m.f1},           {"flagged", m.flagged()},   {"true_positives", m.tp},
             {"false_positives", m.fp}, {"false_negatives", m.fn}};
 }
 
 void print_row(const char *name, const BinaryMetrics &m) {
-    std::printf("  %-32s %7.3f %7.3f %9.4f %9.3f %7.3f %6.3f %8zu\n", name, m.roc_auc, m.pr_auc, m.threshold, m.precision,
-                m.recall, m.f1, m.flagged());
+    std::printf("  %-32s %7.3f %7.3f %7.3f %9.4f %9.3f %7.3f %6.3f %8zu\n", name, m.roc_auc, m.pr_auc, m.recall_at_p90,
+                m.threshold, m.precision, m.recall, m.f1, m.flagged());
 }
 
 void run_eval(const EvalArgs &a) {
@@ -89,8 +89,8 @@ void run_eval(const EvalArgs &a) {
     std::printf("jfp eval: %zu finished jobs submitted from %s, %zu failed (%.1f%%); model %s\n", m.n,
                 format_sacct_time(after).c_str(), m.positives, 100.0 * static_cast<double>(m.positives) / static_cast<double>(m.n),
                 bundle.model_id().c_str());
-    std::printf("  %-32s %7s %7s %9s %9s %7s %6s %8s\n", "", "ROC-AUC", "PR-AUC", "threshold", "precision", "recall", "F1",
-                "flagged");
+    std::printf("  %-32s %7s %7s %7s %9s %9s %7s %6s %8s\n", "", "ROC-AUC", "PR-AUC", "R@P.9", "threshold", "precision",
+                "recall", "F1", "flagged");
     print_row("model", m);
     print_row("last run of user+name failed", b1);
     print_row("user failure rate, last 10", b2);

@@ -58,6 +58,8 @@ BinaryMetrics evaluate_binary(const std::vector<float> &scores, const std::vecto
         if (pos_here > 0)
             ap += (static_cast<double>(pos_here) / static_cast<double>(m.positives)) *
                   (static_cast<double>(tp) / static_cast<double>(seen));
+        if (static_cast<double>(tp) >= 0.9 * static_cast<double>(seen))
+            m.recall_at_p90 = std::max(m.recall_at_p90, static_cast<double>(tp) / static_cast<double>(m.positives));
         i = j;
     }
     double p = static_cast<double>(m.positives);

@@ -13,6 +13,7 @@ struct BinaryMetrics {
     size_t positives = 0;
     double roc_auc = 0;
     double pr_auc = 0;  // average precision
+    double recall_at_p90 = 0;  // the highest recall at any threshold whose precision is at least 0.9
     double threshold = 0;
     size_t tp = 0, fp = 0, fn = 0, tn = 0;
     double precision = 0, recall = 0, f1 = 0;

@@ -30,6 +30,13 @@ TEST_CASE("metrics: ROC-AUC and average precision on hand-checked cases") {
     CHECK(m.roc_auc == Approx(0.5));
     CHECK(m.pr_auc == Approx(0.5));
     CHECK(m.flagged() == 0);
+    CHECK(m.recall_at_p90 == 0);  // precision is 0.5 at the only threshold
+    // Recall at precision 0.9: 0.9(+) 0.8(+) 0.7(-) 0.6(+) 0.5(-): the top two are 2/2 precise, 2 of 3 failures.
+    m = evaluate_binary({0.9f, 0.8f, 0.7f, 0.6f, 0.5f}, {1, 1, 0, 1, 0}, 0.5);
+    CHECK(m.recall_at_p90 == Approx(2.0 / 3.0));
+    // Ties count as one threshold: 0.9(+) 0.9(-) can never be 90% precise.
+    m = evaluate_binary({0.9f, 0.9f, 0.1f}, {1, 0, 1}, 0.5);
+    CHECK(m.recall_at_p90 == 0);
 }
 
 TEST_CASE("metrics: the threshold is the lowest that reaches the target precision") {
