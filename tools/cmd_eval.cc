@@ -24,6 +24,20 @@ nlohmann::json metrics_json(const BinaryMetrics &m) {
             {"false_positives", m.fp}, {"false_negatives", m.fn}};
 }
 
+nlohmann::json cost_json(const CostAtThreshold &c) {
+    return {{"failed_caught", c.failed_caught},
+            {"failed_caught_core_hours", c.failed_caught_core_hours},
+            {"failed_core_hours", c.failed_core_hours},
+            {"good_flagged", c.good_flagged},
+            {"good_flagged_core_hours", c.good_flagged_core_hours}};
+}
+
+void print_cost_row(const char *name, const CostAtThreshold &c) {
+    double share = c.failed_core_hours > 0 ? 100.0 * c.failed_caught_core_hours / c.failed_core_hours : 0;
+    std::printf("  %-32s %8zu %14.1f %6.1f%% %8zu %14.1f\n", name, c.failed_caught, c.failed_caught_core_hours, share,
+                c.good_flagged, c.good_flagged_core_hours);
+}
+
 void print_row(const char *name, const BinaryMetrics &m) {
     std::printf("  %-32s %7.3f %7.3f %7.3f %9.4f %9.3f %7.3f %6.3f %8zu\n", name, m.roc_auc, m.pr_auc, m.recall_at_p90,
                 m.threshold, m.precision, m.recall, m.f1, m.flagged());
@@ -37,6 +51,7 @@ void run_eval(const EvalArgs &a) {
 
     std::vector<float> model_p, last_outcome, user_rate;
     std::vector<int> labels;
+    std::vector<double> core_hours;  // elapsed x CPUs: what each job consumed
     // Which failure, among failed jobs: rows = actual class, columns = predicted class.
     std::array<std::array<uint64_t, kFailureClasses>, kFailureClasses> confusion{};
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
@@ -44,6 +59,7 @@ void run_eval(const EvalArgs &a) {
         Score s = bundle.score(x);
         model_p.push_back(s.p_fail);
         labels.push_back(is_failure(j.outcome) ? 1 : 0);
+        core_hours.push_back(known(j.elapsed_s) && known(j.req_cpus) ? j.elapsed_s * j.req_cpus / 3600.0 : kUnknown);
         // Baseline 1: the last finished run of the same user + job name failed.
         last_outcome.push_back(x[F_un_streak] > 0 ? 1.0f : 0.0f);
         // Baseline 2: the user's failure rate over their last 10 finished jobs.
@@ -57,6 +73,9 @@ void run_eval(const EvalArgs &a) {
     auto m = evaluate_binary(model_p, labels, thr);
     auto b1 = evaluate_binary(last_outcome, labels, 0.5);
     auto b2 = evaluate_binary(user_rate, labels, 0.5);
+    auto cm_cost = cost_at(model_p, labels, core_hours, thr);
+    auto b1_cost = cost_at(last_outcome, labels, core_hours, 0.5);
+    auto b2_cost = cost_at(user_rate, labels, core_hours, 0.5);
     uint64_t failed = 0, class_right = 0;
     for (size_t c = 0; c < kFailureClasses; ++c)
         for (size_t p = 0; p < kFailureClasses; ++p) {
@@ -80,6 +99,9 @@ void run_eval(const EvalArgs &a) {
             {"model", metrics_json(m)},
             {"baselines",
              {{"last_outcome_user_name", metrics_json(b1)}, {"user_failure_rate_last10", metrics_json(b2)}}},
+            {"cost", {{"model", cost_json(cm_cost)},
+                      {"last_outcome_user_name", cost_json(b1_cost)},
+                      {"user_failure_rate_last10", cost_json(b2_cost)}}},
             {"failure_class", {{"failed_jobs", failed},
                                {"accuracy", failed ? static_cast<double>(class_right) / static_cast<double>(failed) : 0.0},
                                {"confusion", cm}}}};
@@ -94,6 +116,11 @@ void run_eval(const EvalArgs &a) {
     print_row("model", m);
     print_row("last run of user+name failed", b1);
     print_row("user failure rate, last 10", b2);
+    std::printf("  at the threshold, in core-hours (elapsed x CPUs) of %.1f burnt by failed jobs:\n", cm_cost.failed_core_hours);
+    std::printf("  %-32s %8s %14s %7s %8s %14s\n", "", "failed", "their core-h", "share", "good", "their core-h");
+    print_cost_row("model", cm_cost);
+    print_cost_row("last run of user+name failed", b1_cost);
+    print_cost_row("user failure rate, last 10", b2_cost);
     if (failed > 0) {
         std::printf("  failure class (of %llu failed jobs, predicted class right %.1f%%):\n",
                     static_cast<unsigned long long>(failed), 100.0 * static_cast<double>(class_right) / static_cast<double>(failed));

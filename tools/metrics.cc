@@ -68,6 +68,26 @@ BinaryMetrics evaluate_binary(const std::vector<float> &scores, const std::vecto
     return m;
 }
 
+CostAtThreshold cost_at(const std::vector<float> &scores, const std::vector<int> &labels,
+                        const std::vector<double> &core_hours, double threshold) {
+    CostAtThreshold c;
+    for (size_t i = 0; i < scores.size(); ++i) {
+        double h = i < core_hours.size() && core_hours[i] == core_hours[i] ? core_hours[i] : 0;  // NaN: unknown
+        bool flag = scores[i] >= threshold;
+        if (labels[i]) {
+            c.failed_core_hours += h;
+            if (flag) {
+                ++c.failed_caught;
+                c.failed_caught_core_hours += h;
+            }
+        } else if (flag) {
+            ++c.good_flagged;
+            c.good_flagged_core_hours += h;
+        }
+    }
+    return c;
+}
+
 ThresholdChoice choose_threshold(const std::vector<float> &scores, const std::vector<int> &labels,
                                  double target_precision, size_t min_true_positives) {
     ThresholdChoice best_f1;

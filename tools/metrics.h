@@ -24,6 +24,19 @@ struct BinaryMetrics {
 // ranks, AP by treating tied scores as one threshold).
 BinaryMetrics evaluate_binary(const std::vector<float> &scores, const std::vector<int> &labels, double threshold);
 
+// What acting at a threshold would have meant in machine time: the failed jobs it catches and the core-hours
+// they burnt (waste a rejection would have saved), the good jobs it flags and theirs (good work it would
+// have blocked). Jobs with unknown core-hours count as jobs, not hours.
+struct CostAtThreshold {
+    size_t failed_caught = 0, good_flagged = 0;
+    double failed_core_hours = 0;         // all failed jobs
+    double failed_caught_core_hours = 0;  // failed and flagged
+    double good_flagged_core_hours = 0;   // completed and flagged
+};
+
+CostAtThreshold cost_at(const std::vector<float> &scores, const std::vector<int> &labels,
+                        const std::vector<double> &core_hours, double threshold);
+
 struct ThresholdChoice {
     double threshold = 0.5;
     double precision = 0;

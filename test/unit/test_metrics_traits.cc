@@ -39,6 +39,16 @@ TEST_CASE("metrics: ROC-AUC and average precision on hand-checked cases") {
     CHECK(m.recall_at_p90 == 0);
 }
 
+TEST_CASE("metrics: core-hours caught and blocked at a threshold") {
+    // failed 10h flagged, failed 5h not, good 2h flagged, good with unknown hours flagged, good 7h not.
+    auto c = cost_at({0.9f, 0.2f, 0.8f, 0.7f, 0.1f}, {1, 1, 0, 0, 0}, {10, 5, 2, std::nan(""), 7}, 0.5);
+    CHECK(c.failed_caught == 1);
+    CHECK(c.failed_caught_core_hours == 10);
+    CHECK(c.failed_core_hours == 15);
+    CHECK(c.good_flagged == 2);
+    CHECK(c.good_flagged_core_hours == 2);
+}
+
 TEST_CASE("metrics: the threshold is the lowest that reaches the target precision") {
     std::vector<float> s;
     std::vector<int> l;
