@@ -68,6 +68,22 @@ BinaryMetrics evaluate_binary(const std::vector<float> &scores, const std::vecto
     return m;
 }
 
+std::vector<OperatingPoint> operating_points(const std::vector<float> &scores, const std::vector<int> &labels) {
+    std::vector<OperatingPoint> out;
+    auto idx = order_desc(scores);
+    size_t tp = 0, fp = 0, i = 0;
+    while (i < idx.size()) {
+        size_t j = i;
+        while (j < idx.size() && scores[idx[j]] == scores[idx[i]]) {
+            (labels[idx[j]] ? tp : fp) += 1;
+            ++j;
+        }
+        out.push_back({scores[idx[i]], tp, fp});
+        i = j;
+    }
+    return out;
+}
+
 CostAtThreshold cost_at(const std::vector<float> &scores, const std::vector<int> &labels,
                         const std::vector<double> &core_hours, double threshold) {
     CostAtThreshold c;

@@ -37,6 +37,14 @@ struct CostAtThreshold {
 CostAtThreshold cost_at(const std::vector<float> &scores, const std::vector<int> &labels,
                         const std::vector<double> &core_hours, double threshold);
 
+// Cumulative counts at each distinct score, from the highest: flagging every job scored >= threshold
+// gives tp true and fp false positives. The points of ROC and precision-recall curves.
+struct OperatingPoint {
+    double threshold;
+    size_t tp, fp;
+};
+std::vector<OperatingPoint> operating_points(const std::vector<float> &scores, const std::vector<int> &labels);
+
 struct ThresholdChoice {
     double threshold = 0.5;
     double precision = 0;
