@@ -95,6 +95,9 @@ struct LoggedFeatures {
     int schema_version = 0;
     std::string model_id;
     float p_fail = 0;
+    int64_t scored_at = 0;  // naive-local submit time
+    float threshold = 1;    // the threshold in force when it was scored
+    int top_class = 0;
     FeatureVector x{};
 };
 

@@ -41,6 +41,24 @@ std::string fmt(const char *f, double v) {
     return buf;
 }
 
+Chart chart(const char *id, const char *title, const char *x_label, const char *y_label) {
+    Chart c;
+    c.id = id;
+    c.title = title;
+    c.x_label = x_label;
+    c.y_label = y_label;
+    return c;
+}
+
+Series line(std::string label, const char *color, std::vector<std::pair<double, double>> points = {}, bool dashed = false) {
+    Series s;
+    s.label = std::move(label);
+    s.color = color;
+    s.points = std::move(points);
+    s.dashed = dashed;
+    return s;
+}
+
 // ROC and precision-recall points at every distinct score, thinned to at most ~400 per curve.
 void curves(const std::vector<float> &s, const std::vector<int> &l, Series &roc, Series &pr) {
     auto pts = operating_points(s, l);
@@ -128,21 +146,24 @@ void run_report(const ReportArgs &a) {
     auto m = evaluate_binary(p, labels, thr), mb1 = evaluate_binary(b1, labels, 0.5), mb2 = evaluate_binary(b2, labels, 0.5);
 
     // ---- charts
-    Chart roc{"roc", "ROC curve", "false positive rate", "true positive rate"};
-    Chart prc{"pr", "Precision-recall curve", "recall", "precision"};
-    Series rm{"model (AUC " + fmt("%.3f", m.roc_auc) + ")", kModelColor}, rb1{"last user+name failed", kB1Color},
-        rb2{"user rate, last 10", kB2Color};
-    Series pm{"model (AP " + fmt("%.3f", m.pr_auc) + ")", kModelColor}, pb1{"last user+name failed", kB1Color},
-        pb2{"user rate, last 10", kB2Color};
+    Chart roc = chart("roc", "ROC curve", "false positive rate", "true positive rate");
+    Chart prc = chart("pr", "Precision-recall curve", "recall", "precision");
+    Series rm = line("model (AUC " + fmt("%.3f", m.roc_auc) + ")", kModelColor);
+    Series rb1 = line("last user+name failed", kB1Color);
+    Series rb2 = line("user rate, last 10", kB2Color);
+    Series pm = line("model (AP " + fmt("%.3f", m.pr_auc) + ")", kModelColor);
+    Series pb1 = line("last user+name failed", kB1Color);
+    Series pb2 = line("user rate, last 10", kB2Color);
     curves(p, labels, rm, pm);
     curves(b1, labels, rb1, pb1);
     curves(b2, labels, rb2, pb2);
-    roc.series = {rm, rb1, rb2, {"chance", "#999", {{0, 0}, {1, 1}}, true}};
+    roc.series = {rm, rb1, rb2, line("chance", "#999", {{0, 0}, {1, 1}}, true)};
     double base_rate = static_cast<double>(m.positives) / static_cast<double>(m.n);
-    prc.series = {pm, pb1, pb2, {"failure rate " + fmt("%.3f", base_rate), "#999", {{0, base_rate}, {1, base_rate}}, true}};
+    prc.series = {pm, pb1, pb2, line("failure rate " + fmt("%.3f", base_rate), "#999", {{0, base_rate}, {1, base_rate}}, true)};
 
-    Chart cal{"calibration", "Calibration: predicted vs observed failure rate", "mean predicted p (10 bins)", "observed failure rate"};
-    Series cal_s{"model", kModelColor}, cal_n{"jobs per bin (share)", "#888"};
+    Chart cal = chart("calibration", "Calibration: predicted vs observed failure rate", "mean predicted p (10 bins)", "observed failure rate");
+    Series cal_s = line("model", kModelColor);
+    Series cal_n = line("jobs per bin (share)", "#888");
     cal_n.bars = true;
     cal_n.bar_width = 0.1;
     for (int b = 0; b < 10; ++b) {
@@ -157,10 +178,12 @@ void run_report(const ReportArgs &a) {
         if (n > 0) cal_s.points.push_back({sum_p / static_cast<double>(n), fails / static_cast<double>(n)});
         cal_n.points.push_back({b / 10.0 + 0.05, static_cast<double>(n) / static_cast<double>(rows.size())});
     }
-    cal.series = {cal_n, cal_s, {"perfect", "#999", {{0, 0}, {1, 1}}, true}};
+    cal.series = {cal_n, cal_s, line("perfect", "#999", {{0, 0}, {1, 1}}, true)};
 
-    Chart sweep{"threshold", "What each threshold would flag", "threshold", "fraction"};
-    Series sp{"precision", kModelColor}, sr{"recall", kB1Color}, sf{"jobs flagged (share)", kB2Color};
+    Chart sweep = chart("threshold", "What each threshold would flag", "threshold", "fraction");
+    Series sp = line("precision", kModelColor);
+    Series sr = line("recall", kB1Color);
+    Series sf = line("jobs flagged (share)", kB2Color);
     for (int i = 0; i <= 100; ++i) {
         double t = i / 100.0;
         auto e = evaluate_binary(p, labels, t);
@@ -171,8 +194,9 @@ void run_report(const ReportArgs &a) {
     sweep.series = {sp, sr, sf};
     sweep.x_markers = {{thr, "threshold " + fmt("%.3f", thr)}};
 
-    Chart hist{"histogram", "Scores of failed and completed jobs", "p_fail", "share of the group's jobs"};
-    Series hf{"failed", kB1Color}, hc{"completed", kModelColor};
+    Chart hist = chart("histogram", "Scores of failed and completed jobs", "p_fail", "share of the group's jobs");
+    Series hf = line("failed", kB1Color);
+    Series hc = line("completed", kModelColor);
     hf.bars = hc.bars = true;
     hf.bar_width = hc.bar_width = 0.05;
     std::vector<double> cf(20, 0), cc(20, 0);

@@ -49,6 +49,7 @@ int main(int argc, char **argv) {
     jfp::add_synth_command(app);
     jfp::add_parity_command(app);
     jfp::add_report_command(app);
+    jfp::add_monitor_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {

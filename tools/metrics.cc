@@ -1,6 +1,7 @@
 #include "metrics.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 namespace jfp {
@@ -80,6 +81,36 @@ std::vector<OperatingPoint> operating_points(const std::vector<float> &scores, c
         }
         out.push_back({scores[idx[i]], tp, fp});
         i = j;
+    }
+    return out;
+}
+
+// Population stability index of one feature: deciles of the training values (plus a bin for unknown),
+// PSI = sum (live - train) * ln(live / train) over bins, shares floored so an empty bin stays finite.
+double population_stability_index(const std::vector<float> &train, const std::vector<float> &live) {
+    if (train.empty() || live.empty()) return 0;
+    std::vector<float> known_train;
+    for (float v : train)
+        if (!std::isnan(v)) known_train.push_back(v);
+    std::sort(known_train.begin(), known_train.end());
+    std::vector<float> edges;
+    for (int q = 1; q < 10 && !known_train.empty(); ++q) {
+        float e = known_train[known_train.size() * static_cast<size_t>(q) / 10];
+        if (edges.empty() || e > edges.back()) edges.push_back(e);
+    }
+    size_t bins = edges.size() + 2;  // value bins, then NaN
+    auto bin_of = [&](float v) {
+        if (std::isnan(v)) return bins - 1;
+        return static_cast<size_t>(std::upper_bound(edges.begin(), edges.end(), v) - edges.begin());
+    };
+    std::vector<double> t(bins, 0), l(bins, 0);
+    for (float v : train) t[bin_of(v)] += 1;
+    for (float v : live) l[bin_of(v)] += 1;
+    double out = 0;
+    for (size_t b = 0; b < bins; ++b) {
+        double e = std::max(1e-4, t[b] / static_cast<double>(train.size()));
+        double a = std::max(1e-4, l[b] / static_cast<double>(live.size()));
+        out += (a - e) * std::log(a / e);
     }
     return out;
 }

@@ -45,6 +45,11 @@ struct OperatingPoint {
 };
 std::vector<OperatingPoint> operating_points(const std::vector<float> &scores, const std::vector<int> &labels);
 
+// How far live values of a feature moved from its training values: deciles of the training values plus a
+// bin for unknown (NaN); sum over bins of (live - train) * ln(live / train), shares floored at 1e-4.
+// Rule of thumb: < 0.1 stable, 0.1-0.25 some shift, > 0.25 a shift worth acting on. 0 when either is empty.
+double population_stability_index(const std::vector<float> &train, const std::vector<float> &live);
+
 struct ThresholdChoice {
     double threshold = 0.5;
     double precision = 0;

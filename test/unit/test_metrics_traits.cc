@@ -49,6 +49,21 @@ TEST_CASE("metrics: core-hours caught and blocked at a threshold") {
     CHECK(c.good_flagged_core_hours == 2);
 }
 
+TEST_CASE("metrics: population stability index") {
+    std::vector<float> train, same, shifted, unknown;
+    for (int i = 0; i < 1000; ++i) {
+        train.push_back(static_cast<float>(i % 100));
+        same.push_back(static_cast<float>((i * 7) % 100));
+        shifted.push_back(static_cast<float>(50 + i % 100));
+        unknown.push_back(std::nanf(""));
+    }
+    CHECK(population_stability_index(train, same) < 0.01);
+    CHECK(population_stability_index(train, shifted) > 0.25);
+    CHECK(population_stability_index(train, unknown) > 0.25);  // a feature that went missing live
+    CHECK(population_stability_index(unknown, unknown) < 1e-9);
+    CHECK(population_stability_index({}, same) == 0);
+}
+
 TEST_CASE("metrics: the threshold is the lowest that reaches the target precision") {
     std::vector<float> s;
     std::vector<int> l;
