@@ -8,9 +8,7 @@
 #include <map>
 
 #include "commands.h"
-#include "metrics.h"
-#include "model/feature_log.h"
-#include "model/feature_sweep.h"
+#include "live_monitor.h"
 #include "model/model_bundle.h"
 #include "model/time_util.h"
 
@@ -26,18 +24,7 @@ struct MonitorArgs {
     bool json = false;
 };
 
-struct Period {
-    uint64_t scored = 0, with_outcome = 0, failed = 0, flagged = 0, tp = 0;
-    double sum_p = 0;  // over jobs with an outcome
-};
-
-int64_t period_start(int64_t naive, bool weekly) {
-    int64_t day = naive >= 0 ? naive / 86400 : -((-naive + 86399) / 86400);
-    if (weekly) day -= weekday(day * 86400);  // Monday
-    return day * 86400;
-}
-
-nlohmann::json period_json(const Period &p) {
+nlohmann::json period_json(const LivePeriod &p) {
     auto ratio = [](double a, double b) -> nlohmann::json { return b > 0 ? nlohmann::json(a / b) : nlohmann::json(nullptr); };
     return {{"scored", p.scored},
             {"with_outcome", p.with_outcome},
@@ -61,62 +48,12 @@ void run_monitor(const MonitorArgs &a) {
     const bool weekly = a.period == "week";
     int64_t since = a.since.empty() ? 0 : parse_time_option(a.since, "--since");
     auto bundle = ModelBundle::load_file(a.model);
-    auto logged = read_feature_log(a.feature_log);
     HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
 
-    std::string win_start, win_end;
-    try {
-        const auto &w = bundle.metadata().at("training").at("train_window");
-        win_start = w.at(0).get<std::string>();
-        win_end = w.at(1).get<std::string>();
-    } catch (const std::exception &) {
-        throw std::runtime_error(a.model + " records no training window (training.train_window): drift needs it; retrain "
-                                 "with this jfp");
-    }
-    int64_t t0 = *parse_sacct_time(win_start), t1 = *parse_sacct_time(win_end);
-
-    std::vector<std::vector<float>> train(kNumFeatures), live(kNumFeatures);
-    std::map<int64_t, Period> periods;
-    Period total;
-    uint64_t live_models_other = 0;
-    // Outcomes by token, and the training window's features, in one pass over the store.
-    std::unordered_map<std::string, Outcome> outcome_by_token;
-    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
-        if (j.submit >= t0 && j.submit <= t1 && is_labeled(j.outcome))
-            for (int f = 0; f < kNumFeatures; ++f) train[static_cast<size_t>(f)].push_back(x[static_cast<size_t>(f)]);
-        if (!j.jfp_token.empty()) outcome_by_token[j.jfp_token] = j.outcome;
-    });
-    for (const auto &[token, lf] : logged) {
-        if (lf.scored_at < since) continue;
-        if (lf.model_id != bundle.model_id()) ++live_models_other;
-        Period &p = periods[period_start(lf.scored_at, weekly)];
-        for (Period *q : {&p, &total}) ++q->scored;
-        for (int f = 0; f < kNumFeatures; ++f) live[static_cast<size_t>(f)].push_back(lf.x[static_cast<size_t>(f)]);
-        auto it = outcome_by_token.find(token);
-        if (it == outcome_by_token.end() || !is_labeled(it->second)) continue;  // not ended, or no verdict
-        bool failed = is_failure(it->second), flagged = lf.p_fail >= lf.threshold;
-        for (Period *q : {&p, &total}) {
-            ++q->with_outcome;
-            q->failed += failed;
-            q->flagged += flagged;
-            q->tp += failed && flagged;
-            q->sum_p += lf.p_fail;
-        }
-    }
-    if (total.scored == 0)
-        throw std::runtime_error("the feature log " + a.feature_log + " has no scored job" +
-                                 (since ? " since " + format_sacct_time(since) : std::string()) +
-                                 "; is feature_log set in jfp.conf, and has the plugin scored jobs?");
-
-    // Only features the model splits on: drift elsewhere cannot move a score (the script features, unknown in
-    // every sacct-trained window and present live, would otherwise raise an alarm at every site).
-    std::vector<std::pair<double, int>> drift;
-    if (!train[0].empty())
-        for (int f = 0; f < kNumFeatures; ++f)
-            if (bundle.failure_model().uses_feature(f))
-                drift.push_back({population_stability_index(train[static_cast<size_t>(f)], live[static_cast<size_t>(f)]), f});
-    std::sort(drift.rbegin(), drift.rend());
-
+    LiveSummary live = summarize_live(store, bundle, a.feature_log, since, weekly);
+    const auto &periods = live.periods;
+    const auto &total = live.total;
+    const auto &drift = live.drift;
     double target = a.min_precision >= 0 ? a.min_precision : bundle.metadata().value("target_precision", 0.9);
     auto tj = period_json(total);
     std::vector<std::string> alerts;
@@ -144,9 +81,9 @@ void run_monitor(const MonitorArgs &a) {
                               {"period", a.period},
                               {"total", tj},
                               {"periods", per},
-                              {"scored_by_other_models", live_models_other},
-                              {"training_window", {win_start, win_end}},
-                              {"training_rows", train[0].size()},
+                              {"scored_by_other_models", live.scored_by_other_models},
+                              {"training_window", {live.window_start, live.window_end}},
+                              {"training_rows", live.training_rows},
                               {"drift", d},
                               {"target_precision", target},
                               {"max_psi", a.max_psi},
@@ -157,12 +94,12 @@ void run_monitor(const MonitorArgs &a) {
         std::printf("jfp monitor: model %s; %llu jobs scored%s, %llu with an outcome (%llu failed)\n", bundle.model_id().c_str(),
                     static_cast<unsigned long long>(total.scored), since ? (" since " + format_sacct_time(since)).c_str() : "",
                     static_cast<unsigned long long>(total.with_outcome), static_cast<unsigned long long>(total.failed));
-        if (live_models_other)
+        if (live.scored_by_other_models)
             std::printf("  %llu of them were scored by another model (a reload since)\n",
-                        static_cast<unsigned long long>(live_models_other));
+                        static_cast<unsigned long long>(live.scored_by_other_models));
         std::printf("  %-11s %8s %8s %7s %8s %9s %7s %9s %9s\n", weekly ? "week of" : "day", "scored", "outcome", "failed",
                     "flagged", "precision", "recall", "predicted", "observed");
-        auto row = [&](const std::string &label, const Period &p) {
+        auto row = [&](const std::string &label, const LivePeriod &p) {
             auto j = period_json(p);
             std::printf("  %-11s %8llu %8llu %7llu %8llu %9s %7s %9s %9s\n", label.c_str(),
                         static_cast<unsigned long long>(p.scored), static_cast<unsigned long long>(p.with_outcome),
@@ -173,7 +110,7 @@ void run_monitor(const MonitorArgs &a) {
         for (const auto &[start, p] : periods) row(format_sacct_time(start).substr(0, 10), p);
         row("all", total);
         std::printf("  drift of the %zu features the model uses, from the training window (%s .. %s, %zu jobs), PSI, "
-                    "largest first:", drift.size(), win_start.c_str(), win_end.c_str(), train[0].size());
+                    "largest first:", drift.size(), live.window_start.c_str(), live.window_end.c_str(), live.training_rows);
         for (size_t i = 0; i < drift.size() && i < 5; ++i)
             std::printf(" %s %.3f%s", feature_names()[static_cast<size_t>(drift[i].second)], drift[i].first, i + 1 < 5 ? "," : "");
         std::printf("\n");

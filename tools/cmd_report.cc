@@ -8,6 +8,7 @@
 #include <map>
 
 #include "commands.h"
+#include "live_monitor.h"
 #include "metrics.h"
 #include "model/feature_sweep.h"
 #include "model/model_bundle.h"
@@ -19,7 +20,7 @@ namespace jfp {
 namespace {
 
 struct ReportArgs {
-    std::string db, model, after, output;
+    std::string db, model, after, output, feature_log, since;
     double threshold = -1;
 };
 
@@ -97,6 +98,37 @@ const char *kStyle =
     ".chart{border:1px solid #eee}.ct{font-size:13px;font-weight:600}.tick{font-size:10px;fill:#555}"
     ".axis{font-size:11px}.legend{font-size:11px}.grid{stroke:#eee}.frame{fill:none;stroke:#999}"
     ".marker{stroke:#000;stroke-dasharray:3,3}.note{color:#555;font-size:13px}";
+
+std::string ratio_cell(double v) { return v < 0 ? "-" : fmt("%.3f", v); }
+
+// The deployed model on live traffic, as jfp monitor reports it.
+std::string live_section(const HistoryStore &store, const ModelBundle &bundle, const ReportArgs &a) {
+    int64_t since = a.since.empty() ? 0 : parse_time_option(a.since, "--since");
+    LiveSummary live = summarize_live(store, bundle, a.feature_log, since, true);
+    std::string h = "<h2>Live traffic</h2><p class=\"note\">What the plugin scored at submission (feature log " +
+                    html_escape(a.feature_log) + ") joined to the outcomes ingested since; precision and recall at the "
+                    "threshold in force when each job was scored.";
+    if (live.scored_by_other_models)
+        h += " " + std::to_string(live.scored_by_other_models) + " jobs were scored by another model.";
+    h += "</p><table id=\"live\"><tr><th>week of</th><th>scored</th><th>with outcome</th><th>failed</th><th>flagged</th>"
+         "<th>precision</th><th>recall</th><th>mean predicted</th><th>observed failure rate</th></tr>";
+    auto row = [&](const std::string &label, const LivePeriod &p) {
+        h += "<tr><td>" + label + "</td><td>" + std::to_string(p.scored) + "</td><td>" + std::to_string(p.with_outcome) +
+             "</td><td>" + std::to_string(p.failed) + "</td><td>" + std::to_string(p.flagged) + "</td><td>" +
+             ratio_cell(p.precision()) + "</td><td>" + ratio_cell(p.recall()) + "</td><td>" + ratio_cell(p.mean_predicted()) +
+             "</td><td>" + ratio_cell(p.observed()) + "</td></tr>";
+    };
+    for (const auto &[start, p] : live.periods) row(format_sacct_time(start).substr(0, 10), p);
+    row("all", live.total);
+    h += "</table><p class=\"note\">Drift of the features the model uses, population stability index between the "
+         "training window (" + html_escape(live.window_start) + " .. " + html_escape(live.window_end) + ", " +
+         std::to_string(live.training_rows) + " jobs) and live traffic; above 0.25 is a shift worth acting on.</p>"
+         "<table id=\"drift\"><tr><th>feature</th><th>PSI</th></tr>";
+    for (size_t i = 0; i < live.drift.size() && i < 10; ++i)
+        h += std::string("<tr><td>") + feature_names()[static_cast<size_t>(live.drift[i].second)] + "</td><td>" +
+             fmt("%.3f", live.drift[i].first) + "</td></tr>";
+    return h + "</table>";
+}
 
 void run_report(const ReportArgs &a) {
     int64_t after = parse_time_option(a.after, "--after");
@@ -292,6 +324,7 @@ void run_report(const ReportArgs &a) {
     h += "<h2>Features that move scores most</h2><p class=\"note\">Mean absolute contribution to the margin over all jobs, "
          "and the mean signed contribution over failed jobs (Saabas, as the plugin's explanations use).</p><table id=\"features\">"
          "<tr><th>feature</th><th>mean |contribution|</th><th>mean on failed jobs</th></tr>" + features + "</table>";
+    if (!a.feature_log.empty()) h += live_section(store, bundle, a);
     h += "<h2>Training</h2><table id=\"metadata\">" + meta + "</table></body></html>\n";
 
     std::string tmp = a.output + ".tmp";
@@ -316,6 +349,8 @@ void add_report_command(CLI::App &app) {
     c->add_option("--after", a->after, "first submit time to evaluate (jobs before it are history only)")->required();
     c->add_option("-o,--output", a->output, "HTML file to write")->required();
     c->add_option("--threshold", a->threshold, "decision threshold (default: the bundle's)");
+    c->add_option("--feature-log", a->feature_log, "the plugin's feature log: adds the live section (as jfp monitor)");
+    c->add_option("--since", a->since, "with --feature-log: live jobs scored at or after this time");
     c->callback([a] { run_report(*a); });
 }
 

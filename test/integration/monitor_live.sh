@@ -80,3 +80,11 @@ expect_eq "$rc" 2 "monitor exit status past the drift limit"
 expect_contains "$out" "drifted: PSI" "drift alert"
 expect_contains "$out" "too few to judge precision" "too few flagged jobs are not judged"
 printf '%s\n' "$out" | sed 's/^/# /'
+
+# jfp report takes the same inputs and adds the live section.
+"$JFP" report --db "$W/history.db" --model "$W/model.json" --after 2024-01-10 --feature-log "$W/features.db" \
+    --since "$since" -o "$W/report.html" >/dev/null
+grep -q '<table id="live">' "$W/report.html" || fail "the report has no live section"
+grep -q '<tr><td>all</td><td>12</td><td>12</td><td>6</td><td>6</td><td>1.000</td><td>1.000</td>' "$W/report.html" ||
+    fail "the report's live totals differ from jfp monitor's: $(grep -o '<tr><td>all</td>[^/]*' "$W/report.html")"
+grep -q '<table id="drift">' "$W/report.html" || fail "the report has no drift table"
