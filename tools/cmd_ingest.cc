@@ -4,9 +4,11 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "commands.h"
+#include "progress.h"
 #include "model/history_store.h"
 #include "model/sacct_reader.h"
 #include "model/swf_reader.h"
@@ -41,10 +43,13 @@ struct Source {
     std::FILE *in;
     std::string name;
     bool pipe = false;  // a gzip -dc child: pclose, and its status says whether the file was whole
+    std::FILE *gz = nullptr;  // the compressed file gzip reads on its stdin
+    long size = 0;            // bytes of the file on disk, for progress (0: unknown)
+    int watch_fd() const { return gz ? fileno(gz) : (in ? fileno(in) : -1); }
 };
 void close_source(const Source &s);
-void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources);
-void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources);
+void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress = nullptr);
+void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress);
 void run_ingest_files(const IngestArgs &a);
 std::vector<std::pair<std::string, std::string>> queue_tokens(const IngestArgs &a);
 
@@ -157,21 +162,26 @@ void run_ingest_files(const IngestArgs &a) {
             close_all();
             throw std::runtime_error("cannot open " + f + ": " + std::strerror(errno));
         }
+        struct stat st{};
+        long size = fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<long>(st.st_size) : 0;
         if (ends_with(f, ".gz")) {
-            // gzip is in every Debian and RHEL base system; its exit status catches a truncated file.
-            std::fclose(in);
-            in = popen(("gzip -dc -- " + shell_quote(f)).c_str(), "r");
+            // gzip is in every Debian and RHEL base system; its exit status catches a truncated file. It
+            // reads our descriptor, so the offset progress samples is the compressed file's.
+            std::FILE *gz = in;
+            in = popen(("exec gzip -dc <&" + std::to_string(fileno(gz))).c_str(), "r");
             if (!in) {
+                std::fclose(gz);
                 close_all();
                 throw std::runtime_error("cannot run gzip -dc for " + f + ": " + std::strerror(errno));
             }
-            sources.push_back({in, f, true});
+            sources.push_back({in, f, true, gz, size});
         } else {
-            sources.push_back({in, f});
+            sources.push_back({in, f, false, nullptr, size});
         }
     }
     try {
-        ingest_streams(a, sources);
+        FileProgress progress(!a.quiet, "bytes read");
+        ingest_streams(a, sources, &progress);
     } catch (...) {
         close_all();
         throw;
@@ -179,6 +189,7 @@ void run_ingest_files(const IngestArgs &a) {
     for (auto &s : sources) {
         if (!s.pipe) continue;
         int rc = pclose(s.in);
+        std::fclose(s.gz);
         s.in = stdin;  // closed
         if (rc != 0)
             throw std::runtime_error("gzip -dc " + s.name + " failed (status " + std::to_string(rc) +
@@ -189,12 +200,16 @@ void run_ingest_files(const IngestArgs &a) {
 
 void close_source(const Source &s) {
     if (s.in == stdin) return;
-    if (s.pipe) pclose(s.in);
-    else std::fclose(s.in);
+    if (s.pipe) {
+        pclose(s.in);
+        std::fclose(s.gz);
+    } else {
+        std::fclose(s.in);
+    }
 }
 
 // SWF logs (Parallel Workloads Archive): no steps, no delimiter choices.
-void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources) {
+void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress) {
     HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
     std::string names;
     for (const auto &src : sources) names += (names.empty() ? "" : ",") + src.name;
@@ -206,6 +221,7 @@ void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources) {
         SwfReaderOptions opt;
         opt.cluster = a.cluster;
         SwfReader reader(opt, [&](JobRecord &&j) { writer->put(std::move(j)); });
+        if (progress) progress->watch(src.watch_fd(), src.size);
         try {
             reader.read(src.in, src.name);
         } catch (...) {
@@ -225,6 +241,7 @@ void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources) {
         total.bad += r.bad;
         total.bad_lines.insert(total.bad_lines.end(), r.bad_lines.begin(), r.bad_lines.end());
     }
+    if (progress) progress->stop();
     try {
         writer->finish();
     } catch (...) {
@@ -246,8 +263,8 @@ void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources) {
     if (total.bad > 0 && a.strict) g_exit_status = 2;
 }
 
-void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources) {
-    if (a.format == "swf") return ingest_swf(a, sources);
+void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress) {
+    if (a.format == "swf") return ingest_swf(a, sources, progress);
     SacctReaderOptions opt;
     opt.delimiter = parse_delimiter(a.delimiter);
     opt.cluster = a.cluster;
@@ -263,6 +280,7 @@ void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources) {
     size_t shown = 0;
     uint64_t bad_before = 0;
     for (const auto &src : sources) {
+        if (progress) progress->watch(src.watch_fd(), src.size);
         try {
             reader.read(src.in, src.name);
         } catch (...) {
@@ -279,6 +297,7 @@ void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources) {
         }
         bad_before = r.bad_lines.size();
     }
+    if (progress) progress->stop();
     try {
         writer->finish();
     } catch (...) {

@@ -10,6 +10,7 @@
 #include "commands.h"
 #include "live_monitor.h"
 #include "metrics.h"
+#include "progress.h"
 #include "model/feature_sweep.h"
 #include "model/model_bundle.h"
 #include "model/time_util.h"
@@ -140,8 +141,12 @@ void run_report(const ReportArgs &a) {
     std::vector<double> contrib_abs(kNumFeatures, 0), contrib_failed(kNumFeatures, 0);
     size_t n_failed = 0;
     std::array<float, kNumFeatures + 1> c{};
+    Progress progress(true);
+    const long jobs_total = static_cast<long>(store.job_count());
+    long jobs_seen = 0;
     sweep_submissions(store, [&](const Submission &sub) {
         const JobRecord &j = sub.job;
+        progress.update(++jobs_seen, jobs_total, "jobs");
         if (j.submit < after || !is_labeled(j.outcome)) return;
         Score s = bundle.score(sub.x);
         Row r;
@@ -161,6 +166,7 @@ void run_report(const ReportArgs &a) {
         n_failed += static_cast<size_t>(r.label);
         rows.push_back(std::move(r));
     });
+    progress.finish();
     if (rows.empty())
         throw std::runtime_error("no finished jobs (COMPLETED or failed) were submitted at or after " +
                                  format_sacct_time(after) + "; choose an earlier --after");

@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <chrono>
 #include <cstdio>
 #include <ctime>
+#include <fstream>
 
 namespace jfp {
 
@@ -40,5 +42,43 @@ void Progress::finish() {
         last_pct_ = -1;
     }
 }
+
+FileProgress::FileProgress(bool enabled, std::string what) : bar_(enabled), what_(std::move(what)) {
+    if (!bar_.enabled()) return;
+    thread_ = std::thread([this] {
+        while (!stop_.load()) {
+            int fd = fd_.load();
+            long size = size_.load();
+            if (fd >= 0 && size > 0) {
+                std::ifstream info("/proc/self/fdinfo/" + std::to_string(fd));
+                std::string key;
+                long pos = -1;
+                while (info >> key) {
+                    if (key == "pos:") {
+                        info >> pos;
+                        break;
+                    }
+                }
+                if (pos >= 0) bar_.update(pos > size ? size : pos, size, what_);
+            }
+            std::this_thread::sleep_for(std::chrono::milliseconds(200));
+        }
+    });
+}
+
+void FileProgress::watch(int fd, long size) {
+    size_.store(size);
+    fd_.store(fd);
+}
+
+void FileProgress::stop() {
+    if (thread_.joinable()) {
+        stop_.store(true);
+        thread_.join();
+        bar_.finish();
+    }
+}
+
+FileProgress::~FileProgress() { stop(); }
 
 }  // namespace jfp
