@@ -411,4 +411,10 @@ TEST_CASE("latency histogram: buckets within 25%, quantiles of what was recorded
     CHECK(again.count == 0);
     h.record(1000);
     CHECK(h.take().count == 1);
+    // One submission of 89 us: its bucket's upper edge is 98.3 us, but no percentile exceeds the maximum.
+    h.record(89000);
+    auto one = h.take();
+    CHECK(one.max_us == Approx(89.0));
+    CHECK(one.p50_us == Approx(89.0));
+    CHECK(one.p99_us == Approx(89.0));
 }
