@@ -21,15 +21,18 @@ extern "C" {
 char *slurm_xstrdup(const char *);
 void slurm_xfree(void **);
 }
+// slurmctld's job_record_t, as the plugin and slurmctld declare it: calling job_modify through a pointer of
+// another type (void *) is undefined behaviour, and UBSan's function check reports it.
+struct job_record;
 
 namespace {
 
 using init_fn = int (*)();
 using submit_fn = int (*)(job_desc_msg_t *, uint32_t, char **);
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-using modify_fn = int (*)(job_desc_msg_t *, void *, uint32_t, char **);
+using modify_fn = int (*)(job_desc_msg_t *, job_record *, uint32_t, char **);
 #else
-using modify_fn = int (*)(job_desc_msg_t *, void *, uint32_t);
+using modify_fn = int (*)(job_desc_msg_t *, job_record *, uint32_t);
 #endif
 
 struct Plugin {
