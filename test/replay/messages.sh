@@ -29,7 +29,15 @@ replay() {
 "$JFP" ingest -q --db "$W/synth.db" "$W/synth.txt"
 replay synth
 
-dir=${JFP_TRACES_DIR:-$JFP_SRCDIR/../shared/data/traces}
+# The traces sit beside the project (../shared), or where the workplace keeps them (/work/shared) for a
+# checkout elsewhere, such as CI's fresh clone.
+dir=${JFP_TRACES_DIR:-}
+if [ -z "$dir" ]; then
+    for d in "$JFP_SRCDIR/../shared/data/traces" /work/shared/data/traces; do
+        [ -f "$d/CTC-SP2-1996-3.1-cln.swf.gz" ] && { dir=$d; break; }
+    done
+    dir=${dir:-$JFP_SRCDIR/../shared/data/traces}
+fi
 traces=(CTC-SP2-1996-3.1-cln LANL-CM5-1994-4.1-cln CEA-Curie-2011-2.1-cln)
 if [ ! -f "$dir/${traces[0]}.swf.gz" ]; then
     # The real traces live beside the project, not in it (and not inside a release root).
