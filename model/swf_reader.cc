@@ -203,7 +203,7 @@ void SwfReader::line(std::string_view text, const std::string &) {
             j.elapsed_s = v[kRunTime];
         }
     }
-    switch (static_cast<int>(v[kStatus])) {
+    switch (static_cast<int64_t>(v[kStatus])) {  // not int: any value up to 1e12 reaches here (fuzzing)
         case 1: case 3: j.outcome = Outcome::Completed; j.state = "COMPLETED"; break;  // 3: last part of a job, completed
         case 0: case 4: j.outcome = Outcome::Failed; j.state = "FAILED"; j.exit_code = 1; break;
         case 5: j.outcome = Outcome::Cancelled; j.state = "CANCELLED"; break;

@@ -204,13 +204,15 @@ TEST_CASE("SWF reader: values out of range are bad lines, not overflowing time a
     reader.read_text("; UnixStartTime: 835823160\n; TimeZone: 0\n"
                      "1 0 10 5.55556e+49 1 1 -1 1 60 -1 1 1 1 1 1 -1 -1 -1\n"
                      "2 0 10 inf 1 1 -1 1 60 -1 1 1 1 1 1 -1 -1 -1\n"
-                     "3 0 10 20 1 1 -1 1 60 -1 1 1 1 1 1 -1 -1 -1\n",
+                     "3 0 10 20 1 1 -1 1 60 -1 1 1 1 1 1 -1 -1 -1\n"
+                     "4 0 10 20 1 1 -1 1 60 -1 666666661048 1 1 1 1 -1 -1 -1\n",
                      "t.swf");
     CHECK(reader.report().bad == 2);
     REQUIRE(reader.report().bad_lines.size() == 2);
     CHECK_THAT(reader.report().bad_lines[0].reason, HasText("field 4 '5.55556e+49' is out of range"));
-    REQUIRE(jobs.size() == 1);
+    REQUIRE(jobs.size() == 2);
     CHECK(jobs[0].job_key == "3");
+    CHECK(jobs[1].outcome == Outcome::Other);  // a status no SWF defines (found by fuzzing: it overflowed an int)
     SwfReader huge({}, [](JobRecord &&) {});
     CHECK_THROWS_WITH(huge.read_text("; UnixStartTime: 9223372036854775807\n1 0 1 1 1 1 -1 1 60 -1 1 1 1 1 1 -1 -1 -1\n", "t.swf"),
                       HasText("UnixStartTime"));
