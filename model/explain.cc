@@ -8,6 +8,7 @@
 #include <optional>
 #include <vector>
 
+#include "text.h"
 #include "time_util.h"
 
 namespace jfp {
@@ -66,7 +67,8 @@ Theme theme_of(int f) {
     }
 }
 
-std::string quoted(const std::string &s) { return "'" + (s.size() > 40 ? s.substr(0, 40) + "..." : s) + "'"; }
+// Names as users see them: control characters shown as \xNN (a job name may hold a newline), cut at 40.
+std::string quoted(const std::string &s) { return quote_for_message(s, 40); }
 
 // Names a shell command can carry between single quotes as they are.
 bool shell_safe(const std::string &s) {

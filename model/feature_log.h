@@ -97,7 +97,6 @@ struct LoggedFeatures {
     float p_fail = 0;
     int64_t scored_at = 0;  // naive-local submit time
     float threshold = 1;    // the threshold in force when it was scored
-    int top_class = 0;
     FeatureVector x{};
 };
 

@@ -64,6 +64,11 @@ std::string name_or_number(const std::map<long, std::string> &names, long n, con
 SwfReader::SwfReader(SwfReaderOptions options, JobSink on_job) : opt_(std::move(options)), on_job_(std::move(on_job)) {}
 
 void SwfReader::read(std::FILE *in, const std::string &source_name) {
+    // use_zone_ holds exactly while tz sets TZ, however read() ends (a sink may throw).
+    struct ZoneFlag {
+        bool &on;
+        ~ZoneFlag() { on = false; }
+    } zone_flag{use_zone_};
     std::unique_ptr<ScopedTimeZone> tz;
     char *buf = nullptr;
     size_t cap = 0;
@@ -105,7 +110,6 @@ void SwfReader::read(std::FILE *in, const std::string &source_name) {
     bool failed = std::ferror(in);
     std::free(buf);
     if (failed) throw std::runtime_error(source_name + ": read error");
-    use_zone_ = false;
 }
 
 void SwfReader::read_text(const std::string &text, const std::string &source_name) {

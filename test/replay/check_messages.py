@@ -33,7 +33,10 @@ def name_stem(name):
 
 
 def quoted(s):
-    return "'" + (s[:40] + "..." if len(s) > 40 else s) + "'"
+    """As jfp's quote_for_message(s, 40): control characters as \\xNN, cut after 40 bytes with '...'."""
+    raw = s.encode("utf-8", "surrogateescape")
+    shown = b"".join(b"\\x%02x" % c if c < 0x20 or c == 0x7F else bytes([c]) for c in raw[:40])
+    return "'" + shown.decode("utf-8", "surrogateescape") + ("..." if len(raw) > 40 else "") + "'"
 
 
 def fmt_minutes(m):

@@ -78,6 +78,10 @@ TEST_CASE("advice: failures point at the run that failed, with the day to look f
     odd.add(run("my job's run", Outcome::Failed, day));
     JobRequest q = request("my job's run");
     CHECK(advice(0, q, odd.lookup(q)) == "Check the error output of your last run of 'my job's run' and fix the cause first.");
+    // A control character in a name cannot break the message's line.
+    odd.add(run("a\nb", Outcome::Failed, day));
+    JobRequest nl = request("a\nb");
+    CHECK(advice(0, nl, odd.lookup(nl)) == "Check the error output of your last run of 'a\\x0ab' and fix the cause first.");
 }
 
 TEST_CASE("advice: TIMEOUT names -t and the longest successful run; OUT_OF_MEMORY names --mem and MaxRSS") {
