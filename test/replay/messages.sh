@@ -29,20 +29,12 @@ replay() {
 "$JFP" ingest -q --db "$W/synth.db" "$W/synth.txt"
 replay synth
 
-# The traces sit beside the project (../shared), or where the workplace keeps them (/work/shared) for a
-# checkout elsewhere, such as CI's fresh clone.
-dir=${JFP_TRACES_DIR:-}
-if [ -z "$dir" ]; then
-    for d in "$JFP_SRCDIR/../shared/data/traces" /work/shared/data/traces; do
-        [ -f "$d/CTC-SP2-1996-3.1-cln.swf.gz" ] && { dir=$d; break; }
-    done
-    dir=${dir:-$JFP_SRCDIR/../shared/data/traces}
-fi
+dir=$("$JFP_SRCDIR/scripts/traces-dir")
 traces=(CTC-SP2-1996-3.1-cln LANL-CM5-1994-4.1-cln CEA-Curie-2011-2.1-cln)
 if [ ! -f "$dir/${traces[0]}.swf.gz" ]; then
     # The real traces live beside the project, not in it (and not inside a release root).
-    if [ -n "${JFP_REQUIRE_TRACES:-}" ]; then echo "ERROR: JFP_REQUIRE_TRACES is set but $dir has no traces" >&2; exit 99; fi
-    echo "# real traces not found in $dir: checked the synthetic replay only"
+    if [ -n "${JFP_REQUIRE_TRACES:-}" ]; then echo "ERROR: JFP_REQUIRE_TRACES is set but no traces were found (scripts/traces-dir)" >&2; exit 99; fi
+    echo "# real traces not found (scripts/traces-dir): checked the synthetic replay only"
     exit 0
 fi
 for t in "${traces[@]}"; do

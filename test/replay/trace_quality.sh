@@ -9,18 +9,10 @@ set -euo pipefail
 : "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
 PR_AUC_FLOOR=0.49
 RECALL_AT_P90_FLOOR=0.035
-# The traces sit beside the project (../shared), or where the workplace keeps them (/work/shared) for a
-# checkout elsewhere, such as CI's fresh clone.
-dir=${JFP_TRACES_DIR:-}
-if [ -z "$dir" ]; then
-    for d in "$JFP_SRCDIR/../shared/data/traces" /work/shared/data/traces; do
-        [ -f "$d/CTC-SP2-1996-3.1-cln.swf.gz" ] && { dir=$d; break; }
-    done
-    dir=${dir:-$JFP_SRCDIR/../shared/data/traces}
-fi
+dir=$("$JFP_SRCDIR/scripts/traces-dir")
 if [ ! -f "$dir/CTC-SP2-1996-3.1-cln.swf.gz" ]; then
-    if [ -n "${JFP_REQUIRE_TRACES:-}" ]; then echo "ERROR: JFP_REQUIRE_TRACES is set but $dir has no CTC-SP2 trace" >&2; exit 99; fi
-    echo "SKIP: the real traces are not in $dir"
+    if [ -n "${JFP_REQUIRE_TRACES:-}" ]; then echo "ERROR: JFP_REQUIRE_TRACES is set but no traces were found (scripts/traces-dir)" >&2; exit 99; fi
+    echo "SKIP: the real traces were not found (scripts/traces-dir; set JFP_TRACES_DIR)"
     exit 77
 fi
 out=$(JFP_TRACES_DIR="$dir" JFP_TRACES=CTC-SP2-1996-3.1-cln "$JFP_SRCDIR/scripts/trace-eval" "$JFP_BUILDDIR")
