@@ -208,31 +208,68 @@ void close_source(const Source &s) {
     }
 }
 
+// One ingest: the store, its ingest record and the writer thread. Anything that throws inside run() stops
+// the writer before the store rolls back, so a failed ingest leaves the store as it was.
+class IngestRun {
+public:
+    IngestRun(const IngestArgs &a, const std::vector<Source> &sources) : store_(a.db, HistoryStore::Access::ReadWrite) {
+        std::string names;
+        for (const auto &src : sources) names += (names.empty() ? "" : ",") + src.name;
+        id_ = store_.begin_ingest(names);
+        writer_ = std::make_unique<StoreWriter>(store_);
+    }
+    template <class F> void run(F &&f) {
+        try {
+            f();
+        } catch (...) {
+            writer_.reset();
+            store_.abort_ingest();
+            throw;
+        }
+    }
+    void finish(const SacctReadReport &r) {
+        run([&] { writer_->finish(); });
+        store_.finish_ingest(id_, r);
+    }
+    StoreWriter &writer() { return *writer_; }
+    HistoryStore &store() { return store_; }
+    int64_t id() const { return id_; }
+
+private:
+    HistoryStore store_;
+    int64_t id_ = 0;
+    std::unique_ptr<StoreWriter> writer_;
+};
+
+void print_bad_line(const std::string &source, const BadLine &b) {
+    std::string where = b.last_line != b.line ? "lines " + std::to_string(b.line) + "-" + std::to_string(b.last_line)
+                                              : "line " + std::to_string(b.line);
+    std::fprintf(stderr, "jfp ingest: %s %s: %s\n", source.c_str(), where.c_str(), b.reason.c_str());
+}
+
+// The end every ingest shares: where the bad lines not shown are kept, and --strict.
+void finish_report(const IngestArgs &a, uint64_t bad, size_t shown, int64_t id) {
+    if (bad > shown)
+        std::fprintf(stderr,
+                     "jfp ingest: %llu more bad lines not shown; all are kept: sqlite3 %s \"SELECT line, reason FROM "
+                     "ingest_errors WHERE ingest_id=%lld\"\n",
+                     static_cast<unsigned long long>(bad - shown), a.db.c_str(), static_cast<long long>(id));
+    if (bad > 0 && a.strict) g_exit_status = 2;
+}
+
 // SWF logs (Parallel Workloads Archive): no steps, no delimiter choices.
 void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress) {
-    HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
-    std::string names;
-    for (const auto &src : sources) names += (names.empty() ? "" : ",") + src.name;
-    int64_t id = store.begin_ingest(names);
-    auto writer = std::make_unique<StoreWriter>(store);
+    IngestRun ingest(a, sources);
     SacctReadReport total;
     size_t shown = 0;
     for (const auto &src : sources) {
         SwfReaderOptions opt;
         opt.cluster = a.cluster;
-        SwfReader reader(opt, [&](JobRecord &&j) { writer->put(std::move(j)); });
+        SwfReader reader(opt, [&](JobRecord &&j) { ingest.writer().put(std::move(j)); });
         if (progress) progress->watch(src.watch_fd(), src.size);
-        try {
-            reader.read(src.in, src.name);
-        } catch (...) {
-            writer.reset();
-            store.abort_ingest();
-            throw;
-        }
+        ingest.run([&] { reader.read(src.in, src.name); });
         const auto &r = reader.report();
-        for (size_t i = 0; i < r.bad_lines.size() && shown < a.show_errors; ++i, ++shown)
-            std::fprintf(stderr, "jfp ingest: %s line %llu: %s\n", src.name.c_str(),
-                         static_cast<unsigned long long>(r.bad_lines[i].line), r.bad_lines[i].reason.c_str());
+        for (size_t i = 0; i < r.bad_lines.size() && shown < a.show_errors; ++i, ++shown) print_bad_line(src.name, r.bad_lines[i]);
         for (const auto &n : reader.notes()) std::fprintf(stderr, "jfp ingest: %s: %s\n", src.name.c_str(), n.c_str());
         total.lines += r.lines;
         total.header_lines += r.header_lines;
@@ -242,25 +279,13 @@ void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources, FilePro
         total.bad_lines.insert(total.bad_lines.end(), r.bad_lines.begin(), r.bad_lines.end());
     }
     if (progress) progress->stop();
-    try {
-        writer->finish();
-    } catch (...) {
-        writer.reset();
-        store.abort_ingest();
-        throw;
-    }
-    store.finish_ingest(id, total);
+    ingest.finish(total);
     if (!a.quiet)
         std::printf("jfp ingest: %s: %llu SWF lines read: %llu header lines, %llu job rows, %llu bad; store holds %llu jobs\n",
                     a.db.c_str(), static_cast<unsigned long long>(total.lines),
                     static_cast<unsigned long long>(total.header_lines), static_cast<unsigned long long>(total.job_rows),
-                    static_cast<unsigned long long>(total.bad), static_cast<unsigned long long>(store.job_count()));
-    if (total.bad > shown)
-        std::fprintf(stderr,
-                     "jfp ingest: %llu more bad lines not shown; all are kept: sqlite3 %s \"SELECT line, reason FROM "
-                     "ingest_errors WHERE ingest_id=%lld\"\n",
-                     static_cast<unsigned long long>(total.bad - shown), a.db.c_str(), static_cast<long long>(id));
-    if (total.bad > 0 && a.strict) g_exit_status = 2;
+                    static_cast<unsigned long long>(total.bad), static_cast<unsigned long long>(ingest.store().job_count()));
+    finish_report(a, total.bad, shown, ingest.id());
 }
 
 void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress) {
@@ -270,62 +295,36 @@ void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, Fil
     opt.cluster = a.cluster;
     if (!a.format.empty())
         for (auto f : split(a.format, ',')) opt.format.emplace_back(trim(f));
-    HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
-    std::string names;
-    for (const auto &src : sources) names += (names.empty() ? "" : ",") + src.name;
-    int64_t id = store.begin_ingest(names);
-    auto writer = std::make_unique<StoreWriter>(store);
+    IngestRun ingest(a, sources);
     SacctReader reader(
-        opt, [&](JobRecord &&j) { writer->put(std::move(j)); }, [&](StepInfo &&s) { writer->put(std::move(s)); });
+        opt, [&](JobRecord &&j) { ingest.writer().put(std::move(j)); }, [&](StepInfo &&s) { ingest.writer().put(std::move(s)); });
     size_t shown = 0;
     uint64_t bad_before = 0;
     for (const auto &src : sources) {
         if (progress) progress->watch(src.watch_fd(), src.size);
-        try {
-            reader.read(src.in, src.name);
-        } catch (...) {
-            writer.reset();  // stops the writer thread before the store rolls back
-            store.abort_ingest();
-            throw;
-        }
+        ingest.run([&] { reader.read(src.in, src.name); });
         const auto &r = reader.report();
-        for (size_t i = bad_before; i < r.bad_lines.size() && shown < a.show_errors; ++i, ++shown) {
-            const auto &b = r.bad_lines[i];
-            std::string where = b.last_line != b.line ? "lines " + std::to_string(b.line) + "-" + std::to_string(b.last_line)
-                                                      : "line " + std::to_string(b.line);
-            std::fprintf(stderr, "jfp ingest: %s %s: %s\n", src.name.c_str(), where.c_str(), b.reason.c_str());
-        }
+        for (size_t i = bad_before; i < r.bad_lines.size() && shown < a.show_errors; ++i, ++shown)
+            print_bad_line(src.name, r.bad_lines[i]);
         bad_before = r.bad_lines.size();
     }
     if (progress) progress->stop();
-    try {
-        writer->finish();
-    } catch (...) {
-        writer.reset();
-        store.abort_ingest();
-        throw;
-    }
     const auto &r = reader.report();
-    store.finish_ingest(id, r);
+    ingest.finish(r);
     if (!a.quiet) {
         std::printf("jfp ingest: %s: %llu lines read: %llu job rows, %llu step rows, %llu bad",
                     a.db.c_str(), static_cast<unsigned long long>(r.lines), static_cast<unsigned long long>(r.job_rows),
                     static_cast<unsigned long long>(r.step_rows), static_cast<unsigned long long>(r.bad));
         if (r.recovered_pipes) std::printf(", %llu with '|' in free text recovered", static_cast<unsigned long long>(r.recovered_pipes));
         if (r.joined_newlines) std::printf(", %llu with newlines in free text joined", static_cast<unsigned long long>(r.joined_newlines));
-        std::printf("; store holds %llu jobs\n", static_cast<unsigned long long>(store.job_count()));
+        std::printf("; store holds %llu jobs\n", static_cast<unsigned long long>(ingest.store().job_count()));
         if (!r.missing_optional.empty()) {
             std::string m;
             for (const auto &c : r.missing_optional) m += (m.empty() ? "" : ", ") + c;
             std::printf("jfp ingest: the export has no %s: those features will be unknown\n", m.c_str());
         }
     }
-    if (r.bad > shown)
-        std::fprintf(stderr,
-                     "jfp ingest: %llu more bad lines not shown; all are kept: sqlite3 %s \"SELECT line, reason FROM "
-                     "ingest_errors WHERE ingest_id=%lld\"\n",
-                     static_cast<unsigned long long>(r.bad - shown), a.db.c_str(), static_cast<long long>(id));
-    if (r.bad > 0 && a.strict) g_exit_status = 2;
+    finish_report(a, r.bad, shown, ingest.id());
 }
 
 }  // namespace
