@@ -6,6 +6,8 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "text.h"
+
 namespace jfp {
 
 nlohmann::json features_to_json(const float *x, int n) {
@@ -34,7 +36,8 @@ ModelBundle ModelBundle::load_file(const std::string &path) {
     try {
         j = nlohmann::json::parse(in);
     } catch (const nlohmann::json::exception &e) {
-        throw std::runtime_error(path + ": not a model bundle (JSON error: " + e.what() + ")");
+        throw std::runtime_error(path + ": not a model bundle (JSON error: " + printable(e.what(), 300) +
+                                 "); give the file jfp train wrote");
     }
     return from_json(j, path);
 }
@@ -52,12 +55,16 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
         int sv = schema.at("version").get<int>();
         const auto &names = schema.at("names");
         const auto &ours = feature_names();
-        bool same = sv == kFeatureSchemaVersion && names.size() == ours.size();
-        for (size_t i = 0; same && i < ours.size(); ++i) same = names[i].get<std::string>() == ours[i];
-        if (!same)
+        std::string differs;  // the first feature that differs, when version and count agree
+        for (size_t i = 0; differs.empty() && i < ours.size() && i < names.size(); ++i)
+            if (names[i].get<std::string>() != ours[i])
+                differs = "feature " + std::to_string(i) + " is " + quote_for_message(names[i].get<std::string>(), 60) +
+                          " in the bundle, " + quote_for_message(ours[i], 60) + " here";
+        if (sv != kFeatureSchemaVersion || names.size() != ours.size() || !differs.empty())
             fail("feature schema mismatch: the bundle was trained on schema " + std::to_string(sv) + " with " +
                  std::to_string(names.size()) + " features, this build computes schema " +
                  std::to_string(kFeatureSchemaVersion) + " with " + std::to_string(ours.size()) +
+                 (differs.empty() || sv != kFeatureSchemaVersion || names.size() != ours.size() ? "" : ", but " + differs) +
                  "; retrain the model with this jfp (jfp train)");
 
         ModelBundle b;
@@ -117,7 +124,7 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
         b.metadata_.erase("reference_rows");
         return b;
     } catch (const nlohmann::json::exception &e) {
-        throw std::runtime_error(origin + ": malformed model bundle: " + e.what());
+        throw std::runtime_error(origin + ": malformed model bundle: " + printable(e.what(), 300));
     }
 }
 

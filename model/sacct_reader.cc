@@ -639,6 +639,11 @@ void SacctReader::read(std::FILE *in, const std::string &source_name) {
         impl_->line(l, lineno);
     }
     if (std::ferror(in)) throw SacctFormatError(source_name + ": read error: " + std::strerror(errno));
+    // sacct prints its header even when no job matched: nothing at all is a failed export, not a quiet day.
+    if (lineno == 0)
+        throw SacctFormatError(source_name + " is empty: nothing to ingest. sacct --parsable2 prints a header even "
+                                             "when no job matched, so an empty export usually means sacct failed; "
+                                             "run it again and check its error output");
     impl_->end_stream();
 }
 

@@ -2,8 +2,10 @@
 
 #include <sys/stat.h>
 
+#include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <vector>
@@ -108,8 +110,10 @@ void SwfReader::read(std::FILE *in, const std::string &source_name) {
         line(text, source_name);
     }
     bool failed = std::ferror(in);
+    int err = errno;
     std::free(buf);
-    if (failed) throw std::runtime_error(source_name + ": read error");
+    if (failed) throw SacctFormatError(source_name + ": read error: " + std::strerror(err));
+    if (report_.lines == 0) throw SacctFormatError(source_name + " is empty: nothing to ingest (an SWF log starts with '; ' header lines)");
 }
 
 void SwfReader::read_text(const std::string &text, const std::string &source_name) {

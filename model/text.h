@@ -50,8 +50,10 @@ inline std::optional<double> parse_double(std::string_view s) {
     return v;
 }
 
-// Quotes a value for a human-readable message: 'abc', with control characters shown as \xNN and long
-// values cut, so a binary field cannot wreck a log line.
+// Text fit for a terminal or a log line: control characters and bytes of no well-formed UTF-8 character
+// shown as \xNN, cut (with "...") before the character that would pass max_len bytes.
+std::string printable(std::string_view s, size_t max_len = std::string_view::npos);
+// printable() in quotes, cut at 80 bytes by default: 'abc'.
 std::string quote_for_message(std::string_view s, size_t max_len = 80);
 
 }  // namespace jfp

@@ -51,6 +51,7 @@ void close_source(const Source &s);
 void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress = nullptr);
 void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress);
 void run_ingest_files(const IngestArgs &a);
+Source open_source(const std::string &f);
 std::vector<std::pair<std::string, std::string>> queue_tokens(const IngestArgs &a);
 
 std::string shell_quote(const std::string &s) {
@@ -144,58 +145,70 @@ void run_ingest(const IngestArgs &a) {
     }
 }
 
+// Opens FILE (FILE.gz through gzip -dc; - is stdin).
+Source open_source(const std::string &f) {
+    if (f == "-") return {stdin, "<stdin>"};
+    struct stat st{};
+    if (stat(f.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
+        throw std::runtime_error(f + " is a directory, not an export; give the files in it (jfp ingest --db ... " + f + "/*)");
+    std::FILE *in = std::fopen(f.c_str(), "rb");
+    if (!in) throw std::runtime_error("cannot open " + f + ": " + std::strerror(errno));
+    long size = fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<long>(st.st_size) : 0;
+    if (!ends_with(f, ".gz")) return {in, f, false, nullptr, size};
+    // gzip is in every Debian and RHEL base system; its exit status catches a truncated file. It reads our
+    // descriptor, so the offset progress samples is the compressed file's.
+    std::FILE *out = popen(("exec gzip -dc <&" + std::to_string(fileno(in))).c_str(), "r");
+    if (!out) {
+        std::fclose(in);
+        throw std::runtime_error("cannot run gzip -dc for " + f + ": " + std::strerror(errno));
+    }
+    return {out, f, true, in, size};
+}
+
+// Each file is its own ingest: a file that cannot be read (or is not an export) is reported and skipped,
+// and every other file's rows are stored. Only a failure of the store itself stops the run.
 void run_ingest_files(const IngestArgs &a) {
     std::vector<std::string> files = a.files;
     if (files.empty()) files.push_back("-");
-    std::vector<Source> sources;
-    auto close_all = [&] {
-        for (auto &s : sources) close_source(s);
-        sources.clear();
-    };
+    FileProgress progress(!a.quiet, "bytes read");
+    std::vector<std::string> failed;
     for (const auto &f : files) {
-        if (f == "-") {
-            sources.push_back({stdin, "<stdin>"});
-            continue;
-        }
-        std::FILE *in = std::fopen(f.c_str(), "rb");
-        if (!in) {
-            close_all();
-            throw std::runtime_error("cannot open " + f + ": " + std::strerror(errno));
-        }
-        struct stat st{};
-        long size = fstat(fileno(in), &st) == 0 && S_ISREG(st.st_mode) ? static_cast<long>(st.st_size) : 0;
-        if (ends_with(f, ".gz")) {
-            // gzip is in every Debian and RHEL base system; its exit status catches a truncated file. It
-            // reads our descriptor, so the offset progress samples is the compressed file's.
-            std::FILE *gz = in;
-            in = popen(("exec gzip -dc <&" + std::to_string(fileno(gz))).c_str(), "r");
-            if (!in) {
-                std::fclose(gz);
-                close_all();
-                throw std::runtime_error("cannot run gzip -dc for " + f + ": " + std::strerror(errno));
+        try {
+            Source src = open_source(f);
+            try {
+                ingest_streams(a, {src}, &progress);
+            } catch (...) {
+                close_source(src);
+                throw;
             }
-            sources.push_back({in, f, true, gz, size});
-        } else {
-            sources.push_back({in, f, false, nullptr, size});
+            if (src.pipe) {
+                int rc = pclose(src.in);
+                std::fclose(src.gz);
+                if (rc != 0)
+                    throw std::runtime_error("gzip -dc " + src.name + " failed (status " + std::to_string(rc) +
+                                             "): the file is damaged or truncated; what was read before the damage is stored");
+            } else {
+                close_source(src);
+            }
+        } catch (const SqliteError &) {
+            progress.pause();
+            throw;
+        } catch (const std::exception &e) {
+            progress.pause();
+            std::fprintf(stderr, "jfp: error: %s\n", e.what());
+            failed.push_back(f);
         }
     }
-    try {
-        FileProgress progress(!a.quiet, "bytes read");
-        ingest_streams(a, sources, &progress);
-    } catch (...) {
-        close_all();
-        throw;
+    if (failed.empty()) return;
+    g_exit_status = 1;
+    if (files.size() > 1) {
+        std::string names;
+        for (const auto &f : failed) names += " " + f;
+        std::fprintf(stderr,
+                     "jfp ingest: %zu of %zu files failed (%s); the other files' rows are stored. Fix those and ingest "
+                     "them again: a job ingested twice is replaced, not duplicated\n",
+                     failed.size(), files.size(), names.substr(1).c_str());
     }
-    for (auto &s : sources) {
-        if (!s.pipe) continue;
-        int rc = pclose(s.in);
-        std::fclose(s.gz);
-        s.in = stdin;  // closed
-        if (rc != 0)
-            throw std::runtime_error("gzip -dc " + s.name + " failed (status " + std::to_string(rc) +
-                                     "): the file is damaged or truncated; what was read before the damage is stored");
-    }
-    close_all();
 }
 
 void close_source(const Source &s) {
@@ -278,13 +291,13 @@ void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources, FilePro
         total.bad += r.bad;
         total.bad_lines.insert(total.bad_lines.end(), r.bad_lines.begin(), r.bad_lines.end());
     }
-    if (progress) progress->stop();
+    if (progress) progress->pause();
     ingest.finish(total);
     if (!a.quiet)
-        std::printf("jfp ingest: %s: %llu SWF lines read: %llu header lines, %llu job rows, %llu bad; store holds %llu jobs\n",
-                    a.db.c_str(), static_cast<unsigned long long>(total.lines),
+        std::printf("jfp ingest: %s: %llu SWF lines read: %llu header lines, %llu job rows, %llu bad; %s holds %llu jobs\n",
+                    sources.size() == 1 ? sources[0].name.c_str() : a.db.c_str(), static_cast<unsigned long long>(total.lines),
                     static_cast<unsigned long long>(total.header_lines), static_cast<unsigned long long>(total.job_rows),
-                    static_cast<unsigned long long>(total.bad), static_cast<unsigned long long>(ingest.store().job_count()));
+                    static_cast<unsigned long long>(total.bad), a.db.c_str(), static_cast<unsigned long long>(ingest.store().job_count()));
     finish_report(a, total.bad, shown, ingest.id());
 }
 
@@ -308,16 +321,16 @@ void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, Fil
             print_bad_line(src.name, r.bad_lines[i]);
         bad_before = r.bad_lines.size();
     }
-    if (progress) progress->stop();
+    if (progress) progress->pause();
     const auto &r = reader.report();
     ingest.finish(r);
     if (!a.quiet) {
         std::printf("jfp ingest: %s: %llu lines read: %llu job rows, %llu step rows, %llu bad",
-                    a.db.c_str(), static_cast<unsigned long long>(r.lines), static_cast<unsigned long long>(r.job_rows),
+                    sources.size() == 1 ? sources[0].name.c_str() : a.db.c_str(), static_cast<unsigned long long>(r.lines), static_cast<unsigned long long>(r.job_rows),
                     static_cast<unsigned long long>(r.step_rows), static_cast<unsigned long long>(r.bad));
         if (r.recovered_pipes) std::printf(", %llu with '|' in free text recovered", static_cast<unsigned long long>(r.recovered_pipes));
         if (r.joined_newlines) std::printf(", %llu with newlines in free text joined", static_cast<unsigned long long>(r.joined_newlines));
-        std::printf("; store holds %llu jobs\n", static_cast<unsigned long long>(ingest.store().job_count()));
+        std::printf("; %s holds %llu jobs\n", a.db.c_str(), static_cast<unsigned long long>(ingest.store().job_count()));
         if (!r.missing_optional.empty()) {
             std::string m;
             for (const auto &c : r.missing_optional) m += (m.empty() ? "" : ", ") + c;

@@ -59,7 +59,8 @@ FileProgress::FileProgress(bool enabled, std::string what) : bar_(enabled), what
                         break;
                     }
                 }
-                if (pos >= 0) bar_.update(pos > size ? size : pos, size, what_);
+                std::lock_guard<std::mutex> lock(drawing_);
+                if (pos >= 0 && fd_.load() == fd) bar_.update(pos > size ? size : pos, size, what_);
             }
             std::this_thread::sleep_for(std::chrono::milliseconds(200));
         }
@@ -69,6 +70,12 @@ FileProgress::FileProgress(bool enabled, std::string what) : bar_(enabled), what
 void FileProgress::watch(int fd, long size) {
     size_.store(size);
     fd_.store(fd);
+}
+
+void FileProgress::pause() {
+    std::lock_guard<std::mutex> lock(drawing_);
+    fd_.store(-1);
+    bar_.finish();
 }
 
 void FileProgress::stop() {

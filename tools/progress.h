@@ -2,6 +2,7 @@
 #pragma once
 
 #include <atomic>
+#include <mutex>
 #include <string>
 #include <thread>
 
@@ -32,8 +33,10 @@ public:
     ~FileProgress();
     FileProgress(const FileProgress &) = delete;
     FileProgress &operator=(const FileProgress &) = delete;
-    // Watch this descriptor (a regular file of `size` bytes) until the next watch() or stop().
+    // Watch this descriptor (a regular file of `size` bytes) until the next watch(), pause() or stop().
     void watch(int fd, long size);
+    // Ends the bar's line so the caller can print; a later watch() draws again.
+    void pause();
     void stop();
 
 private:
@@ -42,6 +45,7 @@ private:
     std::atomic<int> fd_{-1};
     std::atomic<long> size_{0};
     std::atomic<bool> stop_{false};
+    std::mutex drawing_;  // the sampler draws, pause() ends the line: one at a time
     std::thread thread_;
 };
 

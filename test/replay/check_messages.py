@@ -33,10 +33,28 @@ def name_stem(name):
 
 
 def quoted(s):
-    """As jfp's quote_for_message(s, 40): control characters as \\xNN, cut after 40 bytes with '...'."""
+    """As jfp's quote_for_message(s, 40): control characters and bytes of no well-formed UTF-8 character as
+    \\xNN, cut before the character that would pass 40 bytes, with '...'."""
     raw = s.encode("utf-8", "surrogateescape")
-    shown = b"".join(b"\\x%02x" % c if c < 0x20 or c == 0x7F else bytes([c]) for c in raw[:40])
-    return "'" + shown.decode("utf-8", "surrogateescape") + ("..." if len(raw) > 40 else "") + "'"
+    out, i = [], 0
+    while i < len(raw):
+        c = raw[i]
+        n = 1 if c < 0x80 else 2 if 0xC2 <= c <= 0xDF else 3 if 0xE0 <= c <= 0xEF else 4 if 0xF0 <= c <= 0xF4 else 0
+        if n > 1:
+            try:
+                raw[i:i + n].decode("utf-8")  # Python's strict decoder: the same rules as RFC 3629
+                if len(raw[i:i + n]) < n:
+                    n = 0
+            except UnicodeDecodeError:
+                n = 0
+        escape = c < 0x20 or c == 0x7F or n == 0
+        n = 1 if escape else n
+        if i + n > 40:
+            out.append(b"...")
+            break
+        out.append(b"\\x%02x" % c if escape else raw[i:i + n])
+        i += n
+    return "'" + b"".join(out).decode("utf-8", "surrogateescape") + "'"
 
 
 def fmt_minutes(m):

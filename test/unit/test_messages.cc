@@ -142,6 +142,22 @@ TEST_CASE("wrap_text keeps a word longer than a line whole") {
     CHECK(out == "a\n  " + w + "\n  b");
 }
 
+TEST_CASE("quote_for_message: UTF-8 names as typed; control characters and broken bytes escaped; no split character") {
+    CHECK(quote_for_message("n\xc3\xa4me") == "'n\xc3\xa4me'");
+    CHECK(quote_for_message("a\tb\x7f") == "'a\\x09b\\x7f'");
+    // A lone continuation byte, a truncated sequence, an overlong '/', a UTF-16 surrogate, past U+10FFFF.
+    CHECK(quote_for_message("\x80x") == "'\\x80x'");
+    CHECK(quote_for_message("x\xc3") == "'x\\xc3'");
+    CHECK(quote_for_message("\xc0\xaf") == "'\\xc0\\xaf'");
+    CHECK(quote_for_message("\xed\xa0\x80") == "'\\xed\\xa0\\x80'");
+    CHECK(quote_for_message("\xf4\x90\x80\x80") == "'\\xf4\\x90\\x80\\x80'");
+    CHECK(quote_for_message("\xf0\x9f\x98\x80") == "'\xf0\x9f\x98\x80'");  // U+1F600 stays whole
+    // Cut at 4 bytes: the 2-byte character at bytes 3-4 fits, the next does not, and is not split.
+    CHECK(quote_for_message("abc\xc3\xa4\xc3\xa4", 5) == "'abc\xc3\xa4...'");
+    CHECK(quote_for_message("abcd\xc3\xa4", 5) == "'abcd...'");
+    CHECK(quote_for_message("abcde", 5) == "'abcde'");
+}
+
 namespace {
 const char *kSwf =
     "; Version: 2.2\n"

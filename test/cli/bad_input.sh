@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# Bad input to the CLI: each case a clear error (what was wrong, what to do) and a non-zero exit, and a bad
+# file among good ones loses none of the good files' rows.
+set -euo pipefail
+: "${JFP_BUILDDIR:?run through make check (JFP_BUILDDIR unset)}"
+JFP="$JFP_BUILDDIR/tools/jfp"
+W=$(mktemp -d /tmp/jfp-badcli.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+# refused WHAT EXPECTED-TEXT CMD...: CMD exits non-zero, prints EXPECTED-TEXT on stderr, nothing on stdout
+# that claims success, and takes less than 30 s.
+refused() {
+    local what=$1 expect=$2 rc=0
+    shift 2
+    timeout 30 "$@" >out.txt 2>err.txt || rc=$?
+    [ "$rc" -ne 0 ] || fail "$what: exit status 0 (stdout: $(head -c 300 out.txt))"
+    [ "$rc" -ne 124 ] || fail "$what: still running after 30 s"
+    grep -qF -- "$expect" err.txt || fail "$what: expected '$expect' on stderr, got: $(head -c 600 err.txt)"
+    grep -q "holds [0-9]* jobs" out.txt && fail "$what: reported an ingest: $(cat out.txt)"
+    # Error text goes to a terminal: no raw control characters (tab and newline aside) and valid UTF-8.
+    LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' err.txt && fail "$what: raw control characters in the message"
+    iconv -f UTF-8 -t UTF-8 err.txt >/dev/null 2>&1 || fail "$what: the message is not valid UTF-8"
+    echo "ok: $what (exit $rc): $(head -n1 err.txt | cut -c1-160)"
+}
+
+"$JFP" synth --jobs 2000 --seed 3 -q -o good.txt
+lines=$(wc -l <good.txt)
+half=$((lines / 2))
+{ head -n1 good.txt; sed -n "2,${half}p" good.txt; } >first.txt
+{ head -n1 good.txt; sed -n "$((half + 1)),\$p" good.txt; } >second.txt
+: >empty.txt
+head -c 65536 /dev/urandom >garbage.bin
+head -c 100000000 /dev/zero | tr '\0' x >long.txt            # a 100 MB single line, no newline
+tail -n +2 good.txt >headerless.txt
+mkdir adir
+
+"$JFP" ingest -q --db store.db first.txt
+count() { sqlite3 "$1" "SELECT count(*) FROM jobs"; }
+before=$(count store.db)
+
+refused "empty file" "empty.txt is empty" "$JFP" ingest --db store.db empty.txt
+refused "empty stdin" "<stdin> is empty" "$JFP" ingest --db store.db - <empty.txt
+refused "empty SWF file" "empty.txt is empty" "$JFP" ingest --db store.db --format swf empty.txt
+refused "binary garbage" "garbage.bin:1: the first line is not a sacct header" "$JFP" ingest --db store.db garbage.bin
+refused "binary garbage as SWF" "garbage.bin" "$JFP" ingest --db store.db --format swf garbage.bin
+refused "100 MB single line" "long.txt:1: the first line is not a sacct header" "$JFP" ingest --db store.db long.txt
+refused "headerless export without --format" "give the columns with jfp ingest --format=" "$JFP" ingest --db store.db headerless.txt
+refused "a directory" "adir is a directory, not an export" "$JFP" ingest --db store.db adir
+refused "a missing path" "cannot open missing.txt: No such file or directory" "$JFP" ingest --db store.db missing.txt
+[ "$(count store.db)" = "$before" ] || fail "refused inputs changed the store ($before jobs, now $(count store.db))"
+
+# A bad file between two good ones: both good files' rows are stored, the run exits non-zero and says which.
+rc=0
+"$JFP" ingest --db multi.db first.txt garbage.bin second.txt >out.txt 2>err.txt || rc=$?
+[ "$rc" = 1 ] || fail "multi-file ingest with a bad file: exit $rc, expected 1"
+grep -qF "1 of 3 files failed (garbage.bin); the other files' rows are stored" err.txt || fail "multi-file: $(cat err.txt)"
+"$JFP" ingest -q --db whole.db good.txt
+[ "$(count multi.db)" = "$(count whole.db)" ] || fail "multi-file: $(count multi.db) jobs stored, the good files hold $(count whole.db)"
+[ "$(count whole.db)" -gt 1000 ] || fail "the synthetic export holds only $(count whole.db) jobs"
+echo "ok: a bad file between two good ones: all $(count multi.db) jobs of the good files stored, exit 1"
+
+# A store written by a newer jfp: every command refuses it and says to upgrade.
+cp store.db newer.db
+sqlite3 newer.db "PRAGMA user_version = 99"
+refused "store from a newer schema (ingest)" "written by a newer jfp (store schema 99" "$JFP" ingest --db newer.db first.txt
+refused "store from a newer schema (train)" "written by a newer jfp (store schema 99" "$JFP" train --db newer.db --out m.json
+[ "$(sqlite3 newer.db 'PRAGMA user_version')" = 99 ] || fail "the newer store was rewritten"
+
+# A model of another feature schema: predict and eval refuse it, naming the difference.
+"$JFP" train --db whole.db --out model.json --rounds 5 --nthread 2 --no-progress >/dev/null
+after=$(sqlite3 whole.db "SELECT datetime(min(submit) + (max(submit) - min(submit)) * 0.7, 'unixepoch') FROM jobs" | tr ' ' T)
+/usr/bin/python3 - <<'PY'
+import json
+b = json.load(open("model.json"))
+b["feature_schema"]["names"][3] = "some_other_feature"
+json.dump(b, open("renamed.json", "w"))
+b = json.load(open("model.json"))
+b["feature_schema"]["version"] += 1
+json.dump(b, open("newer_schema.json", "w"))
+PY
+refused "predict, a model with another feature" "but feature 3 is 'some_other_feature' in the bundle" \
+    "$JFP" predict --db whole.db --model renamed.json --after "$after" --output p.csv
+refused "eval, a model of a newer feature schema" "feature schema mismatch: the bundle was trained on schema" \
+    "$JFP" eval --db whole.db --model newer_schema.json --after "$after"
+refused "predict, binary garbage as the model" "garbage.bin" \
+    "$JFP" predict --db whole.db --model garbage.bin --after "$after" --output p.csv
+# The same model unchanged works: the refusals above were the schema, not the command line.
+"$JFP" predict --db whole.db --model model.json --after "$after" --output p.csv 2>err.txt || fail "predict with a good model: $(cat err.txt)"
+[ "$(wc -l <p.csv)" -gt 100 ] || fail "predict with a good model wrote $(wc -l <p.csv) lines"
+echo "ok: the unchanged model predicts"
