@@ -446,7 +446,7 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
                       static_cast<double>(s.p_fail), cls, d.threshold,
                       cfg.mode == Mode::Shadow && d.above && !d.exempt ? "would-act" : action_name(d.action),
                       d.exempt ? " exempt" : "", d.override_used ? " override" : "",
-                      d.below_min_history ? " below-min-history" : "", model.model_id().c_str(), out.token.c_str());
+                      d.below_min_history ? " below-min-history" : d.no_history ? " no-history" : "", model.model_id().c_str(), out.token.c_str());
         if (info) log_info(line);
         else log_debug(line);
     }

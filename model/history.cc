@@ -113,6 +113,7 @@ HistoryView HistoryIndex::lookup(const JobRequest &r) const {
     v.user = find(key_user(r.user));
     if (!r.partition.empty()) v.partition = find(key_partition(r.partition));
     if (!r.account.empty()) v.account = find(key_account(r.account));
+    v.loaded = true;
     return v;
 }
 

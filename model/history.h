@@ -45,6 +45,7 @@ struct HistoryView {
     const HistoryStats *user = nullptr;
     const HistoryStats *partition = nullptr;  // every user's jobs in the partition
     const HistoryStats *account = nullptr;
+    bool loaded = false;  // a history was loaded; false: the store is missing or failed (no evidence either way)
 };
 
 // "wrf_run_017" -> "wrf_run", "app123" -> "app", "run-2024.07" -> "run": the part of a name that stays

@@ -63,6 +63,12 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
         case Mode::Reject: break;
     }
     if (!d.above || d.exempt) return;
+    // Without the store every user looks like a first-timer: that is a fault, not evidence.
+    if (!h.loaded) {
+        d.no_history = true;
+        d.action = Action::Warn;
+        return;
+    }
     uint32_t prior = h.user_name ? h.user_name->n : 0;
     if (static_cast<int>(prior) < c.min_history) {
         d.below_min_history = true;

@@ -27,6 +27,7 @@ struct Decision {
     bool exempt = false;           // an exemption applied
     bool override_used = false;    // the user's override token downgraded a reject
     bool below_min_history = false;  // too little history to reject
+    bool no_history = false;         // no history loaded (store missing or failing): never enough to reject
     std::string annotation;        // "jfp:p=0.87,class=TIMEOUT,model=<id>"
     std::string message;           // for warn and reject: the reason and what to do
 };

@@ -51,6 +51,7 @@ TEST_CASE("policy: modes") {
     HistoryStats h = runs(5);
     HistoryView hv;
     hv.user_name = &h;
+    hv.loaded = true;
     auto decide = [&](Mode m, float p, const char *comment = "") {
         c.mode = m;
         Decision d;
@@ -73,6 +74,7 @@ TEST_CASE("policy: exemptions, min_history and the override token") {
     HistoryStats h = runs(3);
     HistoryView hv;
     hv.user_name = &h;
+    hv.loaded = true;
     Decision d;
     c.exempt_users = {"amy"};
     apply_policy(c, job(), hv, "", 0.5, score(0.99), d);
@@ -97,12 +99,18 @@ TEST_CASE("policy: exemptions, min_history and the override token") {
     CHECK(d.below_min_history);
     CHECK(d.action == Action::Warn);
     c.min_history = 1;
-    HistoryView none;
+    HistoryView none;  // a loaded history with no run of this job
+    none.loaded = true;
     apply_policy(c, job(), none, "", 0.5, score(0.99), d);
     CHECK(d.action == Action::Warn);  // a first run is never rejected by default
     c.min_history = 0;
     apply_policy(c, job(), none, "", 0.5, score(0.99), d);
     CHECK(d.action == Action::Reject);
+    CHECK_FALSE(d.no_history);
+    HistoryView unavailable;  // the store is missing or failing: even min_history = 0 does not reject
+    apply_policy(c, job(), unavailable, "", 0.5, score(0.99), d);
+    CHECK(d.action == Action::Warn);
+    CHECK(d.no_history);
 
     c.allow_override = false;
     apply_policy(c, job(), hv, "please jfp:override", 0.5, score(0.99), d);
