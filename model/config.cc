@@ -38,14 +38,18 @@ std::string Config::resolved_feature_log_path() const {
     return dir + "/features.db";
 }
 
+// One log line however broken the file: the first few errors, then how many more.
 std::string ConfigParseResult::error_text() const {
+    const size_t shown = 5;
     std::string out;
-    for (const auto &e : errors) {
-        if (!out.empty()) out += '\n';
+    for (size_t i = 0; i < errors.size() && i < shown; ++i) {
+        const auto &e = errors[i];
+        if (!out.empty()) out += "; ";
         out += config.origin;
         if (e.line > 0) out += ":" + std::to_string(e.line);
         out += ": " + e.message;
     }
+    if (errors.size() > shown) out += "; and " + std::to_string(errors.size() - shown) + " more errors";
     return out;
 }
 
@@ -184,9 +188,18 @@ ConfigParseResult load_config_file(const std::string &path) {
         r.errors.push_back({0, std::string("cannot read: ") + std::strerror(errno)});
         return r;
     }
-    std::ostringstream ss;
-    ss << in.rdbuf();
-    return parse_config(ss.str(), path);
+    // A jfp.conf is a few hundred bytes; a huge file is the wrong file, and is not read into slurmctld.
+    const std::streamsize limit = 1 << 20;
+    std::string text(static_cast<size_t>(limit) + 1, '\0');
+    in.read(text.data(), limit + 1);
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (static_cast<std::streamsize>(text.size()) > limit) {
+        ConfigParseResult r;
+        r.config.origin = path;
+        r.errors.push_back({0, "larger than 1 MiB: not a jfp.conf (see jfp.conf(5)); refused unread"});
+        return r;
+    }
+    return parse_config(text, path);
 }
 
 }  // namespace jfp

@@ -1,3 +1,10 @@
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
 #include "catch.h"
 #include "model/config.h"
 
@@ -71,6 +78,31 @@ TEST_CASE("jfp.conf: errors name the file, line, key and what is expected") {
     CHECK(text.find("/etc/slurm/jfp.conf:3: unknown key 'bogus'") != std::string::npos);
     CHECK(text.find("/etc/slurm/jfp.conf:4: expected key = value") != std::string::npos);
     CHECK(text.find("/etc/slurm/jfp.conf:5: invalid value '-1' for min_history") != std::string::npos);
+}
+
+TEST_CASE("jfp.conf: a huge or very broken file gives one short line") {
+    std::string garbage;
+    for (int i = 0; i < 1000; ++i) garbage += "garbage line " + std::to_string(i) + "\n";
+    auto r = parse_config(garbage, "/etc/slurm/jfp.conf");
+    REQUIRE(r.errors.size() == 1000);
+    auto text = r.error_text();
+    CHECK(text.find('\n') == std::string::npos);
+    CHECK(text.find("/etc/slurm/jfp.conf:5: expected key = value") != std::string::npos);
+    CHECK(text.find("jfp.conf:6:") == std::string::npos);
+    CHECK(text.find("; and 995 more errors") != std::string::npos);
+
+    char dir[] = "/tmp/jfp-conf.XXXXXX";
+    REQUIRE(mkdtemp(dir));
+    std::string path = std::string(dir) + "/jfp.conf";
+    {
+        std::ofstream f(path);
+        f << "mode = annotate\n" << std::string(2 << 20, '#') << "\n";
+    }
+    auto big = load_config_file(path);
+    REQUIRE_FALSE(big.ok());
+    CHECK(big.error_text() == path + ": larger than 1 MiB: not a jfp.conf (see jfp.conf(5)); refused unread");
+    std::remove(path.c_str());
+    rmdir(dir);
 }
 
 TEST_CASE("jfp.conf: a missing file is an error naming the path") {
