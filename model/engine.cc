@@ -268,7 +268,10 @@ void Engine::poll(bool load_history) {
                 committed = true;
             }
         }
-        if (load_history && (replaced || committed)) {
+        bool retry = !last_store_error_.empty() && ss.exists &&
+                     std::chrono::steady_clock::now() - store_tried_ >= kStoreRetry;
+        if (load_history && (replaced || committed || retry)) {
+            store_tried_ = std::chrono::steady_clock::now();
             store_sig_ = ss;
             store_path_loaded_ = cfg.store_path;
             // The watch opens before the load: a commit that lands during the load is seen next time.

@@ -120,6 +120,10 @@ private:
     int64_t store_data_version_ = -1;
     std::string model_path_loaded_, store_path_loaded_;
     std::string last_config_error_, last_model_error_, last_store_error_;
+    // A store that failed to load is tried again this often even when its file looks unchanged (a
+    // remount, a fixed permission or lock): seldom enough that a slow failure costs the host little.
+    static constexpr std::chrono::seconds kStoreRetry{10};
+    std::chrono::steady_clock::time_point store_tried_{};
 
     // uid -> name from the password database, resolved in the background for uids the store lacks.
     std::shared_ptr<const std::unordered_map<uint32_t, std::string>> passwd_names_;

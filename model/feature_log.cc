@@ -158,7 +158,9 @@ void FeatureLogWriter::run() {
             written_.fetch_add(batch);
         } catch (const std::exception &ex) {
             failed_.fetch_add(batch + 1);
-            errors.log(LogLevel::Error, std::string("feature log: ") + ex.what());
+            errors.log(LogLevel::Error, std::string("feature log ") + path_ + ": " + ex.what() +
+                                            "; scored jobs are not logged until it can be written (free space or "
+                                            "fix permissions there; jobs are not affected)");
             try {
                 db->exec("ROLLBACK");
             } catch (...) {
