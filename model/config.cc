@@ -91,13 +91,13 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
         if (line.empty()) continue;
         auto eq = line.find('=');
         if (eq == std::string_view::npos) {
-            r.errors.push_back({lineno, "expected key = value, found '" + std::string(line) + "'"});
+            r.errors.push_back({lineno, "expected key = value, found " + quote_for_message(line, 60)});
             continue;
         }
         std::string key = to_lower(trim(line.substr(0, eq)));
         std::string_view value = trim(line.substr(eq + 1));
         auto bad = [&](const std::string &what) {
-            r.errors.push_back({lineno, "invalid value '" + std::string(value) + "' for " + key + ": " + what});
+            r.errors.push_back({lineno, "invalid value " + quote_for_message(value, 60) + " for " + key + ": " + what});
         };
         auto set_threshold_map = [&](std::map<std::string, double> &m, std::string_view name) {
             if (name.empty()) return bad("missing name after the dot");
@@ -174,7 +174,7 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             if (!d || *d < 0 || *d > 3600) bad("expected seconds between 0 and 3600");
             else c.reload_interval_seconds = *d;
         } else {
-            r.errors.push_back({lineno, "unknown key '" + key + "' (see jfp.conf(5) for the keys)"});
+            r.errors.push_back({lineno, "unknown key " + quote_for_message(key, 60) + " (see jfp.conf(5) for the keys)"});
         }
     }
     return r;

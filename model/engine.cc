@@ -247,6 +247,7 @@ void Engine::poll(bool load_history) {
                 if (err != last_model_error_) {
                     log_error("model " + cfg.model_path + " not used: " + err + "; " +
                               (next->model ? "keeping model " + next->model->model_id() : "jobs pass unscored"));
+                    unscored_log_.hold();  // that line says it: the reminder comes an interval later
                     last_model_error_ = err;
                 }
                 next->model_note = (next->model ? "keeping " + next->model->model_id() + "; " : "") + err;

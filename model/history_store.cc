@@ -1,8 +1,12 @@
 #include "history_store.h"
 
-#include "slurm_text.h"
+#include <unistd.h>
 
+#include <cerrno>
+#include <cstring>
 #include <memory>
+
+#include "slurm_text.h"
 
 namespace jfp {
 
@@ -125,6 +129,14 @@ HistoryStore::HistoryStore(const std::string &path, Access access)
         Stmt v(db_, "PRAGMA user_version");
         if (v.step()) version = static_cast<int>(v.int_at(0));
     } catch (const SqliteError &e) {
+        // A WAL store cannot be opened, even to read, where SQLite cannot create PATH-shm beside it.
+        std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/') + 1);
+        if ((e.code() & 0xff) == SQLITE_CANTOPEN && ::access(dir.c_str(), W_OK) != 0)
+            throw SqliteError(std::string(e.what()) + ": its directory " + dir + " is not writable (" +
+                                  std::strerror(errno) + "), and SQLite must create " + path +
+                                  "-shm there even to read a store in WAL mode; make it writable by SlurmUser or "
+                                  "keep the store on a writable file system",
+                              e.code());
         throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp history store?)", e.code());
     }
     if (version > kSchemaVersion)

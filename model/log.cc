@@ -31,6 +31,8 @@ bool debug_enabled() { return g_debug_probe(); }
 
 void log_msg(LogLevel level, const std::string &message) { g_sink(level, message.c_str()); }
 
+void RateLimitedLog::hold() { last_.store(monotonic_seconds(), std::memory_order_relaxed); }
+
 bool RateLimitedLog::log(LogLevel level, const std::string &message) {
     int64_t now = monotonic_seconds();
     int64_t last = last_.load(std::memory_order_relaxed);

@@ -32,6 +32,8 @@ public:
     explicit RateLimitedLog(int64_t interval_seconds) : interval_(interval_seconds) {}
     // Logs "message (N similar messages suppressed)" if the interval has passed; returns whether it did.
     bool log(LogLevel level, const std::string &message);
+    // Starts an interval now without logging: another line has just said the same thing.
+    void hold();
     uint64_t suppressed() const { return suppressed_.load(std::memory_order_relaxed); }
 
 private:

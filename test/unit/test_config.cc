@@ -90,6 +90,11 @@ TEST_CASE("jfp.conf: a huge or very broken file gives one short line") {
     CHECK(text.find("/etc/slurm/jfp.conf:5: expected key = value") != std::string::npos);
     CHECK(text.find("jfp.conf:6:") == std::string::npos);
     CHECK(text.find("; and 995 more errors") != std::string::npos);
+    // Binary bytes in the file reach slurmctld's log escaped.
+    auto bin = parse_config("\x01\xff = 1\nmode = \x1b[31m\nno\x7f equals\n", "/etc/slurm/jfp.conf");
+    CHECK(bin.error_text() == "/etc/slurm/jfp.conf:1: unknown key '\\x01\\xff' (see jfp.conf(5) for the keys); "
+                              "/etc/slurm/jfp.conf:2: invalid value '\\x1b[31m' for mode: expected off, shadow, warn, "
+                              "annotate or reject; /etc/slurm/jfp.conf:3: expected key = value, found 'no\\x7f equals'");
 
     char dir[] = "/tmp/jfp-conf.XXXXXX";
     REQUIRE(mkdtemp(dir));
