@@ -114,7 +114,12 @@ std::vector<std::pair<std::string, std::string>> queue_tokens(const IngestArgs &
     };
     while (getline(&buf, &cap, p) >= 0) {
         std::string_view line(buf);
-        std::string token = extract_jfp_token(std::string(line));
+        // Only AdminComment, which users cannot set: a "jfp:t=" a user typed into Comment is never a token.
+        size_t ac = line.find(" AdminComment=");
+        if (ac == std::string_view::npos) continue;
+        std::string_view admin = line.substr(ac + 14);
+        if (size_t c = admin.find(" Comment="); c != std::string_view::npos) admin = admin.substr(0, c);
+        std::string token = extract_jfp_token(std::string(admin));
         if (token.size() != 16) continue;
         std::string id = field(line, "JobId=");
         if (id.empty()) continue;
