@@ -14,7 +14,11 @@
 require_cluster
 if [ -z "${JFP_FAULT_NS:-}" ]; then
     command -v unshare >/dev/null || fail "unshare (util-linux) is needed for the mount faults"
-    exec env JFP_FAULT_NS=1 unshare --mount --propagation private bash "$0" "$@"
+    # Inside a release root (a chroot, already in a private namespace: scripts/release-root) "/" is no
+    # mount point and cannot be made private; its mounts already propagate nowhere.
+    prop=private
+    unshare --mount --propagation private true 2>/dev/null || prop=unchanged
+    exec env JFP_FAULT_NS=1 unshare --mount --propagation "$prop" bash "$0" "$@"
 fi
 
 W=$(mktemp -d /tmp/jfp-site.XXXXXX)
