@@ -7,10 +7,7 @@
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 
-W=$(mktemp -d /tmp/jfp-site.XXXXXX)
-CLEANUP_HOOK='[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"'
-trap '[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"' EXIT
-make_site "$W"
+new_site
 chmod 755 "$W"
 conf="mode = annotate
 annotate_field = comment, admin_comment

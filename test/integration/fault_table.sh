@@ -21,12 +21,10 @@ if [ -z "${JFP_FAULT_NS:-}" ]; then
     exec env JFP_FAULT_NS=1 unshare --mount --propagation "$prop" bash "$0" "$@"
 fi
 
-W=$(mktemp -d /tmp/jfp-site.XXXXXX)
-CLEANUP_HOOK='kill_locker; umount -l "$W/full" 2>/dev/null || true; umount -l "$W/ro" 2>/dev/null || true; [ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"'
 LOCKER=""
 kill_locker() { if [ -n "$LOCKER" ]; then kill "$LOCKER" 2>/dev/null || true; wait "$LOCKER" 2>/dev/null || true; LOCKER=""; fi; }
-trap 'eval "$CLEANUP_HOOK"' EXIT
-make_site "$W"
+new_site
+CLEANUP_HOOK='kill_locker; umount -l "$W/full" 2>/dev/null || true; umount -l "$W/ro" 2>/dev/null || true; '"$CLEANUP_HOOK"
 M=$W/model.json
 S=$W/history.db
 F=$W/features.db

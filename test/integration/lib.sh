@@ -125,6 +125,15 @@ expect_contains() {
 
 # ---- helpers for the scoring tests
 
+# new_site: W, a private site directory (make_site below), removed at exit, pass or fail (kept with
+# JFP_KEEP_CLUSTER). A test that adds its own cleanup appends to CLEANUP_HOOK.
+new_site() {
+    W=$(mktemp -d /tmp/jfp-site.XXXXXX)
+    CLEANUP_HOOK='[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"'
+    trap 'eval "$CLEANUP_HOOK"' EXIT
+    make_site "$W"
+}
+
 # make_site DIR: a history store (synthetic users plus root's own history) and a model trained on it.
 # root has 'doomed', whose last 6 runs failed minutes ago, and 'steady', whose last 6 completed.
 make_site() {

@@ -5,10 +5,7 @@
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 
-W=$(mktemp -d /tmp/jfp-site.XXXXXX)
-CLEANUP_HOOK='[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"'
-trap '[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"' EXIT
-make_site "$W"
+new_site
 base="model = $W/model.json
 store = $W/history.db
 feature_log = $W/features.db
