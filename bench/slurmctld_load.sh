@@ -4,10 +4,11 @@
 # every second. Counts what a site cares about: submissions accepted vs made, accepted jobs without jfp's
 # annotation, error lines in slurmctld's log while the load ran, slurmctld alive, and its RSS and thread
 # count before and after. Goals: 0 lost, 0 unannotated, 0 errors; a miss exits 1 (these are correctness,
-# not timings).
+# not timings). Full runs first put the same two phases through a slurmctld without job_submit plugins, so
+# that jfp's share of the RSS growth is told apart from slurmctld's own job records.
 #
 #   bench/slurmctld_load.sh [--quick] [--jobs N] [--clients C]     (default 10,000 jobs, 8 clients;
-#                                                                    --quick: 800)
+#                                                                    --quick: 800, no bare slurmctld)
 #
 # Prints a table and one JSON object as its last line. Needs root (it starts Slurm's daemons).
 set -euo pipefail
@@ -15,10 +16,10 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export JFP_SRCDIR=${JFP_SRCDIR:-$(dirname "$here")}
 export JFP_BUILDDIR=${JFP_BUILDDIR:-$JFP_SRCDIR/build}
-JOBS=10000 CLIENTS=8
+JOBS=10000 CLIENTS=8 BARE=yes
 while [ $# -gt 0 ]; do
     case "$1" in
-        --quick) JOBS=800 ;;
+        --quick) JOBS=800 BARE="" ;;
         --jobs) JOBS=$2; shift ;;
         --clients) CLIENTS=$2; shift ;;
         *) echo "usage: $0 [--quick] [--jobs N] [--clients C]" >&2; exit 2 ;;
@@ -45,15 +46,12 @@ conf_text() {  # conf_text STATS_INTERVAL
 }
 export JFP_SLURM_CONF_EXTRA="MaxJobCount=200000"
 export JFP_CONF="$(conf_text 5)"
-cluster_start >/dev/null
-wait_log "loaded history of" 60
-# slurmctld may still be logging its own start (a clean start's missing state file is an error line): a
-# job accepted and cancelled first means it is done.
-scancel "$(submit --hold -o /dev/null --wrap true)"
-sleep 1
 
 ctld_pid() { cat "$CLUSTER_DIR/run/slurmctld.pid"; }
 proc_field() { awk -v k="$1:" '$1 == k { print $2 }' "/proc/$(ctld_pid)/status"; }
+# settle: slurmctld may still be logging its own start (a clean start's missing state file is an error
+# line): a job accepted and cancelled first means it is done.
+settle() { scancel "$(submit --hold -o /dev/null --wrap true)"; sleep 1; }
 
 # churn: every second, a new model bundle (alternating two) and a new jfp.conf, each replaced atomically
 # as docs/admin-guide.md tells admins to publish them.
@@ -70,7 +68,8 @@ churn() {
     done
 }
 
-# load PHASE: JOBS held jobs from CLIENTS sbatch loops; prints "accepted lost unannotated errors secs".
+# load PHASE: JOBS held jobs from CLIENTS sbatch loops; prints "accepted lost unannotated errors secs"
+# (unannotated is 0 for the bare phases, which have no plugin to annotate).
 load() {
     local phase=$1 per=$((JOBS / CLIENTS)) c mark t0 t1 accepted lost unannotated errors
     rm -f "$work"/client.*
@@ -90,7 +89,8 @@ load() {
     lost=$((per * CLIENTS - accepted))
     # Every accepted job, as slurmctld holds it, with jfp's annotation in its comment.
     squeue -h -u root -t PD -o '%i|%j|%k' | awk -F'|' -v p="load_${phase}_" 'index($2, p) == 1' >"$work/queue.$phase"
-    unannotated=$(awk -F'|' '$3 !~ /jfp:p=[0-9.]+,class=/' "$work/queue.$phase" | wc -l)
+    unannotated=0
+    case "$phase" in bare*) ;; *) unannotated=$(awk -F'|' '$3 !~ /jfp:p=[0-9.]+,class=/' "$work/queue.$phase" | wc -l) ;; esac
     [ "$(wc -l <"$work/queue.$phase")" = "$accepted" ] \
         || lost=$((lost + accepted - $(wc -l <"$work/queue.$phase")))
     errors=$(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -c -E 'error:|fatal:|internal fault' || true)
@@ -107,6 +107,26 @@ clear_queue() {
     done
 }
 
+# The same two phases through slurmctld alone: its RSS at the same three points.
+if [ -n "$BARE" ]; then
+    JFP_JOB_SUBMIT_PLUGINS="" cluster_start >/dev/null
+    settle
+    brss0=$(proc_field VmRSS)
+    read -r bacc1 blost1 _ berr1 bsecs1 <<<"$(load bare1)"
+    brss1=$(proc_field VmRSS)
+    clear_queue
+    read -r bacc2 blost2 _ berr2 bsecs2 <<<"$(load bare2)"
+    brss2=$(proc_field VmRSS)
+    clear_queue
+    "$TESTCLUSTER" stop "$CLUSTER_DIR" >/dev/null
+    cd "$work"  # cluster_start left us in the cluster's directory
+    rm -rf "$CLUSTER_DIR"
+    CLUSTER_DIR=""
+fi
+
+cluster_start >/dev/null
+wait_log "loaded history of" 60
+settle
 rss0=$(proc_field VmRSS); thr0=$(proc_field Threads)
 read -r acc1 lost1 unann1 err1 secs1 <<<"$(load steady)"
 rss1=$(proc_field VmRSS); thr1=$(proc_field Threads)
@@ -130,6 +150,12 @@ printf '  %-34s %9s %6s %12s %7s %8s %10s %8s\n' phase accepted lost unannotated
 printf '  %-34s %9s %6s %12s %7s %8s %10s %8s\n' "before (model and history loaded)" - - - - - "$rss0" "$thr0"
 printf '  %-34s %9s %6s %12s %7s %8s %10s %8s\n' "inputs left alone" "$acc1" "$lost1" "$unann1" "$err1" "$secs1" "$rss1" "$thr1"
 printf '  %-34s %9s %6s %12s %7s %8s %10s %8s\n' "model + jfp.conf replaced every 1 s" "$acc2" "$lost2" "$unann2" "$err2" "$secs2" "$rss2" "$thr2"
+if [ -n "$BARE" ]; then
+    printf '  %-34s %9s %6s %12s %7s %8s %10s %8s\n' "bare slurmctld: started" - - - - - "$brss0" -
+    printf '  %-34s %9s %6s %12s %7s %8s %10s %8s\n' "bare slurmctld: first phase" "$bacc1" "$blost1" - "$berr1" "$bsecs1" "$brss1" -
+    printf '  %-34s %9s %6s %12s %7s %8s %10s %8s\n' "bare slurmctld: second phase" "$bacc2" "$blost2" - "$berr2" "$bsecs2" "$brss2" -
+    echo "  jfp's share of slurmctld's RSS (KiB, with jfp minus bare at the same point): start $((rss0 - brss0)), after the first phase $((rss1 - brss1)), after the second $((rss2 - brss2))"
+fi
 echo "  replacements during the second phase: $swaps (model bundles loaded in all: $model_loads); slurmctld alive and answering: $alive"
 for p in steady churn; do
     [ -s "$work/errors.$p" ] && { echo "  slurmctld errors ($p):"; sed 's/^/    /' "$work/errors.$p"; }
@@ -139,7 +165,10 @@ ok=yes
 for v in "$lost1" "$unann1" "$err1" "$lost2" "$unann2" "$err2"; do [ "$v" = 0 ] || ok=no; done
 [ "$alive" = yes ] || ok=no
 [ "$swaps" -ge 2 ] || { echo "  the churn phase replaced the inputs only $swaps times" >&2; ok=no; }
-printf '{"load_jobs_per_phase": %d, "load_clients": %d, "load_lost": %d, "load_unannotated": %d, "load_errors": %d, "load_churn_replacements": %d, "load_rss_kib_before": %d, "load_rss_kib_after": %d, "load_threads_before": %d, "load_threads_after": %d, "load_ok": %s}\n' \
+bare_json=""
+[ -n "$BARE" ] && bare_json=$(printf ', "load_bare_rss_kib_before": %d, "load_bare_rss_kib_after": %d, "load_jfp_rss_share_kib_before": %d, "load_jfp_rss_share_kib_after": %d' \
+    "$brss0" "$brss2" $((rss0 - brss0)) $((rss2 - brss2)))
+printf '{"load_jobs_per_phase": %d, "load_clients": %d, "load_lost": %d, "load_unannotated": %d, "load_errors": %d, "load_churn_replacements": %d, "load_rss_kib_before": %d, "load_rss_kib_after": %d, "load_threads_before": %d, "load_threads_after": %d%s, "load_ok": %s}\n' \
     "$submitted" "$CLIENTS" $((lost1 + lost2)) $((unann1 + unann2)) $((err1 + err2)) "$swaps" "$rss0" "$rss2" "$thr0" "$thr2" \
-    "$([ "$ok" = yes ] && echo true || echo false)"
+    "$bare_json" "$([ "$ok" = yes ] && echo true || echo false)"
 [ "$ok" = yes ] || { echo "bench/slurmctld_load.sh: goals missed (0 lost, 0 unannotated, 0 errors, slurmctld alive)" >&2; exit 1; }

@@ -102,8 +102,9 @@ Engine::~Engine() {
         log_stats(true);
     } catch (...) {
     }
-    feature_log_.store(nullptr);
-    writers_.clear();  // each drains its queue
+    // Each writer drains its queue as it is destroyed, the current one with the last snapshot.
+    retired_writers_.clear();
+    std::atomic_store(&state_, std::shared_ptr<const State>());
 }
 
 void Engine::run() {
@@ -218,7 +219,7 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
     }
 
     // The feature vector goes to the log through the bounded queue; never waits.
-    if (FeatureLogWriter *w = feature_log()) {
+    if (FeatureLogWriter *w = st.feature_log.get()) {
         FeatureLogEntry e;
         e.token = out.token;
         e.scored_at = r.submit_time;
@@ -276,8 +277,8 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     ScriptScan scan = ScriptScan::Now;
     DeferredScript deferred;
     if (r.script_known && !st->model->uses_script_features()) {
-        if (feature_log()) deferred = DeferredScript(r.script, deferred_script_bytes_, kDeferredScriptBudget);
-        if (deferred.pending() || !feature_log()) scan = ScriptScan::Later;
+        if (st->feature_log) deferred = DeferredScript(r.script, deferred_script_bytes_, kDeferredScriptBudget);
+        if (deferred.pending() || !st->feature_log) scan = ScriptScan::Later;
     }
     FeatureVector x;
     build_features(r, hv, x, scan);
@@ -395,7 +396,6 @@ void Engine::kick() {
     wake_.notify_one();
 }
 
-FeatureLogWriter *Engine::feature_log() { return feature_log_.load(std::memory_order_acquire); }
 
 Mode Engine::mode() const { return state()->config_present ? state()->config.mode : Mode::Off; }
 

@@ -82,8 +82,9 @@ public:
     Mode mode() const;
     std::string model_id() const;
     size_t history_jobs() const;
-    // The feature log writer, once a config named one (nullptr before).
-    FeatureLogWriter *feature_log();
+    // Feature log writers alive: the current one and those retired by a config change that a submission
+    // in flight may still hold (each closed once none does).
+    size_t feature_log_writers() const { return live_writers_.load(); }
 
 private:
     struct State {
@@ -92,6 +93,9 @@ private:
         std::shared_ptr<const ModelBundle> model;
         std::shared_ptr<const HistorySnapshot> history;
         std::shared_ptr<const ClusterDefaults> defaults;
+        // Held through the snapshot, so a submission keeps the writer it started with alive; the
+        // background thread destroys retired writers (joining their threads), never a submit thread.
+        std::shared_ptr<FeatureLogWriter> feature_log;
         std::string model_note, history_note, config_note;
     };
     struct Recent;  // recent submissions, for job_modify
@@ -129,11 +133,12 @@ private:
     std::shared_ptr<const std::unordered_map<uint32_t, std::string>> passwd_names_;
     BoundedQueue<uint32_t> uid_misses_{1024};
 
-    // The current writer, read lock-free on the submit path. Writers replaced after a config change are
-    // retired, not destroyed, so a submit thread never runs a destructor that joins a thread.
-    std::atomic<FeatureLogWriter *> feature_log_{nullptr};
-    std::vector<std::unique_ptr<FeatureLogWriter>> writers_;
+    // Writers replaced after a config change, kept until no published snapshot holds them (background
+    // thread only).
+    std::vector<std::shared_ptr<FeatureLogWriter>> retired_writers_;
+    std::atomic<size_t> live_writers_{0};
     std::string feature_log_path_;
+    void close_retired_writers();
 
     std::unique_ptr<Recent> recent_;
     std::atomic<uint64_t> token_counter_{0};

@@ -5,6 +5,7 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -213,9 +214,11 @@ void Engine::poll(bool load_history) {
         // ---- the feature log writer follows the config
         std::string flp = cfg.resolved_feature_log_path();
         if (opt_.background && flp != feature_log_path_) {
-            writers_.push_back(std::make_unique<FeatureLogWriter>(flp, cfg.log_queue_size));
-            feature_log_.store(writers_.back().get(), std::memory_order_release);
+            if (next->feature_log) retired_writers_.push_back(std::move(next->feature_log));
+            next->feature_log = std::make_shared<FeatureLogWriter>(flp, cfg.log_queue_size);
+            live_writers_.fetch_add(1);
             feature_log_path_ = flp;
+            changed = true;
         }
     }
 
@@ -233,12 +236,24 @@ void Engine::poll(bool load_history) {
     }
 
     if (changed) publish(next);
+    cur.reset();  // the snapshot this poll started from may hold a writer just retired
+    close_retired_writers();
     resolve_pending_uids();
 }
 
 // Readers hold the published object; the loader keeps working on its own copy.
 void Engine::publish(const std::shared_ptr<State> &working) {
     std::atomic_store(&state_, std::shared_ptr<const State>(std::make_shared<State>(*working)));
+}
+
+// A retired writer that only this list still holds can be reached by no submission: destroying it here
+// writes what it has queued and closes its file and thread.
+void Engine::close_retired_writers() {
+    auto held_elsewhere = [](const std::shared_ptr<FeatureLogWriter> &w) { return w.use_count() > 1; };
+    auto keep = std::partition(retired_writers_.begin(), retired_writers_.end(), held_elsewhere);
+    size_t closed = static_cast<size_t>(retired_writers_.end() - keep);
+    retired_writers_.erase(keep, retired_writers_.end());
+    live_writers_.fetch_sub(closed);
 }
 
 void Engine::resolve_pending_uids() {

@@ -1,7 +1,9 @@
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <fstream>
 #include <thread>
 
@@ -386,6 +388,41 @@ TEST_CASE("engine: the history reloads when jfp ingest commits, and only then") 
     CHECK(e.history_jobs() == before + 1);
     e.poll();
     CHECK(e.counters().history_loads.load() == 2);
+}
+
+TEST_CASE("engine: a feature log moved by jfp.conf closes the old writer once no submission holds it") {
+    Site site;
+    std::string a = site.dir.file("a.db"), b = site.dir.file("b.db");
+    site.config("mode = annotate\nreload_interval = 0.05\nfeature_log = " + a + "\n");
+    EngineOptions o = site.options();
+    o.background = true;
+    Engine e(o);
+    auto wait_for = [](auto pred) {
+        for (int i = 0; i < 400 && !pred(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        return pred();
+    };
+    REQUIRE(wait_for([&] { return e.model_id() != "" && e.feature_log_writers() == 1; }));
+    std::string first = e.evaluate(request()).token;
+    REQUIRE_FALSE(first.empty());
+
+    site.config("mode = annotate\nreload_interval = 0.05\nfeature_log = " + b + "\n");
+    // Submissions go on through the change; the old writer closes (writing what it had) once the
+    // snapshots holding it are gone, and the new one takes the later jobs.
+    std::string later;
+    CHECK(wait_for([&] {
+        later = e.evaluate(request()).token;
+        return access(b.c_str(), F_OK) == 0 && e.feature_log_writers() == 1;
+    }));
+    auto logged_a = read_feature_log(a);
+    CHECK(logged_a.count(first) == 1);
+    CHECK(logged_a.count(later) == 0);
+    CHECK(wait_for([&] {
+        try {
+            return read_feature_log(b).count(later) == 1;
+        } catch (const std::exception &) {
+            return false;  // the writer may not have created its table yet
+        }
+    }));
 }
 
 TEST_CASE("latency histogram: buckets within 25%, quantiles of what was recorded since the last take") {
