@@ -118,6 +118,17 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             else c.store_path = value;
         } else if (key == "feature_log") {
             c.feature_log_path = value;
+        } else if (key == "script_archive") {
+            if (!value.empty() && value.front() != '/') bad("expected an absolute path (or nothing: no archive)");
+            else c.script_archive_path = value;
+        } else if (key == "script_archive_env") {
+            auto b = parse_bool(value);
+            if (!b) bad("expected yes or no");
+            else c.script_archive_env = *b;
+        } else if (key == "script_archive_queue_mb") {
+            auto n = parse_int(value);
+            if (!n || *n < 1 || *n > 4096) bad("expected a whole number of MiB between 1 and 4096");
+            else c.script_archive_queue_bytes = *n << 20;
         } else if (key == "threshold") {
             auto p = parse_probability(value);
             if (!p) bad("expected a probability between 0 and 1");

@@ -20,6 +20,10 @@ struct Config {
     std::string model_path = "/var/lib/jfp/model.json";
     std::string store_path = "/var/lib/jfp/history.db";
     std::string feature_log_path;  // empty: "<store dir>/features.db"
+    // Job scripts kept at submission (docs/admin-guide.md, "The script archive"); empty: not kept.
+    std::string script_archive_path;
+    bool script_archive_env = false;                    // keep the submit environment too
+    int64_t script_archive_queue_bytes = int64_t(64) << 20;  // slurmctld memory the queue may hold
 
     std::optional<double> threshold;  // unset: the model bundle's threshold
     std::map<std::string, double> partition_threshold, account_threshold, qos_threshold;

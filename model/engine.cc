@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 #include <deque>
 #include <random>
 
@@ -283,6 +284,7 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     FeatureVector x;
     build_features(r, hv, x, scan);
     fill_outcome(*st, r, hv, x, neutral_comment, req.uid, out, false, std::move(deferred));
+    if (st->script_archive && r.script_known && !out.token.empty()) archive_script(*st, req, r, out.token);
 
     Recent::Entry e;
     e.req = std::move(r);
@@ -398,6 +400,45 @@ void Engine::kick() {
 
 
 Mode Engine::mode() const { return state()->config_present ? state()->config.mode : Mode::Off; }
+
+// The submit path's share of archiving: one copy of the script (and environment) into the queue, when
+// the budget has room; hashing, compression and SQLite happen on the archive's thread.
+void Engine::archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const std::string &token) {
+    ScriptArchiveWriter &w = *st.script_archive;
+    bool env = st.config.script_archive_env && req.env && req.env_count;
+    size_t env_bytes = 0;
+    if (env)
+        for (size_t i = 0; i < req.env_count; ++i) env_bytes += req.env[i] ? std::strlen(req.env[i]) + 1 : 0;
+    auto bytes = static_cast<int64_t>(r.script.size() + env_bytes + sizeof(ScriptArchiveEntry));
+    if (!w.reserve(bytes)) {
+        w.count_drop();
+        return;
+    }
+    ScriptArchiveEntry e;
+    e.meta.token = token;
+    e.meta.cluster = opt_.cluster_name;
+    e.meta.submitted = r.submit_time;
+    e.meta.uid = req.uid;
+    e.meta.user = r.user;
+    e.meta.name = r.name;
+    e.meta.work_dir = req.work_dir;
+    e.script.assign(r.script);
+    if (env) {
+        e.env.reserve(env_bytes);
+        for (size_t i = 0; i < req.env_count; ++i) {
+            if (!req.env[i]) continue;
+            e.env.append(req.env[i]);
+            e.env.push_back('\0');  // as /proc/PID/environ: NAME=value, each ended by NUL
+        }
+        e.has_env = true;
+    }
+    w.push(std::move(e), bytes);
+}
+
+ScriptArchiveCounters Engine::script_archive_counters() const {
+    auto st = state();
+    return st && st->script_archive ? st->script_archive->counters() : ScriptArchiveCounters{};
+}
 
 std::string Engine::model_id() const {
     auto st = state();

@@ -30,6 +30,7 @@
 #include "log.h"
 #include "model_bundle.h"
 #include "policy.h"
+#include "script_archive_writer.h"
 #include "submit_request.h"
 
 namespace jfp {
@@ -38,6 +39,7 @@ struct EngineOptions {
     std::string config_path;      // jfp.conf
     std::string slurm_conf_path;  // for partition defaults; empty: none
     std::vector<uid_t> trusted_uids{0};  // owners allowed for jfp.conf and the model (root, SlurmUser)
+    std::string cluster_name;     // slurm.conf's ClusterName, recorded with archived scripts
     bool background = true;       // false: no threads; tests call poll() and the writer is not started
 };
 
@@ -82,9 +84,11 @@ public:
     Mode mode() const;
     std::string model_id() const;
     size_t history_jobs() const;
-    // Feature log writers alive: the current one and those retired by a config change that a submission
-    // in flight may still hold (each closed once none does).
-    size_t feature_log_writers() const { return live_writers_.load(); }
+    // Background writers alive (feature log, script archive): the current ones and those retired by a
+    // config change that a submission in flight may still hold (each closed once none does).
+    size_t background_writers() const { return live_writers_.load(); }
+    // The script archive's counters (zeros when none is configured).
+    ScriptArchiveCounters script_archive_counters() const;
 
 private:
     struct State {
@@ -96,6 +100,7 @@ private:
         // Held through the snapshot, so a submission keeps the writer it started with alive; the
         // background thread destroys retired writers (joining their threads), never a submit thread.
         std::shared_ptr<FeatureLogWriter> feature_log;
+        std::shared_ptr<ScriptArchiveWriter> script_archive;
         std::string model_note, history_note, config_note;
     };
     struct Recent;  // recent submissions, for job_modify
@@ -106,6 +111,8 @@ private:
                       std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update,
                       DeferredScript script = DeferredScript());
     void publish(const std::shared_ptr<State> &working);
+    void archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const std::string &token);
+    template <class W> void replace_writer(std::shared_ptr<W> &slot, std::shared_ptr<W> next);
     void run();
     void resolve_pending_uids();
     void kick();  // wake the background thread now
@@ -135,9 +142,10 @@ private:
 
     // Writers replaced after a config change, kept until no published snapshot holds them (background
     // thread only).
-    std::vector<std::shared_ptr<FeatureLogWriter>> retired_writers_;
+    std::vector<std::shared_ptr<void>> retired_writers_;
     std::atomic<size_t> live_writers_{0};
-    std::string feature_log_path_;
+    std::string feature_log_path_, script_archive_path_;
+    int64_t script_archive_budget_ = 0;
     void close_retired_writers();
 
     std::unique_ptr<Recent> recent_;
@@ -150,6 +158,7 @@ private:
     // Bytes of script heads waiting in the feature-log queue for the writer to scan (DeferredScript).
     std::shared_ptr<std::atomic<int64_t>> deferred_script_bytes_ = std::make_shared<std::atomic<int64_t>>(0);
     static constexpr int64_t kDeferredScriptBudget = 16 << 20;
+    static constexpr size_t kArchiveQueueEntries = 65536;  // the byte budget (jfp.conf) usually binds first
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point stats_last_{};  // background thread only
     uint64_t stats_prev_[5] = {};

@@ -214,10 +214,21 @@ void Engine::poll(bool load_history) {
         // ---- the feature log writer follows the config
         std::string flp = cfg.resolved_feature_log_path();
         if (opt_.background && flp != feature_log_path_) {
-            if (next->feature_log) retired_writers_.push_back(std::move(next->feature_log));
-            next->feature_log = std::make_shared<FeatureLogWriter>(flp, cfg.log_queue_size);
-            live_writers_.fetch_add(1);
+            replace_writer(next->feature_log, std::make_shared<FeatureLogWriter>(flp, cfg.log_queue_size));
             feature_log_path_ = flp;
+            changed = true;
+        }
+        // ---- and so does the script archive's
+        const std::string &sap = cfg.script_archive_path;
+        if (opt_.background && (sap != script_archive_path_ || cfg.script_archive_queue_bytes != script_archive_budget_)) {
+            replace_writer(next->script_archive,
+                           sap.empty() ? nullptr
+                                       : std::make_shared<ScriptArchiveWriter>(sap, kArchiveQueueEntries, cfg.script_archive_queue_bytes));
+            if (sap != script_archive_path_)
+                log_info(sap.empty() ? std::string("script archive off")
+                                     : "archiving job scripts in " + sap + (cfg.script_archive_env ? " with their environment" : ""));
+            script_archive_path_ = sap;
+            script_archive_budget_ = cfg.script_archive_queue_bytes;
             changed = true;
         }
     }
@@ -246,10 +257,17 @@ void Engine::publish(const std::shared_ptr<State> &working) {
     std::atomic_store(&state_, std::shared_ptr<const State>(std::make_shared<State>(*working)));
 }
 
+template <class W>
+void Engine::replace_writer(std::shared_ptr<W> &slot, std::shared_ptr<W> next) {
+    if (slot) retired_writers_.push_back(std::move(slot));
+    if (next) live_writers_.fetch_add(1);
+    slot = std::move(next);
+}
+
 // A retired writer that only this list still holds can be reached by no submission: destroying it here
 // writes what it has queued and closes its file and thread.
 void Engine::close_retired_writers() {
-    auto held_elsewhere = [](const std::shared_ptr<FeatureLogWriter> &w) { return w.use_count() > 1; };
+    auto held_elsewhere = [](const std::shared_ptr<void> &w) { return w.use_count() > 1; };
     auto keep = std::partition(retired_writers_.begin(), retired_writers_.end(), held_elsewhere);
     size_t closed = static_cast<size_t>(retired_writers_.end() - keep);
     retired_writers_.erase(keep, retired_writers_.end());

@@ -61,6 +61,7 @@ JobRequest resolve_request(const SubmitRequest &s, const std::string &user, cons
     r.interactive = s.has_script ? 0 : 1;
     r.script = s.script;
     r.script_known = s.has_script;
+    r.work_dir = s.work_dir;
     r.submit_line = s.submit_line;
     return r;
 }

@@ -16,7 +16,10 @@ namespace jfp {
 struct SubmitRequest {
     uint32_t uid = 0;
     std::string_view name, account, partition, qos;
-    std::string_view comment, script, submit_line, dependency, array_inx;
+    std::string_view comment, script, submit_line, dependency, array_inx, work_dir;
+    // The submit environment (sbatch only), as Slurm holds it: env_count "NAME=value" strings.
+    const char *const *env = nullptr;
+    size_t env_count = 0;
     std::string_view tres_per_node, tres_per_job, tres_per_task, tres_per_socket;
     double min_cpus = kUnknown;   // NaN: not given
     double num_tasks = kUnknown;

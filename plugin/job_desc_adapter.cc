@@ -40,6 +40,11 @@ jfp::SubmitRequest to_submit_request(const job_desc_msg_t *d, uint32_t submit_ui
     r.submit_line = sv(d->submit_line);
     r.dependency = sv(d->dependency);
     r.array_inx = sv(d->array_inx);
+    r.work_dir = sv(d->work_dir);
+    if (d->environment && d->env_size != NO_VAL) {
+        r.env = d->environment;
+        r.env_count = d->env_size;
+    }
     r.tres_per_node = sv(d->tres_per_node);
     r.tres_per_job = sv(d->tres_per_job);
     r.tres_per_task = sv(d->tres_per_task);

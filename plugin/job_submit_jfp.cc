@@ -88,6 +88,7 @@ extern "C" JFP_EXPORT int init(void) {
         opt.config_path = extra_conf_path("jfp.conf");
         opt.slurm_conf_path = slurm_conf_path(opt.config_path);
         opt.trusted_uids = {0};
+        if (slurm_conf.cluster_name) opt.cluster_name = slurm_conf.cluster_name;
         if (slurm_conf.slurm_user_id != 0) opt.trusted_uids.push_back(slurm_conf.slurm_user_id);
         auto *engine = new jfp::Engine(opt);
         delete g_engine.exchange(engine);

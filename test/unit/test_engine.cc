@@ -401,7 +401,7 @@ TEST_CASE("engine: a feature log moved by jfp.conf closes the old writer once no
         for (int i = 0; i < 400 && !pred(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
         return pred();
     };
-    REQUIRE(wait_for([&] { return e.model_id() != "" && e.feature_log_writers() == 1; }));
+    REQUIRE(wait_for([&] { return e.model_id() != "" && e.background_writers() == 1; }));
     std::string first = e.evaluate(request()).token;
     REQUIRE_FALSE(first.empty());
 
@@ -411,7 +411,7 @@ TEST_CASE("engine: a feature log moved by jfp.conf closes the old writer once no
     std::string later;
     CHECK(wait_for([&] {
         later = e.evaluate(request()).token;
-        return access(b.c_str(), F_OK) == 0 && e.feature_log_writers() == 1;
+        return access(b.c_str(), F_OK) == 0 && e.background_writers() == 1;
     }));
     auto logged_a = read_feature_log(a);
     CHECK(logged_a.count(first) == 1);

@@ -1,0 +1,255 @@
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <thread>
+
+#include "catch.h"
+#include "model/blob_codec.h"
+#include "model/config.h"
+#include "model/engine.h"
+#include "model/script_archive.h"
+#include "model/script_archive_writer.h"
+#include "model/time_util.h"
+#include "test_support.h"
+
+using namespace jfp;
+
+namespace {
+
+ArchivedSubmission meta(const std::string &token, int64_t submitted, const std::string &user = "amy",
+                        const std::string &name = "sim") {
+    ArchivedSubmission m;
+    m.token = token;
+    m.cluster = "c1";
+    m.submitted = submitted;
+    m.uid = 1000;
+    m.user = user;
+    m.name = name;
+    m.work_dir = "/home/" + user;
+    return m;
+}
+
+// Scripts of the shapes a cluster sees.
+std::vector<std::string> shapes() {
+    std::string binary;
+    for (int i = 0; i < 256; ++i) binary.push_back(static_cast<char>(i));
+    binary += std::string("\0\0\xff\xfe", 4);
+    std::string big;
+    while (big.size() < (1u << 20)) big += "srun ./step --input data/" + std::to_string(big.size()) + ".h5\n";
+    return {"#!/bin/bash\n#SBATCH -n 4\nmodule load gcc\nsrun ./a.out\n",
+            "#!/bin/sh\r\n#SBATCH -t 10\r\necho hi\r\n",
+            "#!/usr/bin/env python3\nimport os\nprint(os.environ['SLURM_JOB_ID'])\n",
+            "",
+            binary,
+            big};
+}
+
+}  // namespace
+
+TEST_CASE("blob codec: SHA-256 and zstd round trip; damage is detected") {
+    CHECK(sha256_hex("") == "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
+    CHECK(sha256_hex("abc") == "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+    for (const auto &s : shapes()) CHECK(zstd_decompress(zstd_compress(s), s.size()) == s);
+    std::string z = zstd_compress("hello hello hello hello");
+    CHECK_THROWS(zstd_decompress(z, 5));
+    CHECK_THROWS(zstd_decompress("not zstd at all", 15));
+}
+
+TEST_CASE("script archive: every shape back byte for byte; the same script is stored once") {
+    test::TempDir dir;
+    std::string path = dir.file("scripts.db");
+    auto all = shapes();
+    {
+        ScriptArchive a(path, ScriptArchive::Access::ReadWrite);
+        a.begin();
+        for (size_t i = 0; i < all.size(); ++i) {
+            auto m = meta("t" + std::to_string(i), 1000 + static_cast<int64_t>(i));
+            CHECK(a.put(m, all[i], nullptr));
+        }
+        // 500 submissions of one script: one blob.
+        for (int i = 0; i < 500; ++i) {
+            auto m = meta("r" + std::to_string(i), 2000 + i, "bob", "loop");
+            CHECK(a.put(m, all[0], nullptr) == false);
+        }
+        std::string env = std::string("PATH=/usr/bin\0HOME=/home/amy\0", 29);
+        std::string_view ev(env);
+        auto m = meta("withenv", 3000);
+        a.put(m, all[2], &ev);
+        a.commit();
+    }
+    struct stat sb {};
+    REQUIRE(stat(path.c_str(), &sb) == 0);
+    CHECK((sb.st_mode & 0777) == 0600);  // scripts may hold secrets
+
+    ScriptArchive a(path, ScriptArchive::Access::ReadOnly);
+    for (size_t i = 0; i < all.size(); ++i) {
+        auto s = a.by_token("t" + std::to_string(i));
+        REQUIRE(s);
+        CHECK(s->script_bytes == static_cast<int64_t>(all[i].size()));
+        CHECK(a.blob(s->script_hash) == all[i]);
+        CHECK(s->env_hash.empty());
+    }
+    auto e = a.by_token("withenv");
+    REQUIRE(e);
+    CHECK(a.blob(e->env_hash) == std::string("PATH=/usr/bin\0HOME=/home/amy\0", 29));
+    CHECK_FALSE(a.by_token("nope"));
+
+    ArchiveStats st = a.stats();
+    CHECK(st.submissions == all.size() + 501);
+    CHECK(st.scripts == all.size());
+    CHECK(st.with_env == 1);
+    CHECK(st.blobs == all.size() + 1);
+    CHECK(st.stored_bytes < st.unique_bytes);  // the 1 MB script compresses
+    CHECK(st.first == 1000);
+    CHECK(st.last == 3000);
+
+    ArchiveQuery q;
+    q.user = "bob";
+    q.limit = 3;
+    auto found = a.find(q);
+    REQUIRE(found.size() == 3);
+    CHECK(found[0].token == "r499");  // newest first
+    q = ArchiveQuery();
+    q.name = "loop";
+    q.since = 2400;
+    CHECK(a.find(q).size() == 100);
+}
+
+TEST_CASE("script archive: prune drops old submissions and only the blobs nothing references") {
+    test::TempDir dir;
+    std::string path = dir.file("scripts.db");
+    ScriptArchive a(path, ScriptArchive::Access::ReadWrite);
+    a.begin();
+    auto m1 = meta("old1", 100), m2 = meta("old2", 200), m3 = meta("new", 900);
+    a.put(m1, "only old", nullptr);
+    a.put(m2, "shared", nullptr);
+    a.put(m3, "shared", nullptr);
+    a.commit();
+    PruneResult r = a.prune(500);
+    CHECK(r.submissions == 2);
+    CHECK(r.blobs == 1);  // "only old"; "shared" is still referenced
+    CHECK_FALSE(a.by_token("old1"));
+    CHECK(a.blob(a.by_token("new")->script_hash) == "shared");
+    CHECK_THROWS_WITH(a.blob(m1.script_hash), HasText("pruned"));
+}
+
+TEST_CASE("script archive: damage, foreign files and newer schemas give clear errors") {
+    test::TempDir dir;
+    std::string path = dir.file("scripts.db");
+    {
+        ScriptArchive a(path, ScriptArchive::Access::ReadWrite);
+        a.begin();
+        auto m = meta("t", 1);
+        a.put(m, "#!/bin/bash\necho one two three one two three one two three\n", nullptr);
+        a.commit();
+        Db db(path, SQLITE_OPEN_READWRITE);
+        db.exec("UPDATE blobs SET data = x'00112233'");
+        CHECK_THROWS_WITH(a.blob(m.script_hash), HasText("damaged"));
+        db.exec("PRAGMA user_version=99");
+    }
+    CHECK_THROWS_WITH(ScriptArchive(path, ScriptArchive::Access::ReadOnly), HasText("newer jfp"));
+    test::write_file(dir.file("empty.db"), "");
+    CHECK_THROWS_WITH(ScriptArchive(dir.file("empty.db"), ScriptArchive::Access::ReadOnly),
+                      HasText("not a jfp script archive"));
+    CHECK_THROWS_WITH(ScriptArchive("/nonexistent/dir/s.db", ScriptArchive::Access::ReadWrite),
+                      HasText("script_archive in jfp.conf"));
+}
+
+TEST_CASE("script archive writer: over its budget it drops and counts; an unwritable archive never blocks") {
+    test::TempDir dir;
+    {
+        ScriptArchiveWriter w(dir.file("s.db"), 1024, 10000);
+        CHECK(w.reserve(6000));
+        CHECK_FALSE(w.reserve(6000));  // 12,000 bytes would pass the 10,000 budget
+        w.count_drop();
+        ScriptArchiveEntry e;
+        e.meta = meta("a", 1);
+        e.script = std::string(5000, 'x');
+        w.push(std::move(e), 6000);
+        w.flush();
+        CHECK(w.reserve(6000));  // the written entry gave its bytes back
+        ScriptArchiveEntry e2;
+        e2.meta = meta("b", 2);
+        e2.script = std::string(5000, 'x');
+        w.push(std::move(e2), 6000);
+        w.flush();
+        auto c = w.counters();
+        CHECK(c.archived == 2);
+        CHECK(c.new_scripts == 1);
+        CHECK(c.dropped == 1);
+        CHECK(c.failed == 0);
+    }
+    ScriptArchiveWriter bad("/nonexistent/dir/s.db", 16, 1 << 20);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 5; ++i) {
+        REQUIRE(bad.reserve(10));
+        ScriptArchiveEntry e;
+        e.meta = meta("x" + std::to_string(i), i);
+        bad.push(std::move(e), 10);
+    }
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(100));
+    bad.flush();
+    CHECK(bad.counters().failed == 5);
+    CHECK(bad.counters().archived == 0);
+}
+
+TEST_CASE("config: script_archive keys") {
+    auto r = parse_config("script_archive = /var/lib/jfp/scripts.db\nscript_archive_env = yes\nscript_archive_queue_mb = 8\n", "t");
+    REQUIRE(r.ok());
+    CHECK(r.config.script_archive_path == "/var/lib/jfp/scripts.db");
+    CHECK(r.config.script_archive_env);
+    CHECK(r.config.script_archive_queue_bytes == 8 << 20);
+    CHECK(parse_config("", "t").config.script_archive_path.empty());
+    CHECK_FALSE(parse_config("script_archive = relative.db\n", "t").ok());
+    CHECK_FALSE(parse_config("script_archive_env = maybe\n", "t").ok());
+    CHECK_FALSE(parse_config("script_archive_queue_mb = 0\n", "t").ok());
+}
+
+TEST_CASE("engine: with script_archive set, each scored batch script is archived under its join token") {
+    test::TempDir dir;
+    chmod(dir.path().c_str(), 0755);
+    std::string store = test::build_store(dir, 6000, 5);
+    std::string model = test::train_small_bundle(dir, store);
+    std::string archive = dir.file("scripts.db");
+    std::string conf = dir.file("jfp.conf");
+    test::write_file(conf, "mode = annotate\nmodel = " + model + "\nstore = " + store + "\nreload_interval = 0.05\n" +
+                               "script_archive = " + archive + "\nscript_archive_env = yes\n");
+    EngineOptions o;
+    o.config_path = conf;
+    o.trusted_uids = {0, getuid()};
+    o.cluster_name = "unitc";
+    Engine e(o);
+    for (int i = 0; i < 400 && e.model_id().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    REQUIRE_FALSE(e.model_id().empty());
+    const char *env[] = {"PATH=/usr/bin", "SECRET=x", nullptr};
+    SubmitRequest s;
+    s.uid = 4242;
+    s.name = "crlf";
+    s.has_script = true;
+    std::string script = "#!/bin/sh\r\necho \xff\xfe\r\n";
+    s.script = script;
+    s.work_dir = "/scratch/amy";
+    s.env = env;
+    s.env_count = 2;
+    s.submit_time = *parse_sacct_time("2030-01-01T12:00:00");
+    std::string token = e.evaluate(s).token;
+    REQUIRE_FALSE(token.empty());
+    SubmitRequest no_script = s;
+    no_script.has_script = false;
+    no_script.script = {};
+    std::string token2 = e.evaluate(no_script).token;  // salloc/srun: nothing to archive
+    for (int i = 0; i < 400 && e.script_archive_counters().archived < 1; ++i)
+        std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    CHECK(e.script_archive_counters().archived == 1);
+    ScriptArchive a(archive, ScriptArchive::Access::ReadOnly);
+    auto got = a.by_token(token);
+    REQUIRE(got);
+    CHECK(a.blob(got->script_hash) == script);
+    CHECK(a.blob(got->env_hash) == std::string("PATH=/usr/bin\0SECRET=x\0", 23));
+    CHECK(got->cluster == "unitc");
+    CHECK(got->work_dir == "/scratch/amy");
+    CHECK(got->name == "crlf");
+    CHECK(got->submitted == s.submit_time);
+    CHECK_FALSE(a.by_token(token2));
+}
