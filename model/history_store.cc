@@ -263,6 +263,10 @@ std::string select_jobs(bool ended_only, const char *order) {
 }  // namespace
 
 JobCursor::JobCursor(const Db &db, const std::string &sql) : stmt_(new Stmt(db, sql.c_str())) {}
+JobCursor::JobCursor(const Db &db, const std::string &sql, const std::vector<std::string> &params)
+    : stmt_(new Stmt(db, sql.c_str())) {
+    for (size_t i = 0; i < params.size(); ++i) stmt_->bind(static_cast<int>(i) + 1, std::string_view(params[i]));
+}
 JobCursor::~JobCursor() { delete stmt_; }
 JobCursor::JobCursor(JobCursor &&o) noexcept : stmt_(o.stmt_) { o.stmt_ = nullptr; }
 
@@ -310,6 +314,31 @@ JobCursor HistoryStore::jobs_by_submit() const {
 
 JobCursor HistoryStore::ended_jobs_by_end() const {
     return JobCursor(db_, select_jobs(true, "ORDER BY end_time, cluster, job_key"));
+}
+
+std::vector<JobRecord> HistoryStore::jobs_with_id(const std::string &job_id) const {
+    JobCursor c(db_, select_jobs(false, "AND job_id = ?1 ORDER BY submit DESC"), {job_id});
+    std::vector<JobRecord> out;
+    JobRecord j;
+    while (c.next(j)) out.push_back(j);
+    return out;
+}
+
+std::optional<JobRecord> HistoryStore::job_with_token(const std::string &token) const {
+    JobCursor c(db_, select_jobs(false, "AND jfp_token = ?1 ORDER BY submit DESC LIMIT 1"), {token});
+    JobRecord j;
+    if (!c.next(j)) return std::nullopt;
+    return j;
+}
+
+std::vector<JobRecord> HistoryStore::tokened_runs(const std::string &user, const std::string &name, int64_t before) const {
+    JobCursor c(db_, select_jobs(false, "AND user = ?1 AND name = ?2 AND submit < CAST(?3 AS INTEGER) "
+                                        "AND jfp_token IS NOT NULL ORDER BY submit DESC"),
+                {user, name, std::to_string(before)});
+    std::vector<JobRecord> out;
+    JobRecord j;
+    while (c.next(j)) out.push_back(j);
+    return out;
 }
 
 void HistoryStore::for_each_job(const std::function<void(JobRecord &&)> &fn) const {

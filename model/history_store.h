@@ -21,6 +21,8 @@ namespace jfp {
 class JobCursor {
 public:
     JobCursor(const Db &db, const std::string &sql);
+    // With text bound to ?1, ?2, ...
+    JobCursor(const Db &db, const std::string &sql, const std::vector<std::string> &params);
     ~JobCursor();
     JobCursor(JobCursor &&) noexcept;
     JobCursor(const JobCursor &) = delete;
@@ -72,6 +74,11 @@ public:
     // accounting records a job's AdminComment only when it ends, and job_modify needs it earlier.
     void replace_queue_tokens(const std::vector<std::pair<std::string, std::string>> &tokens);
     std::vector<std::pair<std::string, std::string>> queue_tokens() const;
+    // ---- single jobs, for `jfp scripts`: newest first
+    std::vector<JobRecord> jobs_with_id(const std::string &job_id) const;
+    std::optional<JobRecord> job_with_token(const std::string &token) const;
+    // The user's runs of a job name submitted before `before` that carry a join token.
+    std::vector<JobRecord> tokened_runs(const std::string &user, const std::string &name, int64_t before) const;
     // Latest End time in the store (naive local), for `jfp ingest --follow`.
     std::optional<int64_t> latest_end() const;
     // The bad lines recorded by one ingest (all of them, not only those printed).

@@ -221,6 +221,11 @@ ArchiveStats ScriptArchive::stats() const {
         st.unique_bytes = static_cast<uint64_t>(s.int_at(1));
         st.stored_bytes = static_cast<uint64_t>(s.int_at(2));
     }
+    {
+        Stmt s(db_, "SELECT coalesce(sum(size), 0) FROM blobs WHERE hash IN (SELECT script_hash FROM submissions)");
+        s.step();
+        st.unique_script_bytes = static_cast<uint64_t>(s.int_at(0));
+    }
     for (const char *suffix : {"", "-wal"}) {
         struct stat sb {};
         if (::stat((path() + suffix).c_str(), &sb) == 0) st.file_bytes += static_cast<uint64_t>(sb.st_size);

@@ -35,6 +35,7 @@ struct ArchiveStats {
     uint64_t submissions = 0, with_env = 0;
     uint64_t scripts = 0;             // distinct scripts
     uint64_t script_bytes = 0;        // as submitted, summed over submissions
+    uint64_t unique_script_bytes = 0; // distinct scripts, uncompressed
     uint64_t unique_bytes = 0;        // distinct blobs (scripts and environments), uncompressed
     uint64_t stored_bytes = 0;        // the same, as stored
     uint64_t blobs = 0;
@@ -71,6 +72,7 @@ public:
     ArchiveStats stats() const;
     // Submissions older than `before` (naive local seconds), then blobs no submission references.
     PruneResult prune(int64_t before);
+    void vacuum() { db_.exec("VACUUM"); }
 
     const std::string &path() const { return db_.path(); }
 

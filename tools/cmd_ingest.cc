@@ -14,6 +14,7 @@
 #include "model/swf_reader.h"
 #include "model/text.h"
 #include "model/time_util.h"
+#include "slurm_queue.h"
 #include "store_writer.h"
 
 namespace jfp {
@@ -52,16 +53,6 @@ void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, Fil
 void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress);
 void run_ingest_files(const IngestArgs &a);
 Source open_source(const std::string &f);
-std::vector<std::pair<std::string, std::string>> queue_tokens(const IngestArgs &a);
-
-std::string shell_quote(const std::string &s) {
-    std::string out = "'";
-    for (char c : s) {
-        if (c == '\'') out += "'\\''";
-        else out += c;
-    }
-    return out + "'";
-}
 
 // One sacct run from the store's latest end minus the overlap (slurmdbd may complete a job's record
 // seconds after it ended, and an overlapping window picks the full record up), into the store.
@@ -86,51 +77,11 @@ void ingest_from_sacct(const IngestArgs &a) {
     int rc = pclose(p);
     if (rc != 0) throw std::runtime_error("sacct failed (" + cmd + ", status " + std::to_string(rc) + ")");
     if (a.queue) {
-        auto tokens = queue_tokens(a);
+        auto tokens = queue_tokens(a.scontrol);
         HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
         store.replace_queue_tokens(tokens);
         if (!a.quiet) std::printf("jfp ingest: %zu queued job ids with a jfp token\n", tokens.size());
     }
-}
-
-// Job id -> join token of every job slurmctld holds, from `scontrol -o show job` (one job a line).
-std::vector<std::pair<std::string, std::string>> queue_tokens(const IngestArgs &a) {
-    std::string cmd = shell_quote(a.scontrol) + " -o show job";
-    std::FILE *p = popen(cmd.c_str(), "r");
-    if (!p) throw std::runtime_error("cannot run " + cmd + ": " + std::strerror(errno));
-    std::vector<std::pair<std::string, std::string>> out;
-    char *buf = nullptr;
-    size_t cap = 0;
-    auto field = [](std::string_view line, std::string_view key) -> std::string {
-        size_t pos = 0;
-        while ((pos = line.find(key, pos)) != std::string_view::npos) {
-            if (pos == 0 || line[pos - 1] == ' ') {
-                auto v = line.substr(pos + key.size());
-                return std::string(v.substr(0, v.find(' ')));
-            }
-            pos += key.size();
-        }
-        return {};
-    };
-    while (getline(&buf, &cap, p) >= 0) {
-        std::string_view line(buf);
-        // Only AdminComment, which users cannot set: a "jfp:t=" a user typed into Comment is never a token.
-        size_t ac = line.find(" AdminComment=");
-        if (ac == std::string_view::npos) continue;
-        std::string_view admin = line.substr(ac + 14);
-        if (size_t c = admin.find(" Comment="); c != std::string_view::npos) admin = admin.substr(0, c);
-        std::string token = extract_jfp_token(std::string(admin));
-        if (token.size() != 16) continue;
-        std::string id = field(line, "JobId=");
-        if (id.empty()) continue;
-        out.emplace_back(id, token);
-        std::string array = field(line, "ArrayJobId="), task = field(line, "ArrayTaskId=");
-        if (!array.empty() && !task.empty()) out.emplace_back(array + "_" + task, token);
-    }
-    std::free(buf);
-    int rc = pclose(p);
-    if (rc != 0) throw std::runtime_error("scontrol failed (" + cmd + ", status " + std::to_string(rc) + ")");
-    return out;
 }
 
 void run_ingest(const IngestArgs &a) {

@@ -50,6 +50,7 @@ int main(int argc, char **argv) {
     jfp::add_parity_command(app);
     jfp::add_report_command(app);
     jfp::add_monitor_command(app);
+    jfp::add_scripts_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {

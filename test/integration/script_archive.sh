@@ -1,0 +1,165 @@
+#!/usr/bin/env bash
+# The script archive on a real cluster (docs/admin-guide.md, "The script archive"): scripts of several
+# shapes come back from `jfp scripts show JOBID` byte for byte, for queued jobs (through scontrol) and ended
+# ones (through the store); the environment is kept when asked; the same script submitted many times is
+# stored once; `jfp scripts diff --last-ok` shows what changed between a failed run and the last completed
+# one; a full disk drops scripts without touching a submission; restarts of slurmctld keep the archive.
+. "$JFP_SRCDIR/test/integration/lib.sh"
+require_cluster
+if [ -z "${JFP_FAULT_NS:-}" ]; then
+    command -v unshare >/dev/null || fail "unshare (util-linux) is needed for the full-disk case"
+    prop=private  # inside a release root "/" cannot be made private, and mounts already propagate nowhere
+    unshare --mount --propagation private true 2>/dev/null || prop=unchanged
+    exec env JFP_FAULT_NS=1 unshare --mount --propagation "$prop" bash "$0" "$@"
+fi
+
+new_site
+CLEANUP_HOOK='umount -l "$W/full" 2>/dev/null || true; '"$CLEANUP_HOOK"
+A=$W/scripts.db
+conf() {  # conf ARCHIVE
+    printf 'mode = annotate\nmodel = %s\nstore = %s\nfeature_log = %s\nreload_interval = 0.3\nscript_archive = %s\nscript_archive_env = yes\n' \
+        "$W/model.json" "$W/history.db" "$W/features.db" "$1"
+}
+export JFP_CONF="$(conf "$A")"
+cluster_start
+wait_log "archiving job scripts in $A"
+scripts() { "$JFP" scripts "$@" --archive "$A" --db "$W/history.db"; }
+
+# archived ID: waits until the plugin's writer has stored the job's submission.
+token_of() { squeue -h -j "$1" -o '%k' >/dev/null; scontrol -o show job "$1" | grep -o 'jfp:t=[0-9a-f]*' | head -n1 | cut -d= -f2; }
+archived() {
+    local t
+    t=$(token_of "$1")
+    [ -n "$t" ] || fail "job $1 carries no jfp token"
+    for _ in $(seq 1 100); do
+        [ "$(sqlite3 "$A" "SELECT count(*) FROM submissions WHERE token = '$t'" 2>/dev/null || echo 0)" = 1 ] && return 0
+        sleep 0.1
+    done
+    fail "job $1 (token $t) was not archived within 10 s"
+}
+
+# ---- shapes: sh, python, bytes 0x01-0xff after the shebang, 1 MiB, a tab-and-trailing-space line
+mkdir -p "$W/in"
+printf '#!/bin/sh\n#SBATCH -J shape_sh\necho "from sh"\n' >"$W/in/sh"
+printf '#!/usr/bin/env python3\n#SBATCH -J shape_py\nimport os\nprint(os.environ.get("SLURM_JOB_ID"))\n' >"$W/in/py"
+python3 - "$W/in/bin" "$W/in/big" "$W/in/ws" <<'PY'
+import sys
+open(sys.argv[1], "wb").write(b"#!/bin/bash\n#SBATCH -J shape_bin\n: '" + bytes(b for b in range(1, 256) if b != 39) + b"'\ntrue\n")
+lines, n = [b"#!/bin/bash\n#SBATCH -J shape_big\n"], 0
+while sum(map(len, lines)) < (1 << 20):
+    lines.append(b"# line %d of a generated workflow: srun ./step --in data/%08d.h5 --out out/%08d.h5\n" % (n, n * 7, n * 13)); n += 1
+open(sys.argv[2], "wb").write(b"".join(lines))
+open(sys.argv[3], "wb").write(b"#!/bin/bash\n#SBATCH -J shape_ws\n\techo tab \t \necho end   \n")
+PY
+declare -A ID TOK
+for s in sh py bin big ws; do
+    ID[$s]=$(submit --hold -o /dev/null "$W/in/$s")
+done
+for s in sh py bin big ws; do
+    archived "${ID[$s]}"
+    TOK[$s]=$(token_of "${ID[$s]}")
+    scripts show -q "${ID[$s]}" >"$W/out.$s" || fail "jfp scripts show ${ID[$s]} ($s) failed"
+    cmp "$W/in/$s" "$W/out.$s" || fail "the $s script did not come back byte for byte"
+done
+note "5 shapes (sh, python, bytes 0x01-0xff, $(stat -c %s "$W/in/big") bytes, whitespace) back byte for byte from a queued job"
+# The environment as sbatch sent it.
+scripts show -q --env "${ID[sh]}" >"$W/env.sh"
+grep -qx "JFP_ARCHIVE_PROBE=42" "$W/env.sh" && fail "the probe variable should not be there yet"
+e=$(JFP_ARCHIVE_PROBE=42 submit --hold -o /dev/null "$W/in/sh")
+archived "$e"
+scripts show -q --env "$e" | grep -qx "JFP_ARCHIVE_PROBE=42" || fail "the submit environment was not kept"
+# sbatch refuses these before the plugin sees them: nothing of them can reach the archive.
+printf '#!/bin/sh\r\necho dos\r\n' >"$W/in/crlf"
+sbatch --hold -o /dev/null "$W/in/crlf" >/dev/null 2>&1 && note "this sbatch accepts CRLF scripts" || note "sbatch refuses CRLF scripts itself"
+: >"$W/in/empty"
+sbatch --hold -o /dev/null "$W/in/empty" >/dev/null 2>&1 && fail "sbatch accepted an empty script"
+
+# ---- dedup: the same script 30 times is one stored script
+script_blobs() { sqlite3 "$A" "SELECT count(*) FROM blobs WHERE hash IN (SELECT script_hash FROM submissions)"; }
+before=$(script_blobs)
+for i in $(seq 1 30); do last=$(submit --hold -o /dev/null -J same "$W/in/py"); done
+archived "$last"
+expect_eq "$(sqlite3 "$A" "SELECT count(DISTINCT script_hash) FROM submissions WHERE name = 'same'")" 1 "distinct scripts among 30 identical submissions"
+expect_eq "$(sqlite3 "$A" "SELECT count(*) FROM submissions WHERE name = 'same'")" 30 "submissions archived"
+expect_eq "$(script_blobs)" "$before" "stored scripts after resubmitting an archived one"
+scripts stats --json >"$W/stats.json"
+python3 - "$W/stats.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["submissions"] == 36 and s["unique_scripts"] == 5 and s["with_environment"] == 36, s
+# 30 more copies of the python script: submitted bytes grew, unique bytes did not
+assert s["script_bytes_submitted"] - s["unique_script_bytes"] >= 30 * 60, s
+assert s["dedup_ratio"] > 1.0 and s["stored_bytes"] < s["blob_bytes"], s
+PY
+expect_eq "$(stat -c %a "$A")" 600 "the archive's mode (scripts may hold secrets)"
+scancel -u root
+clear_queue() { for _ in $(seq 1 100); do [ -z "$(squeue -h -o %i | head -n1)" ] && return 0; sleep 0.2; done; }
+clear_queue
+
+# ---- a completed run, then a failed run of the same name with one line changed: diff --last-ok
+printf '#!/bin/bash\n#SBATCH -J pipeline\nINPUT=data/run1.h5\necho "processing $INPUT"\ntrue\n' >"$W/in/ok"
+printf '#!/bin/bash\n#SBATCH -J pipeline\nINPUT=data/run2.h5\necho "processing $INPUT"\nexit 3\n' >"$W/in/bad"
+ok=$(submit -o /dev/null "$W/in/ok")
+expect_eq "$(wait_job "$ok" 120)" COMPLETED "the good run"
+bad=$(submit -o /dev/null "$W/in/bad")
+expect_eq "$(wait_job "$bad" 120)" FAILED "the changed run"
+wait_accounting_complete
+"$JFP" ingest -q --from-sacct --db "$W/history.db" --overlap 7200
+scripts show -q "$bad" | cmp - "$W/in/bad" || fail "an ended job's script (through the store) differs"
+scripts diff "$bad" --last-ok >"$W/diff.txt"
+grep -q "^-INPUT=data/run1.h5" "$W/diff.txt" || fail "diff --last-ok lacks the old line: $(cat "$W/diff.txt")"
+grep -q "^+exit 3" "$W/diff.txt" || fail "diff --last-ok lacks the new line: $(cat "$W/diff.txt")"
+grep -q "^--- job $ok " "$W/diff.txt" || fail "diff --last-ok should compare with job $ok: $(head -n2 "$W/diff.txt")"
+scripts find --state FAILED --name pipeline --json >"$W/find.json"
+python3 - "$W/find.json" "$bad" <<'PY'
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert [r["job_id"] for r in rows] == [sys.argv[2]], rows
+assert rows[0]["state"] == "FAILED", rows
+PY
+out=$("$JFP" scripts show 999999 --archive "$A" --db "$W/history.db" 2>&1) && fail "an unknown job id should fail"
+expect_contains "$out" "job 999999 is unknown" "unknown job id message"
+note "diff --last-ok of failed job $bad against completed job $ok shows the changed lines"
+
+# ---- a full disk: submissions are untouched, the drop is logged, the archive recovers
+mkdir -p "$W/full"
+mount -t tmpfs -o size=512k tmpfs "$W/full"
+set_conf "$(conf "$W/full/scripts.db")"
+wait_log "archiving job scripts in $W/full/scripts.db"
+python3 - "$W/in/noise" <<'PY'
+import os, sys, base64
+open(sys.argv[1], "wb").write(b"#!/bin/bash\n#SBATCH -J noise\n: '" + base64.b64encode(os.urandom(600 * 1024)) + b"'\n")
+PY
+mark=$(wc -l <"$CTLD_LOG")
+ids=()
+for i in 1 2 3 4 5 6; do
+    id=$(submit --hold -o /dev/null "$W/in/noise") || fail "a submission failed with the archive's disk full"
+    ids+=("$id")
+    expect_contains "$(comment_of "$id")" "jfp:p=" "job $id annotated with the archive's disk full"
+done
+for _ in $(seq 1 100); do tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -q "scripts not archived\|script archive" && break; sleep 0.2; done
+tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -q "script archive" || fail "no log line about the archive on a full disk"
+timeout 10 scontrol ping >/dev/null || fail "slurmctld does not answer with the archive's disk full"
+scancel -u root
+clear_queue
+umount -l "$W/full"
+note "6 submissions of 800 KB scripts with the archive on a 512 KiB tmpfs: all accepted and annotated, the drop logged"
+
+# ---- restarts keep the archive, and archiving goes on after them
+set_conf "$(conf "$A")"
+n0=$(sqlite3 "$A" "SELECT count(*) FROM submissions")
+restart() {  # slurmctld restarted, and the plugin in it archiving again
+    local mark
+    mark=$(wc -l <"$CTLD_LOG")
+    "$TESTCLUSTER" restart-ctld "$CLUSTER_DIR" >/dev/null
+    for _ in $(seq 1 150); do tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -q "archiving job scripts in $A" && return 0; sleep 0.2; done
+    fail "the restarted plugin did not say it archives in $A"
+}
+restart
+restart
+r=$(submit --hold -o /dev/null "$W/in/ws")
+archived "$r"
+expect_eq "$(sqlite3 "$A" "SELECT count(*) FROM submissions")" "$((n0 + 1))" "submissions after two restarts and one more job"
+scripts show -q --token "${TOK[big]}" | cmp - "$W/in/big" || fail "the 1 MiB script differs after two restarts"
+scancel -u root
+note "two slurmctld restarts: the archive kept its $n0 submissions and took the next"
