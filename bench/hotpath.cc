@@ -36,6 +36,7 @@
 #include "model/feature_sweep.h"
 #include "model/history_snapshot.h"
 #include "model/model_bundle.h"
+#include "model/script_archive.h"
 #include "model/script_traits.h"
 #include "model/features.h"
 #include "model/submit_request.h"
@@ -253,6 +254,26 @@ int main(int argc, char **argv) {
     Stats st_features = stage(features_stage);
     Stats st_features_new = stage(features_stage, true);
     Stats st_score = stage([&](const JobSpec &s) { stage_sink = stage_sink + bundle.score(s.x).p_fail; });
+    // What archiving adds at least: one copy of the script and of the environment (sbatch sends ~2 KB).
+    std::vector<std::string> env_strings;
+    for (const char *k : {"PATH=/usr/local/bin:/usr/bin:/bin:/opt/slurm/bin", "HOME=/home/user", "SHELL=/bin/bash",
+                          "LANG=en_US.UTF-8", "TERM=xterm-256color", "USER=user", "LOGNAME=user", "PWD=/scratch/user/run",
+                          "MODULEPATH=/opt/modules/compilers:/opt/modules/mpi:/opt/modules/libs:/opt/modules/apps",
+                          "LOADEDMODULES=gcc/12.2:openmpi/4.1:hdf5/1.14:netcdf/4.9", "OMP_NUM_THREADS=4",
+                          "LD_LIBRARY_PATH=/opt/gcc/12.2/lib64:/opt/openmpi/4.1/lib:/opt/hdf5/1.14/lib:/opt/netcdf/4.9/lib"})
+        env_strings.emplace_back(k);
+    for (int i = 0; env_strings.size() < 40; ++i)
+        env_strings.push_back("SITE_VAR_" + std::to_string(i) + "=" + std::string(40, static_cast<char>('a' + i % 26)));
+    std::vector<char *> env_ptrs;
+    for (auto &e : env_strings) env_ptrs.push_back(e.data());
+    Stats st_copy = stage([&](const JobSpec &s) {
+        std::string a(s.script), e;
+        for (const char *p : env_ptrs) {
+            e.append(p);
+            e.push_back('\0');
+        }
+        stage_sink = stage_sink + static_cast<double>(a.size() + e.size());
+    });
     Stats st_score_new = stage([&](const JobSpec &s) { stage_sink = stage_sink + bundle.score(s.x).p_fail; }, true);
 
     // ---- the plugin, as slurmctld loads it
@@ -281,6 +302,8 @@ int main(int argc, char **argv) {
         d.time_limit = s.time_min;
         d.pn_min_memory = s.mem;
         d.comment = dup(s.comment);
+        d.environment = env_ptrs.data();  // the bench's own: never freed by release()
+        d.env_size = static_cast<uint32_t>(env_ptrs.size());
     };
     auto release = [](job_desc_msg_t &d) {
         for (char **p : {&d.name, &d.partition, &d.account, &d.script, &d.comment, &d.admin_comment})
@@ -400,6 +423,47 @@ int main(int argc, char **argv) {
     xgb_pool = run_mode(false, xgb);
     xgb_new = run_mode(true, xgb);
     calls = saved;
+
+    // ---- the same submissions with the script archive on (environment kept): what the submit path pays
+    std::string archive = site.dir + "/scripts.db";
+    {
+        std::FILE *f = std::fopen((conf_dir + "/jfp.conf.new").c_str(), "w");
+        std::fprintf(f, "mode = annotate\nmodel = %s\nstore = %s\nfeature_log = %s/features.db\nscript_archive = %s\nscript_archive_env = yes\n",
+                     site.model.c_str(), site.store.c_str(), site.dir.c_str(), archive.c_str());
+        std::fclose(f);
+        std::rename((conf_dir + "/jfp.conf.new").c_str(), (conf_dir + "/jfp.conf").c_str());
+    }
+    auto archived = [&]() -> int64_t {
+        try {
+            jfp::ScriptArchive a(archive, jfp::ScriptArchive::Access::ReadOnly);
+            return static_cast<int64_t>(a.stats().submissions);
+        } catch (const std::exception &) {
+            return 0;
+        }
+    };
+    for (int attempt = 0; attempt < 100 && archived() == 0; ++attempt) {
+        double ignored;
+        hot(0, ignored);
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    if (archived() == 0) {
+        std::fprintf(stderr, "bench: the plugin did not start archiving after jfp.conf set script_archive\n");
+        return 1;
+    }
+    int64_t archived_before = archived();
+    Stats hot_new_arch = run_mode(true, hot);
+    Stats hot_pool_arch = run_mode(false, hot);
+    // Off again, measured after: the reference for the archive's cost brackets it in time.
+    {
+        std::FILE *f = std::fopen((conf_dir + "/jfp.conf.new").c_str(), "w");
+        std::fprintf(f, "mode = annotate\nmodel = %s\nstore = %s\nfeature_log = %s/features.db\n", site.model.c_str(),
+                     site.store.c_str(), site.dir.c_str());
+        std::fclose(f);
+        std::rename((conf_dir + "/jfp.conf.new").c_str(), (conf_dir + "/jfp.conf").c_str());
+    }
+    std::this_thread::sleep_for(std::chrono::seconds(3));  // past a reload interval; then the writer is closed
+    int64_t archived_total = archived() - archived_before;
+    Stats hot_new_off = run_mode(true, hot);
     fini();
 
     size_t class_trees = bundle.class_model() ? bundle.class_model()->num_trees() : 0;
@@ -422,6 +486,14 @@ int main(int argc, char **argv) {
     row("  same, new thread per call", st_features_new);
     row("  all the bundle's trees (failure + class)", st_score);
     row("  same, new thread per call", st_score_new);
+    row("  copy of the script + environment", st_copy);
+    Stats off_ref = hot_new.p50 <= hot_new_off.p50 ? hot_new : hot_new_off;  // the faster of the two off runs
+    std::printf("  script archive on (environment kept), %lld of %zu submissions archived:\n",
+                static_cast<long long>(archived_total), 2 * calls);
+    row("  job_submit(), archive off (before, after)", hot_new);
+    row("  ", hot_new_off);
+    row("  job_submit(), archive on, new thread", hot_new_arch);
+    row("  job_submit(), archive on, warm pool", hot_pool_arch);
     nlohmann::json j = {
         {"hot_path_p50_ratio", hot_new.p50 / walk_new.p50},
         {"hot_path_p99_ratio", hot_new.p99 / walk_new.p99},
@@ -435,6 +507,13 @@ int main(int argc, char **argv) {
         {"tree_walk_new_thread_us", {{"p50", walk_new.p50 / 1000}, {"p99", walk_new.p99 / 1000}, {"p999", walk_new.p999 / 1000}}},
         {"stage_script_scan_p50_us", st_scan.p50 / 1000},
         {"stage_features_p50_us", st_features.p50 / 1000},
+        {"stage_copy_script_env_p50_us", st_copy.p50 / 1000},
+        {"archive_p50_ratio", hot_new_arch.p50 / off_ref.p50},
+        {"archive_p99_ratio", hot_new_arch.p99 / off_ref.p99},
+        {"archive_added_p50_us", (hot_new_arch.p50 - off_ref.p50) / 1000},
+        {"archive_pool_p50_ratio", hot_pool_arch.p50 / hot_pool.p50},
+        {"archive_archived", archived_total},
+        {"archive_submissions", 2 * calls},
         {"trees", ens.num_trees()},
         {"class_trees", class_trees},
         {"calls", calls}};

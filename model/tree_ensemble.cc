@@ -107,7 +107,8 @@ TreeEnsemble TreeEnsemble::from_xgboost_json(const nlohmann::json &model, int ex
             if (l >= 0) {
                 if (r < 0 || static_cast<size_t>(l) >= n || static_cast<size_t>(r) >= n)
                     throw std::runtime_error("tree " + std::to_string(t) + " has a malformed child index");
-                if (new_id[static_cast<size_t>(l)] != UINT32_MAX || new_id[static_cast<size_t>(r)] != UINT32_MAX)
+                // l == r (found by fuzzing) would give one child two ids and the walk a node past the tree.
+                if (l == r || new_id[static_cast<size_t>(l)] != UINT32_MAX || new_id[static_cast<size_t>(r)] != UINT32_MAX)
                     throw std::runtime_error("tree " + std::to_string(t) + " is not a tree (a node has two parents)");
                 new_id[static_cast<size_t>(l)] = next++;
                 new_id[static_cast<size_t>(r)] = next++;

@@ -5,6 +5,8 @@
 #include <fstream>
 #include <random>
 
+#include <nlohmann/json.hpp>
+
 #include "catch.h"
 #include "model/feature_sweep.h"
 #include "model/model_bundle.h"
@@ -117,6 +119,25 @@ TEST_CASE("tree walk: splits at -Infinity (XGBoost 3.3) send present values righ
     int major = 0, minor = 0;
     std::sscanf(xgb::version().c_str(), "%d.%d", &major, &minor);
     if (major > 3 || (major == 3 && minor >= 3)) CHECK(models_with_inf > 0);  // the case was exercised
+}
+
+TEST_CASE("tree walk: malformed trees are refused, never walked out of bounds") {
+    // One stump in XGBoost's layout; each case breaks its child arrays.
+    auto model = [](const std::string &left, const std::string &right) {
+        return nlohmann::json::parse(R"({"learner": {"learner_model_param": {"num_feature": "2", "num_class": "0",
+            "base_score": "5E-1"}, "objective": {"name": "binary:logistic"}, "gradient_booster": {"name": "gbtree",
+            "model": {"tree_info": [0], "trees": [{"left_children": )" + left + R"(, "right_children": )" + right +
+                                     R"(, "split_indices": [0, 0, 0], "split_conditions": [0.5, -0.1, 0.1],
+            "default_left": [0, 0, 0], "base_weights": [0, -0.2, 0.2]}]}}}})");
+    };
+    float x[2] = {0.7f, 0};
+    auto good = TreeEnsemble::from_xgboost_json(model("[1, -1, -1]", "[2, -1, -1]"), 2);
+    CHECK(good.predict_binary(x) == Approx(1 / (1 + std::exp(-0.1))));
+    // Both children the same node (the fuzzer's find: the walk then read past the tree's nodes).
+    CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(model("[1, -1, -1]", "[1, -1, -1]"), 2), HasText("not a tree"));
+    CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(model("[1, -1, -1]", "[0, -1, -1]"), 2), HasText("not a tree"));
+    CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(model("[1, -1, -1]", "[3, -1, -1]"), 2), HasText("malformed child"));
+    CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(model("[1, -1, -1]", "[-1, -1, -1]"), 2), HasText("malformed child"));
 }
 
 TEST_CASE("model JSON: XGBoost's non-finite tokens become strings, strings stay untouched") {
