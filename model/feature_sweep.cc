@@ -7,7 +7,7 @@ namespace {
 // The one walk both entry points share. fn gets the history view only when `logged` did not supply x.
 template <class Fn>
 void sweep(const HistoryStore &store, const std::unordered_map<std::string, LoggedFeatures> *logged, uint64_t *used,
-           Fn &&fn) {
+           ArchivedScripts *scripts, Fn &&fn) {
     auto arrays = store.array_sizes();
     HistoryIndex index;
     auto submits = store.jobs_by_submit();
@@ -40,6 +40,8 @@ void sweep(const HistoryStore &store, const std::unordered_map<std::string, Logg
         JobRequest req = request_from_record(job);
         HistoryView view = index.lookup(req);
         build_features(req, view, x);
+        if (scripts && !job.jfp_token.empty())
+            if (auto t = scripts->traits(job.jfp_token)) fill_script_features(*t, x);  // as the plugin scanned it
         fn(job, &req, &view, x);
     }
 }
@@ -47,13 +49,15 @@ void sweep(const HistoryStore &store, const std::unordered_map<std::string, Logg
 }  // namespace
 
 void sweep_features(const HistoryStore &store, const std::function<void(const JobRecord &, const FeatureVector &)> &fn,
-                    const std::unordered_map<std::string, LoggedFeatures> *logged, uint64_t *used) {
-    sweep(store, logged, used,
+                    const std::unordered_map<std::string, LoggedFeatures> *logged, uint64_t *used,
+                    ArchivedScripts *scripts) {
+    sweep(store, logged, used, scripts,
           [&](const JobRecord &j, const JobRequest *, const HistoryView *, const FeatureVector &x) { fn(j, x); });
 }
 
-void sweep_submissions(const HistoryStore &store, const std::function<void(const Submission &)> &fn) {
-    sweep(store, nullptr, nullptr, [&](const JobRecord &j, const JobRequest *r, const HistoryView *h, const FeatureVector &x) {
+void sweep_submissions(const HistoryStore &store, const std::function<void(const Submission &)> &fn,
+                       ArchivedScripts *scripts) {
+    sweep(store, nullptr, nullptr, scripts, [&](const JobRecord &j, const JobRequest *r, const HistoryView *h, const FeatureVector &x) {
         fn(Submission{j, *r, *h, x});
     });
 }

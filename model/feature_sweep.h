@@ -7,6 +7,7 @@
 #include <string>
 #include <unordered_map>
 
+#include "archived_scripts.h"
 #include "feature_log.h"
 #include "features.h"
 #include "history.h"
@@ -24,13 +25,17 @@ struct Submission {
 };
 
 // fn(submission) for every job in the store, in submit order; what explanations are checked against.
-void sweep_submissions(const HistoryStore &store, const std::function<void(const Submission &)> &fn);
+// With `scripts`, a job whose script the archive kept gets its script features from it (sacct carries no
+// scripts); others keep them unknown, as before.
+void sweep_submissions(const HistoryStore &store, const std::function<void(const Submission &)> &fn,
+                       ArchivedScripts *scripts = nullptr);
 
 // fn(job, features) for every job in the store, in submit order. With `logged`, a job whose join token the
 // plugin logged gets the vector the plugin computed at its submission (what the model will see in
 // production) instead of one rebuilt from sacct; *used counts them.
 void sweep_features(const HistoryStore &store, const std::function<void(const JobRecord &, const FeatureVector &)> &fn,
-                    const std::unordered_map<std::string, LoggedFeatures> *logged = nullptr, uint64_t *used = nullptr);
+                    const std::unordered_map<std::string, LoggedFeatures> *logged = nullptr, uint64_t *used = nullptr,
+                    ArchivedScripts *scripts = nullptr);
 
 // Every ended job in the store, replayed in end order: what the plugin scores against.
 HistoryIndex load_history(const HistoryStore &store);

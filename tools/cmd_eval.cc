@@ -1,5 +1,6 @@
 // jfp eval: how well the model would have done on jobs submitted after a time, beside two baselines.
 #include <cmath>
+#include <memory>
 #include <cstdio>
 
 #include "commands.h"
@@ -13,7 +14,7 @@ namespace jfp {
 namespace {
 
 struct EvalArgs {
-    std::string db, model, after;
+    std::string db, model, after, script_archive;
     double threshold = -1;
     bool json = false;
 };
@@ -54,6 +55,8 @@ void run_eval(const EvalArgs &a) {
     std::vector<double> core_hours;  // elapsed x CPUs: what each job consumed
     // Which failure, among failed jobs: rows = actual class, columns = predicted class.
     std::array<std::array<uint64_t, kFailureClasses>, kFailureClasses> confusion{};
+    std::unique_ptr<ArchivedScripts> scripts;
+    if (!a.script_archive.empty()) scripts = std::make_unique<ArchivedScripts>(a.script_archive);
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
         if (j.submit < after || !is_labeled(j.outcome)) return;
         Score s = bundle.score(x);
@@ -66,7 +69,7 @@ void run_eval(const EvalArgs &a) {
         user_rate.push_back(std::isnan(x[F_u_recent_fail_rate]) ? 0.0f : x[F_u_recent_fail_rate]);
         int actual = failure_class_index(j.outcome);
         if (actual >= 0) ++confusion[static_cast<size_t>(actual)][static_cast<size_t>(s.top_class)];
-    });
+    }, nullptr, nullptr, scripts.get());
     if (labels.empty())
         throw std::runtime_error("no finished jobs (COMPLETED or failed) were submitted at or after " +
                                  format_sacct_time(after) + "; choose an earlier --after");
@@ -144,6 +147,8 @@ void add_eval_command(CLI::App &app) {
     c->add_option("--model", a->model, "model bundle")->required();
     c->add_option("--after", a->after, "first submit time to evaluate (jobs before it are history only)")->required();
     c->add_option("--threshold", a->threshold, "decision threshold (default: the bundle's)");
+    c->add_option("--script-archive", a->script_archive,
+                  "the plugin's script archive: script features for the jobs it kept (as the model was trained)");
     c->add_flag("--json", a->json, "print one JSON object");
     c->callback([a] { run_eval(*a); });
 }

@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <array>
 #include <map>
+#include <memory>
 
 #include <nlohmann/json.hpp>
 
@@ -18,7 +19,7 @@ namespace jfp {
 namespace {
 
 struct ParityArgs {
-    std::string db, feature_log;
+    std::string db, feature_log, script_archive;
     bool json = false;
     double tolerance = 1e-3;
     std::string after, before;
@@ -38,6 +39,8 @@ void run_parity(const ParityArgs &a) {
     uint64_t jobs = 0;
     std::array<uint64_t, kNumFeatures> agree{}, differ{};
     std::array<std::string, kNumFeatures> example;
+    std::unique_ptr<ArchivedScripts> scripts;
+    if (!a.script_archive.empty()) scripts = std::make_unique<ArchivedScripts>(a.script_archive);
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &rebuilt) {
         if (j.jfp_token.empty() || j.submit < after || j.submit >= before) return;
         auto it = logged.find(j.jfp_token);
@@ -58,7 +61,7 @@ void run_parity(const ParityArgs &a) {
                 }
             }
         }
-    });
+    }, nullptr, nullptr, scripts.get());
     if (jobs == 0)
         throw std::runtime_error("no job in " + a.db + " carries a token found in " + a.feature_log +
                                  "; ingest a sacct export that includes AdminComment after the plugin scored jobs");
@@ -94,8 +97,10 @@ void add_parity_command(CLI::App &app) {
     c->add_option("--tolerance", a->tolerance, "relative tolerance")->capture_default_str();
     c->add_option("--after", a->after, "only jobs submitted at or after this time");
     c->add_option("--before", a->before, "only jobs submitted before this time");
+    c->add_option("--script-archive", a->script_archive,
+                  "the plugin's script archive: rebuild script features from the archived scripts too");
     c->add_flag("--json", a->json, "print one JSON object");
-    c->footer("Script features are known only to the plugin (sacct exports carry no scripts): they differ by design.");
+    c->footer("sacct exports carry no scripts: without --script-archive, script features differ by design.");
     c->callback([a] { run_parity(*a); });
 }
 

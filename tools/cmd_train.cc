@@ -47,6 +47,9 @@ void run_train(TrainArgs &a) {
                 bundle["training"]["validation_window"][1].get<std::string>().c_str());
     if (!a.opt.feature_log.empty())
         std::printf("  logged vectors  %llu jobs used the plugin's features\n", static_cast<unsigned long long>(s.logged_vectors));
+    if (!a.opt.script_archive.empty())
+        std::printf("  script archive  %llu jobs had their archived script scanned; the model %s on script features\n",
+                    static_cast<unsigned long long>(s.archived_scripts), s.uses_script_features ? "splits" : "does not split");
     std::printf("  rounds kept     %d; class model: %s\n", s.best_iteration, s.class_model ? "yes" : "no (too few failures)");
     std::printf("  validation      ROC-AUC %.3f  PR-AUC %.3f\n", s.validation.roc_auc, s.validation.pr_auc);
     std::printf("  threshold       %.4f: precision %.3f recall %.3f%s\n", s.threshold.threshold, s.threshold.precision,
@@ -89,6 +92,8 @@ void add_train_command(CLI::App &app) {
     c->add_option("--feature-log", a->opt.feature_log,
                   "the plugin's feature log (feature_log in jfp.conf): use the vectors it logged for jobs that carry "
                   "its token");
+    c->add_option("--script-archive", a->opt.script_archive,
+                  "the plugin's script archive (script_archive in jfp.conf): script features for the jobs it kept");
     c->add_flag("--no-progress", a->no_progress, "no progress bar (it is drawn only on a terminal anyway)");
     c->add_flag("--json", a->json, "print the summary as JSON");
     c->callback([a] { run_train(*a); });

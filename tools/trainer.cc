@@ -140,14 +140,17 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     if (!opt.feature_log.empty()) logged = read_feature_log(opt.feature_log);
     Rows train, val;
     uint64_t used_logged = 0;
+    std::unique_ptr<ArchivedScripts> scripts;
+    if (!opt.script_archive.empty()) scripts = std::make_unique<ArchivedScripts>(opt.script_archive);
     auto t_sweep = std::chrono::steady_clock::now();
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
         if (!is_labeled(j.outcome) || j.end == 0) return;
         if (cutoff && !(j.submit < *cutoff && j.end < *cutoff)) return;
         if (j.submit >= *val_start) val.add(x, j);
         else if (j.end < *val_start) train.add(x, j);  // known by the time validation starts
-    }, opt.feature_log.empty() ? nullptr : &logged, &used_logged);
+    }, opt.feature_log.empty() ? nullptr : &logged, &used_logged, scripts.get());
     summary.logged_vectors = used_logged;
+    summary.archived_scripts = scripts ? scripts->found() : 0;
     double sweep_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_sweep).count();
     summary.train_rows = train.size();
     summary.train_failures = train.positives();
@@ -328,6 +331,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
                         {"validation_failures", summary.val_failures}};
     training["best_iteration"] = summary.best_iteration;
     training["logged_feature_vectors"] = summary.logged_vectors;
+    training["archived_scripts"] = summary.archived_scripts;
     training["seconds"] = train_seconds;  // the failure model's boosting
     training["feature_sweep_seconds"] = sweep_seconds;
     training["class_model_seconds"] = class_seconds;
@@ -351,7 +355,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     bundle["reference_rows"] = refs;
 
     // Never publish a bundle the plugin would refuse: load it exactly as the plugin does.
-    ModelBundle::from_json(bundle, "the new bundle");
+    summary.uses_script_features = ModelBundle::from_json(bundle, "the new bundle").uses_script_features();
     return bundle;
 }
 

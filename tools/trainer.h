@@ -35,6 +35,7 @@ struct TrainOptions {
     size_t reference_rows = 32;
     bool progress = false;
     std::string feature_log;  // the plugin's feature log: prefer its vectors where a job carries a token
+    std::string script_archive;  // the plugin's script archive: script features for the jobs it kept
 };
 
 struct TrainSummary {
@@ -45,6 +46,8 @@ struct TrainSummary {
     bool class_model = false;
     std::string model_id;
     uint64_t logged_vectors = 0;  // rows whose features came from the plugin's log
+    uint64_t archived_scripts = 0;  // jobs whose script features came from the script archive
+    bool uses_script_features = false;  // the failure model splits on a script feature
 };
 
 // Throws std::runtime_error with what to do when there is too little data to train.

@@ -103,6 +103,10 @@ ok=$(submit -o /dev/null "$W/in/ok")
 expect_eq "$(wait_job "$ok" 120)" COMPLETED "the good run"
 bad=$(submit -o /dev/null "$W/in/bad")
 expect_eq "$(wait_job "$bad" 120)" FAILED "the changed run"
+# Jobs of the other shapes run to the end too, for the parity check below.
+ran=("$ok" "$bad")
+for s in sh py bin ws; do ran+=("$(submit -o /dev/null "$W/in/$s")"); done
+for id in "${ran[@]}"; do wait_job "$id" 120 >/dev/null; done
 wait_accounting_complete
 "$JFP" ingest -q --from-sacct --db "$W/history.db" --overlap 7200
 scripts show -q "$bad" | cmp - "$W/in/bad" || fail "an ended job's script (through the store) differs"
@@ -120,6 +124,27 @@ PY
 out=$("$JFP" scripts show 999999 --archive "$A" --db "$W/history.db" 2>&1) && fail "an unknown job id should fail"
 expect_contains "$out" "job 999999 is unknown" "unknown job id message"
 note "diff --last-ok of failed job $bad against completed job $ok shows the changed lines"
+
+# ---- parity: the script features the trainer computes from the archive are those the plugin logged
+for _ in $(seq 1 100); do
+    [ "$(sqlite3 "$W/features.db" "SELECT count(*) FROM scored" 2>/dev/null || echo 0)" -ge 40 ] && break
+    sleep 0.1
+done
+"$JFP" parity --db "$W/history.db" --feature-log "$W/features.db" --script-archive "$A" --json >"$W/parity.json"
+"$JFP" parity --db "$W/history.db" --feature-log "$W/features.db" --json >"$W/parity-noarchive.json"
+python3 - "$W/parity.json" "$W/parity-noarchive.json" <<'PY'
+import json, sys
+p, q = (json.load(open(f)) for f in sys.argv[1:3])
+assert p["jobs"] >= 6, p["jobs"]
+script = [k for k in p["features"] if k.startswith("script_")]
+assert len(script) >= 10, script
+bad = {k: p["features"][k] for k in script if p["features"][k]["differ"]}
+assert not bad, f"script features differ between the plugin and the archive: {bad}"
+assert all(p["features"][k]["agree"] == p["jobs"] for k in script), p
+# Without the archive the same jobs have no script features: the check above is not vacuous.
+assert q["features"]["script_bytes"]["differ"] == q["jobs"], q["features"]["script_bytes"]
+print(f"# parity: {p['jobs']} jobs, all {len(script)} script features equal between the plugin's log and the archive")
+PY
 
 # ---- a full disk: submissions are untouched, the drop is logged, the archive recovers
 mkdir -p "$W/full"

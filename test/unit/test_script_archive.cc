@@ -2,12 +2,15 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <random>
 #include <thread>
 
 #include "catch.h"
+#include "model/archived_scripts.h"
 #include "model/blob_codec.h"
 #include "model/config.h"
 #include "model/engine.h"
+#include "model/feature_sweep.h"
 #include "model/script_archive.h"
 #include "model/script_archive_writer.h"
 #include "model/time_util.h"
@@ -252,4 +255,62 @@ TEST_CASE("engine: with script_archive set, each scored batch script is archived
     CHECK(got->name == "crlf");
     CHECK(got->submitted == s.submit_time);
     CHECK_FALSE(a.by_token(token2));
+}
+
+TEST_CASE("training: script features come from the archive by join token, as the plugin's scanner computes them") {
+    // Jobs fail when their script loads a broken module, whoever submits them: only the script can tell.
+    test::TempDir dir;
+    std::string db = dir.file("h.db"), archive_path = dir.file("scripts.db");
+    const std::string good = "#!/bin/bash\n#SBATCH -n 4\nmodule load gcc/12\nsrun ./solver\n";
+    const std::string bad = "#!/bin/bash\n#SBATCH -n 4\nmodule load gcc/12\nmodule load broken/0.1\nsrun ./solver\n";
+    std::string text = "JobIDRaw|User|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|AdminComment\n";
+    std::mt19937_64 rng(3);
+    {
+        ScriptArchive archive(archive_path, ScriptArchive::Access::ReadWrite);
+        archive.begin();
+        int64_t t0 = *parse_sacct_time("2030-01-01T00:00:00");
+        for (int i = 0; i < 1200; ++i) {
+            bool fails = rng() % 4 == 0;
+            char token[17];
+            std::snprintf(token, sizeof token, "%016x", 0x100000 + i);
+            int64_t submit = t0 + i * 600;
+            text += std::to_string(5000 + i) + "|u" + std::to_string(rng() % 20) + "|job" + std::to_string(rng() % 5) + "|" +
+                    format_sacct_time(submit) + "|" + format_sacct_time(submit + 10) + "|" + format_sacct_time(submit + 300) +
+                    "|" + (fails ? "FAILED|1:0" : "COMPLETED|0:0") + "|4|jfp:t=" + token + "\n";
+            auto m = meta(token, submit);
+            archive.put(m, fails ? bad : good, nullptr);
+        }
+        archive.commit();
+        HistoryStore store(db, HistoryStore::Access::ReadWrite);
+        test::ingest_text(store, text);
+    }
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    ArchivedScripts scripts(archive_path);
+    uint64_t seen = 0;
+    FeatureVector want_bad{};
+    fill_script_features(scan_script(bad), want_bad);
+    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
+        ++seen;
+        bool failed = j.outcome == Outcome::Failed;
+        CHECK(x[F_script_module_loads] == (failed ? 2.0f : 1.0f));
+        if (failed)
+            for (int f = F_script_bytes; f <= F_script_set_e; ++f) CHECK(x[static_cast<size_t>(f)] == want_bad[static_cast<size_t>(f)]);
+    }, nullptr, nullptr, &scripts);
+    CHECK(seen == 1200);
+    CHECK(scripts.found() == 1200);
+    CHECK(scripts.distinct() == 2);  // each distinct script read and scanned once
+
+    TrainOptions opt;
+    opt.nthread = 1;
+    opt.rounds = 30;
+    TrainSummary with, without;
+    opt.script_archive = archive_path;
+    train_bundle(store, opt, with);
+    CHECK(with.archived_scripts == 1200);
+    CHECK(with.uses_script_features);
+    CHECK(with.validation.pr_auc > 0.95);
+    opt.script_archive.clear();
+    train_bundle(store, opt, without);
+    CHECK_FALSE(without.uses_script_features);  // sacct alone has no script: nothing to split on
+    CHECK(without.validation.pr_auc < with.validation.pr_auc);
 }
