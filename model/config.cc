@@ -129,6 +129,9 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             auto n = parse_int(value);
             if (!n || *n < 1 || *n > 4096) bad("expected a whole number of MiB between 1 and 4096");
             else c.script_archive_queue_bytes = *n << 20;
+        } else if (key == "checkpoint_url") {
+            if (value.size() > 200 || value.find_first_of(" \t") != std::string_view::npos) bad("expected one URL of at most 200 characters");
+            else c.checkpoint_url = value;
         } else if (key == "threshold") {
             auto p = parse_probability(value);
             if (!p) bad("expected a probability between 0 and 1");

@@ -24,6 +24,8 @@ struct Config {
     std::string script_archive_path;
     bool script_archive_env = false;                    // keep the submit environment too
     int64_t script_archive_queue_bytes = int64_t(64) << 20;  // slurmctld memory the queue may hold
+    // The site's page on checkpointing, named to users warned of a likely TIMEOUT whose script shows none.
+    std::string checkpoint_url;
 
     std::optional<double> threshold;  // unset: the model bundle's threshold
     std::map<std::string, double> partition_threshold, account_threshold, qos_threshold;

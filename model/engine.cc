@@ -9,6 +9,7 @@
 #include <deque>
 #include <random>
 
+#include "advice.h"
 #include "explain.h"
 #include "user_message.h"
 #include "features.h"
@@ -168,7 +169,9 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
         out.token = buf;
         out.admin_comment_append = "jfp:t=" + out.token;
     }
-    d.annotation = format_annotation(s.p_fail, s.top_class, model.model_id(), d.override_used);
+    // A job that is acted on carries what its history suggests, for the user and for tools reading sacct.
+    d.annotation = format_annotation(s.p_fail, s.top_class, model.model_id(), d.override_used,
+                                     d.above ? suggestion_fields(suggest(s.top_class, r, hv)) : std::string());
 
     if (d.action == Action::Annotate) {
         if (cfg.annotate_comment) {
@@ -189,7 +192,7 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
         m.p_fail = static_cast<double>(s.p_fail);
         m.top_class = s.top_class;
         m.why = cfg.explain ? explain(model.failure_model(), x, r, hv, s.top_class) : std::string("it resembles jobs that failed");
-        m.what = advice(s.top_class, r, hv);
+        m.what = advice(s.top_class, r, hv, cfg.checkpoint_url);
         m.override_used = d.override_used;
         m.allow_override = cfg.allow_override;
         m.override_token = cfg.override_token;

@@ -30,15 +30,6 @@ std::string format_minutes(double minutes) {
     return buf;
 }
 
-// A quarter more than the longest successful run, rounded up to 5 minutes: runs vary, and a limit just
-// at the longest run times out on the next slower node.
-double suggest_minutes(double longest_ok_minutes) { return std::ceil(longest_ok_minutes * 1.25 / 5.0) * 5.0; }
-
-std::string suggest_mem(double max_rss_mb) {
-    long mb = static_cast<long>(std::ceil(max_rss_mb * 1.25 / 256.0)) * 256;
-    if (mb < 256) mb = 256;
-    return mb % 1024 == 0 ? std::to_string(mb / 1024) + "G" : std::to_string(mb) + "M";
-}
 
 namespace {
 
@@ -69,14 +60,6 @@ Theme theme_of(int f) {
 
 // Names as users see them: control characters shown as \xNN (a job name may hold a newline), cut at 40.
 std::string quoted(const std::string &s) { return quote_for_message(s, 40); }
-
-// Names a shell command can carry between single quotes as they are.
-bool shell_safe(const std::string &s) {
-    if (s.empty() || s.size() > 40) return false;
-    for (unsigned char c : s)
-        if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '+' || c == '@' || c == ':')) return false;
-    return true;
-}
 
 int recent_failures(const HistoryStats &s) { return __builtin_popcount(s.recent); }
 
@@ -218,38 +201,6 @@ std::string explain(const TreeEnsemble &model, const FeatureVector &x, const Job
     }
     if (out.empty()) out = "it resembles jobs that failed";
     return out;
-}
-
-std::string advice(int top_class, const JobRequest &r, const HistoryView &h) {
-    const bool named = !r.name.empty();
-    const HistoryStats *un = named ? h.user_name : nullptr;
-    const std::string name = quoted(r.name);
-    switch (top_class) {
-        case 1:
-            if (un && un->max_ok_elapsed_s > 0) {
-                double longest = un->max_ok_elapsed_s / 60.0;
-                return "Your longest successful run of " + name + " took " + format_minutes(longest) +
-                       "; if it needs as long, ask for that and a margin (-t " + format_minutes(suggest_minutes(longest)) + ").";
-            }
-            return "If it needs longer, ask for more time (-t), or make it checkpoint and resume.";
-        case 2:
-            if (un && un->max_rss_mb > 0)
-                return "Your runs of " + name + " used up to " + format_mb(un->max_rss_mb) +
-                       " (MaxRSS); ask for that and a margin (--mem=" + suggest_mem(un->max_rss_mb) + ").";
-            return "If it needs more memory, ask for it (--mem or --mem-per-cpu).";
-        case 3: return "Node failures are rarely the job's fault; if it keeps happening, tell your admins.";
-        default: break;
-    }
-    if (!un || un->n_labeled == 0)
-        return "Test it first with a short time limit (for example -t 10) before a long run.";
-    if (un->n_fail == 0)
-        return "Check what differs from your completed runs of " + name + " (script, inputs, modules).";
-    std::string which = is_failure(static_cast<Outcome>(un->last)) ? "your last run" : "your last failed run";
-    std::string out = "Check the error output of " + which + " of " + name;
-    if (shell_safe(r.name) && un->last_fail_end > 0)
-        out += " (sacct -X -u $USER --name=" + r.name + " -S " + format_sacct_time(un->last_fail_end).substr(0, 10) +
-               " -o JobID,State,ExitCode,End)";
-    return out + " and fix the cause first.";
 }
 
 }  // namespace jfp

@@ -20,17 +20,8 @@ namespace jfp {
 std::string explain(const TreeEnsemble &model, const FeatureVector &x, const JobRequest &r, const HistoryView &h,
                     int top_class, size_t max_reasons = 2);
 
-// What the user can do, for the likely failure class (index into kFailureClassOutcomes), from what the
-// history of this user and job name shows.
-std::string advice(int top_class, const JobRequest &r, const HistoryView &h);
-
 // "2.0G", "512M"; "1-02:03:00" style for minutes.
 std::string format_mb(double mb);
 std::string format_minutes(double minutes);
-
-// Suggested requests with a margin over what history shows: a time limit (minutes, rounded up to 5) and
-// a memory size for --mem ("4G", "2560M", rounded up to 256M).
-double suggest_minutes(double longest_ok_minutes);
-std::string suggest_mem(double max_rss_mb);
 
 }  // namespace jfp

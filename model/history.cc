@@ -31,6 +31,7 @@ void HistoryStats::add(const JobRecord &j) {
     } else {
         streak = 0;
         if (known(j.elapsed_s) && j.elapsed_s > max_ok_elapsed_s) max_ok_elapsed_s = static_cast<float>(j.elapsed_s);
+        if (known(j.max_rss_mb) && j.max_rss_mb > max_ok_rss_mb) max_ok_rss_mb = static_cast<float>(j.max_rss_mb);
     }
 }
 

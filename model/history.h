@@ -28,6 +28,7 @@ struct HistoryStats {
     int64_t last_fail_end = 0;
     float max_ok_elapsed_s = -1;  // longest COMPLETED run; -1 none
     float max_rss_mb = -1;        // largest memory high-water mark seen; -1 none
+    float max_ok_rss_mb = -1;     // the same over COMPLETED runs (what a --mem suggestion rests on)
     float last_fail_timelimit_min = -1;  // time limit of the latest TIMEOUT
     float last_oom_req_mem_mb = -1;      // memory request of the latest OUT_OF_MEMORY
 

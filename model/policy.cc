@@ -83,12 +83,14 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
     d.action = Action::Reject;
 }
 
-std::string format_annotation(float p, int top_class, const std::string &model_id, bool override_used) {
+std::string format_annotation(float p, int top_class, const std::string &model_id, bool override_used,
+                              const std::string &suggestion) {
     char buf[64];
     std::snprintf(buf, sizeof buf, "jfp:p=%.3f,class=", static_cast<double>(p));
     std::string out = buf;
     out += outcome_name(kFailureClassOutcomes[top_class < 0 || top_class >= kFailureClasses ? 0 : top_class]);
     out += ",model=" + model_id;
+    out += suggestion;
     if (override_used) out += ",override";
     return out;
 }
@@ -138,6 +140,8 @@ std::optional<ParsedAnnotation> parse_annotation(std::string_view text) {
     for (size_t i = 1; i < parts.size(); ++i) {
         if (starts_with(parts[i], "class=")) a.cls = std::string(parts[i].substr(6));
         else if (starts_with(parts[i], "model=")) a.model = std::string(parts[i].substr(6));
+        else if (starts_with(parts[i], "time=")) a.time = std::string(parts[i].substr(5));
+        else if (starts_with(parts[i], "mem=")) a.mem = std::string(parts[i].substr(4));
         else if (parts[i] == "override") a.override_used = true;
     }
     return a;

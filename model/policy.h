@@ -43,7 +43,9 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
                   double bundle_threshold, const Score &s, Decision &d);
 
 // "jfp:p=0.873,class=TIMEOUT,model=20240301T020000-1a2b3c4d" (",override" when the override was used).
-std::string format_annotation(float p, int top_class, const std::string &model_id, bool override_used);
+// A suggestion from advice.h follows the model as ",time=02:30:00" or ",mem=4G".
+std::string format_annotation(float p, int top_class, const std::string &model_id, bool override_used,
+                              const std::string &suggestion = "");
 
 // User text that imitates jfp's annotation or token ("jfp:p=", "jfp:t=") has its colon replaced
 // ("jfp;p="), so nothing but the plugin can write a parseable annotation. Returns nullopt when the text
@@ -59,6 +61,7 @@ std::optional<std::string> append_annotation(std::string_view comment, const std
 struct ParsedAnnotation {
     double p = 0;
     std::string cls, model;
+    std::string time, mem;  // suggested -t and --mem, as Slurm takes them; empty when none
     bool override_used = false;
 };
 std::optional<ParsedAnnotation> parse_annotation(std::string_view text);

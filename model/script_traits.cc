@@ -3,6 +3,7 @@
 #include <cctype>
 #include <cstdint>
 #include <cstring>
+#include <string>
 
 #if defined(__SSE2__)
 #include <emmintrin.h>
@@ -252,6 +253,26 @@ ScriptTraits scan_script_reference(std::string_view script) {
         reference_command_line(line, t);
     }
     return t;
+}
+
+// Case-insensitive, over the scanned part: the words tools and scripts use for it.
+bool shows_checkpointing(std::string_view script) {
+    std::string lower(script.substr(0, kScriptScanBytes));
+    for (char &c : lower) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+    static const char *const kSigns[] = {"dmtcp_", "criu ", "--signal", "scontrol requeue", "--requeue",
+                                         "checkpoint", "restart", "trap "};
+    for (const char *sign : kSigns)
+        if (lower.find(sign) != std::string::npos) {
+            // A trap counts when it catches the signals Slurm sends before the limit (USR1, TERM, ...).
+            if (std::strcmp(sign, "trap ") != 0) return true;
+            for (size_t pos = lower.find("trap "); pos != std::string::npos; pos = lower.find("trap ", pos + 5)) {
+                std::string_view rest = std::string_view(lower).substr(pos, lower.find('\n', pos) - pos);
+                if (rest.find("usr1") != std::string_view::npos || rest.find("usr2") != std::string_view::npos ||
+                    rest.find("term") != std::string_view::npos)
+                    return true;
+            }
+        }
+    return false;
 }
 
 }  // namespace jfp

@@ -27,6 +27,11 @@ struct ScriptTraits {
 
 ScriptTraits scan_script(std::string_view script);
 
+// Whether the script shows a checkpoint/restart mechanism: DMTCP or CRIU, a signal asked for before the
+// time limit (--signal) or trapped, requeueing, or a checkpoint or restart it handles itself. Read for
+// advice only (off the submit path's usual work).
+bool shows_checkpointing(std::string_view script);
+
 // The same result computed the slow, obvious way; tests compare the two on random scripts.
 ScriptTraits scan_script_reference(std::string_view script);
 

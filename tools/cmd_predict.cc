@@ -3,6 +3,7 @@
 #include <fstream>
 
 #include "commands.h"
+#include "model/advice.h"
 #include "model/explain.h"
 #include "model/feature_sweep.h"
 #include "model/model_bundle.h"

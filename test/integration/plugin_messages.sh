@@ -42,7 +42,8 @@ last_fail_day=$(date -d @$((now - 7200 + 6 * 300 + 65)) +%F)
 
 base="model = $W/model.json
 store = $W/history.db
-reload_interval = 0.3"
+reload_interval = 0.3
+checkpoint_url = https://hpc.example.org/checkpointing"
 export JFP_CONF="$base
 mode = warn"
 cluster_start
@@ -73,14 +74,17 @@ cd "$CLUSTER_DIR/work"
 # ---- a name whose last runs failed
 expect_stderr "last runs failed" "$W_HEAD $DOOMED_WHY" sbatch --hold -J doomed --wrap true
 
-# ---- TIMEOUT class: -t and the longest successful run
+# ---- TIMEOUT class: -t and the longest successful run; a script without checkpointing gets the site's page
+TIMEOUT_MSG="$W_HEAD (p=0.82, most likely TIMEOUT): it asks for 00:05:00; your last run of 'longrun' that hit its time limit had 00:05:00. Your longest successful run of 'longrun' took 00:05:00; if it needs as long, ask for that and a margin (-t 00:10:00)."
 expect_stderr "TIMEOUT class" \
-    "$W_HEAD (p=0.82, most likely TIMEOUT): it asks for 00:05:00; your last run of 'longrun' that hit its time limit had 00:05:00. Your longest successful run of 'longrun' took 00:05:00; if it needs as long, ask for that and a margin (-t 00:10:00)." \
+    "$TIMEOUT_MSG Its script shows no checkpoint/restart: https://hpc.example.org/checkpointing tells how to make it resume after a time limit instead of starting over." \
     sbatch --hold -J longrun -t 5 --wrap true
+printf '#!/bin/bash\n#SBATCH --signal=B:USR1@120\ntrap "touch checkpoint.now" USR1\nsrun ./longrun\n' >"$W/ckpt.sh"
+expect_stderr "TIMEOUT class, a script that checkpoints" "$TIMEOUT_MSG" sbatch --hold -J longrun -t 5 "$W/ckpt.sh"
 
 # ---- OUT_OF_MEMORY class: --mem and the largest MaxRSS
 expect_stderr "OUT_OF_MEMORY class" \
-    "$W_HEAD (p=0.82, most likely OUT_OF_MEMORY): it requests 2.0G of memory; your last run of 'bigmem' that ran out of memory asked for 2.0G. Your runs of 'bigmem' used up to 2.1G (MaxRSS); ask for that and a margin (--mem=2816M)." \
+    "$W_HEAD (p=0.82, most likely OUT_OF_MEMORY): it requests 2.0G of memory; your last run of 'bigmem' that ran out of memory asked for 2.0G. Your completed runs of 'bigmem' used up to 2.0G (MaxRSS); ask for that and a margin (--mem=2560M)." \
     sbatch --hold -J bigmem --mem=2G --wrap true
 
 # ---- an array job: one message for the array
@@ -117,4 +121,15 @@ allow_override = no"
 if out=$(sbatch --hold -J doomed --wrap true 2>&1); then fail "reject mode accepted doomed: $out"; fi
 expect_eq "$out" "sbatch: error: jfp: job rejected: it will probably fail $DOOMED_WHY If you think this is wrong, contact your admins.
 sbatch: error: Batch job submission failed: Access/permission denied" "rejection without override"
+
+# ---- annotate: an acted-on job carries the suggestion in the annotation's parseable form
+set_conf "$base
+mode = annotate
+threshold = 0.5"
+c=$(comment_of "$(submit --hold -J longrun -t 5 --wrap true)")
+expect_contains "$c" ",time=00:10:00" "annotation of a likely TIMEOUT"
+c=$(comment_of "$(submit --hold -J bigmem --mem=2G --wrap true)")
+expect_contains "$c" ",mem=2560M" "annotation of a likely OUT_OF_MEMORY"
+c=$(comment_of "$(submit --hold -J longrun -t 20 --wrap true)")
+case "$c" in *",time="*) fail "a job asking for more than the suggestion got one: $c" ;; esac
 note "all message cases matched word for word"

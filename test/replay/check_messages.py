@@ -104,7 +104,7 @@ class Series:
         n_lab, n_fail, streak = [0], [0], [0]
         lab_fail = []  # failure flags of labeled jobs, in order
         latest = {"timeout": [None], "oom": [None], "fail": [None]}
-        max_ok, max_rss = [None], [None]
+        max_ok, max_rss, max_ok_rss = [None], [None], [None]
         for r, o in zip(self.rows, self.outcomes):
             lab = o in LABELED
             f = o in FAILURES
@@ -120,8 +120,10 @@ class Series:
             max_ok.append(e if max_ok[-1] is None or (e is not None and e > max_ok[-1]) else max_ok[-1])
             m = r["max_rss_mb"] if known(r["max_rss_mb"]) else None
             max_rss.append(m if max_rss[-1] is None or (m is not None and m > max_rss[-1]) else max_rss[-1])
+            m = m if o == COMPLETED else None
+            max_ok_rss.append(m if max_ok_rss[-1] is None or (m is not None and m > max_ok_rss[-1]) else max_ok_rss[-1])
         self.n_lab, self.n_fail, self.streak, self.lab_fail = n_lab, n_fail, streak, lab_fail
-        self.latest, self.max_ok, self.max_rss = latest, max_ok, max_rss
+        self.latest, self.max_ok, self.max_rss, self.max_ok_rss = latest, max_ok, max_rss, max_ok_rss
         self.ready = True
 
     def before(self, t):
@@ -139,7 +141,7 @@ class History:
         self.recent_n, self.recent_fail = len(window), sum(window)
         self.last = s.outcomes[n - 1] if n > 0 else None
         self.latest_timeout, self.latest_oom, self.latest_fail = (s.latest[k][n] for k in ("timeout", "oom", "fail"))
-        self.max_ok_elapsed, self.max_rss = s.max_ok[n], s.max_rss[n]
+        self.max_ok_elapsed, self.max_rss, self.max_ok_rss = s.max_ok[n], s.max_rss[n], s.max_ok_rss[n]
 
 
 EMPTY = Series()
@@ -159,6 +161,13 @@ FORMS = [
     ("mem-model", r"it requests ([0-9.]+[MGT]) of memory, an amount the model associates with running out of memory"),
     ("mem-asks", r"it requests ([0-9.]+[MGT]) of memory(?=; )"),
     ("last-oom", r"your last run of ('[^']*') that ran out of memory asked for ([0-9.]+[MGT])"),
+    ("max-ok-rss", r"Your completed runs of ('[^']*') used up to ([0-9.]+[MGT]) \(MaxRSS\); ask for that and a margin "
+                   r"\(--mem=(\d+[MG])\)\."),
+    ("max-rss-none-ok", r"Your runs of ('[^']*') used up to ([0-9.]+[MGT]) \(MaxRSS\) but none completed; it may need more "
+                        r"than that \(--mem\)\."),
+    # Replays carry no scripts: the form is known, its claim about the script is not checkable here.
+    ("checkpoint", r"Its script shows no checkpoint/restart: \S+ tells how to make it resume after a time limit instead "
+                   r"of starting over\."),
     ("max-rss", r"[Yy]our runs of ('[^']*') used up to ([0-9.]+[MGT])"
                 r"((?: \(MaxRSS\); ask for that and a margin \(--mem=(\d+[MG])\)\.)?)"),
     ("user", r"(\d+) of your last (\d+) jobs failed((?: \(counting only jobs that completed or failed\))?)"),
@@ -291,6 +300,19 @@ class Checker:
             r = h and h.latest_oom
             if h is not None and (r is None or not known(r["req_mem_mb"]) or fmt_mb(r["req_mem_mb"]) != g[1]):
                 bad("%s: the latest OUT_OF_MEMORY run asked for %s" % (m.group(0), r and r["req_mem_mb"]))
+        elif form == "max-ok-rss":
+            h = series_for(g[0])
+            v = h and h.max_ok_rss
+            if h is not None and (v is None or v <= 0 or fmt_mb(v) != g[1]):
+                bad("%s: the largest MaxRSS of a completed run was %s" % (m.group(0), v))
+            elif h is not None and suggest_mem(v) != g[2]:
+                bad("%s: suggested --mem=%s is not MaxRSS plus the margin" % (m.group(0), g[2]))
+        elif form == "max-rss-none-ok":
+            h = series_for(g[0])
+            if h is not None and (h.max_rss is None or fmt_mb(h.max_rss) != g[1] or h.max_ok_rss is not None):
+                bad("%s: MaxRSS %s, of completed runs %s" % (m.group(0), h.max_rss, h.max_ok_rss))
+        elif form == "checkpoint":
+            pass
         elif form == "max-rss":
             h = series_for(g[0])
             v = h and h.max_rss

@@ -4,6 +4,9 @@
 #include <sstream>
 
 #include "catch.h"
+#include "model/advice.h"
+#include "model/policy.h"
+#include "model/script_traits.h"
 #include "model/explain.h"
 #include "model/swf_reader.h"
 #include "model/text.h"
@@ -93,13 +96,73 @@ TEST_CASE("advice: TIMEOUT names -t and the longest successful run; OUT_OF_MEMOR
     JobRequest r = request("sim");
     CHECK(advice(1, r, idx.lookup(r)) ==
           "Your longest successful run of 'sim' took 00:42:00; if it needs as long, ask for that and a margin (-t 00:55:00).");
-    CHECK(advice(2, r, idx.lookup(r)) == "Your runs of 'sim' used up to 3.1G (MaxRSS); ask for that and a margin (--mem=4G).");
+    CHECK(advice(2, r, idx.lookup(r)) == "Your completed runs of 'sim' used up to 3.1G (MaxRSS); ask for that and a margin (--mem=4G).");
     CHECK(suggest_minutes(42) == 55);
     CHECK(suggest_minutes(1) == 5);
     CHECK(suggest_mem(100) == "256M");
     CHECK(suggest_mem(2000) == "2560M");
     HistoryIndex none;
     CHECK(advice(2, r, none.lookup(r)) == "If it needs more memory, ask for it (--mem or --mem-per-cpu).");
+    // MaxRSS of a run killed at its limit is the limit, not the need: only completed runs set --mem.
+    HistoryIndex oom;
+    oom.add(run("big", Outcome::OutOfMemory, day, 60, 8000));
+    oom.add(run("big", Outcome::Completed, day + 10, 60));  // completed, MaxRSS unknown
+    JobRequest b = request("big");
+    CHECK(advice(2, b, oom.lookup(b)) == "Your runs of 'big' used up to 7.8G (MaxRSS) but none completed; it may need more than that (--mem).");
+    CHECK(!known(suggest(2, b, oom.lookup(b)).mem_mb));
+}
+
+TEST_CASE("advice: a likely TIMEOUT whose script shows no checkpointing is pointed at checkpoint_url") {
+    HistoryIndex idx;
+    int64_t day = *parse_sacct_time("2026-02-27T08:00:00");
+    idx.add(run("sim", Outcome::Completed, day, 42 * 60));
+    JobRequest r = request("sim");
+    r.script_known = true;
+    r.script = "#!/bin/bash\n#SBATCH -t 30\nsrun ./sim\n";
+    const std::string url = "https://hpc.example.org/checkpointing";
+    std::string a = advice(1, r, idx.lookup(r), url);
+    CHECK(a == "Your longest successful run of 'sim' took 00:42:00; if it needs as long, ask for that and a margin (-t 00:55:00). "
+               "Its script shows no checkpoint/restart: https://hpc.example.org/checkpointing tells how to make it resume after a "
+               "time limit instead of starting over.");
+    CHECK(advice(1, r, idx.lookup(r)).find("checkpoint/restart") == std::string::npos);  // no URL configured: nothing
+    for (const char *s : {"dmtcp_launch ./sim\n", "#SBATCH --signal=B:USR1@300\n", "trap 'save_state' USR1\n",
+                          "./sim --restart-from latest\n", "criu dump -t $PID\n", "scontrol requeue $SLURM_JOB_ID\n"}) {
+        JobRequest c = r;
+        std::string script = std::string("#!/bin/bash\n") + s;
+        c.script = script;
+        CHECK(shows_checkpointing(script));
+        CHECK(advice(1, c, idx.lookup(c), url).find("checkpoint/restart") == std::string::npos);
+    }
+    CHECK_FALSE(shows_checkpointing("#!/bin/bash\ntrap 'rm -f tmp' EXIT\nsrun ./sim\n"));
+    JobRequest batchless = r;
+    batchless.script_known = false;  // salloc/srun: no script to judge
+    CHECK(advice(1, batchless, idx.lookup(batchless), url).find("checkpoint/restart") == std::string::npos);
+}
+
+TEST_CASE("suggestion: what history supports beyond the request, in the annotation's parseable form") {
+    HistoryIndex idx;
+    int64_t day = *parse_sacct_time("2026-02-27T08:00:00");
+    idx.add(run("sim", Outcome::Completed, day, 42 * 60, 3200));
+    JobRequest r = request("sim");
+    r.timelimit_min = 30;
+    r.req_mem_mb = 2000;
+    Suggestion t = suggest(1, r, idx.lookup(r)), m = suggest(2, r, idx.lookup(r));
+    CHECK(t.time_min == 55);
+    CHECK(!known(t.mem_mb));
+    CHECK(m.mem_mb == 4096);
+    CHECK(suggestion_fields(t) == ",time=00:55:00");
+    CHECK(suggestion_fields(m) == ",mem=4G");
+    r.timelimit_min = 60;  // already asks for more: nothing to suggest
+    CHECK(!known(suggest(1, r, idx.lookup(r)).time_min));
+    CHECK(suggestion_fields(suggest(0, r, idx.lookup(r))).empty());
+    std::string a = format_annotation(0.91f, 1, "m1", false, ",time=00:55:00");
+    CHECK(a == "jfp:p=0.910,class=TIMEOUT,model=m1,time=00:55:00");
+    auto parsed = parse_annotation("my run | " + a);
+    REQUIRE(parsed);
+    CHECK(parsed->time == "00:55:00");
+    CHECK(parsed->mem.empty());
+    CHECK(parsed->model == "m1");
+    CHECK(parse_annotation(format_annotation(0.5f, 2, "m2", true, ",mem=4G"))->mem == "4G");
 }
 
 TEST_CASE("user_message: warn, reject, override; interactive text wrapped for a terminal of 100 columns") {
