@@ -6,6 +6,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "json_number.h"
 #include "text.h"
 
 namespace jfp {
@@ -25,7 +26,7 @@ void features_from_json(const nlohmann::json &j, float *x, int n) {
                                  std::to_string(n));
     for (int i = 0; i < n; ++i) {
         const auto &v = j[static_cast<size_t>(i)];
-        x[i] = v.is_null() ? std::numeric_limits<float>::quiet_NaN() : v.get<float>();
+        x[i] = v.is_null() ? std::numeric_limits<float>::quiet_NaN() : json_float(v, "a reference row's feature");
     }
 }
 
@@ -47,12 +48,13 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
     try {
         if (!j.is_object() || j.value("format", "") != kBundleFormat)
             fail("not a jfp model bundle (no \"format\": \"jfp-model-bundle\"); produce one with jfp train");
-        int fv = j.value("format_version", 0);
+        auto fvi = j.find("format_version");
+        int fv = fvi == j.end() ? 0 : static_cast<int>(json_int(*fvi, INT32_MIN, INT32_MAX, "format_version"));
         if (fv != kBundleFormatVersion)
             fail("bundle format version " + std::to_string(fv) + ", this jfp reads version " +
                  std::to_string(kBundleFormatVersion) + "; retrain with this jfp or upgrade it");
         const auto &schema = j.at("feature_schema");
-        int sv = schema.at("version").get<int>();
+        int sv = static_cast<int>(json_int(schema.at("version"), INT32_MIN, INT32_MAX, "the feature schema version"));
         const auto &names = schema.at("names");
         const auto &ours = feature_names();
         std::string differs;  // the first feature that differs, when version and count agree
@@ -91,7 +93,7 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
         if (j.contains("class_prior")) {
             const auto &cp = j.at("class_prior");
             if (cp.size() != kFailureClasses) fail("class_prior must have 4 entries");
-            for (size_t i = 0; i < kFailureClasses; ++i) b.class_prior_[i] = cp[i].get<float>();
+            for (size_t i = 0; i < kFailureClasses; ++i) b.class_prior_[i] = json_float(cp[i], "class_prior");
         }
 
         // XGBoost's own predictions for a few rows: the walk must reproduce them.

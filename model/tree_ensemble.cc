@@ -2,6 +2,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "json_number.h"
+
 #include <cmath>
 #include <deque>
 #include <stdexcept>
@@ -29,11 +31,11 @@ TreeEnsemble TreeEnsemble::from_xgboost_json(const nlohmann::json &model, int ex
     TreeEnsemble e;
     const auto &learner = at(model, "learner");
     const auto &lmp = at(learner, "learner_model_param");
-    e.num_features_ = static_cast<int>(num(at(lmp, "num_feature")));
+    e.num_features_ = static_cast<int>(json_int(num(at(lmp, "num_feature")), 0, 1 << 20, "num_feature"));
     if (expected_features >= 0 && e.num_features_ != expected_features)
         throw std::runtime_error("the model has " + std::to_string(e.num_features_) + " features, the feature schema " +
                                  std::to_string(expected_features));
-    int num_class = static_cast<int>(num(at(lmp, "num_class")));
+    int num_class = static_cast<int>(json_int(num(at(lmp, "num_class")), 0, 1 << 16, "num_class"));
     e.num_groups_ = num_class > 1 ? num_class : 1;
     // 1.x writes "5E-1"; 2.x/3.x may write "[5E-1]" or one value per class.
     std::vector<double> base_scores;
@@ -58,9 +60,9 @@ TreeEnsemble TreeEnsemble::from_xgboost_json(const nlohmann::json &model, int ex
         if (!(base_score > 0 && base_score < 1)) throw std::runtime_error("base_score out of (0,1) for a logistic model");
         e.base_margin_.assign(1, static_cast<float>(std::log(base_score / (1.0 - base_score))));
     } else if (e.objective_ == "multi:softprob" || e.objective_ == "multi:softmax") {
-        e.base_margin_.assign(static_cast<size_t>(e.num_groups_), static_cast<float>(base_score));
+        e.base_margin_.assign(static_cast<size_t>(e.num_groups_), to_float(base_score, "base_score"));
         if (base_scores.size() == static_cast<size_t>(e.num_groups_))
-            for (size_t g = 0; g < base_scores.size(); ++g) e.base_margin_[g] = static_cast<float>(base_scores[g]);
+            for (size_t g = 0; g < base_scores.size(); ++g) e.base_margin_[g] = to_float(base_scores[g], "base_score");
     } else {
         throw std::runtime_error("unsupported objective '" + e.objective_ + "'");
     }
@@ -86,8 +88,8 @@ TreeEnsemble TreeEnsemble::from_xgboost_json(const nlohmann::json &model, int ex
             throw std::runtime_error("tree " + std::to_string(t) + " has inconsistent node arrays");
         if (auto st = tr.find("split_type"); st != tr.end())
             for (const auto &v : *st)
-                if (v.get<int>() != 0) throw std::runtime_error("categorical splits are not supported");
-        int group = info[t].get<int>();
+                if (json_int(v, INT32_MIN, INT32_MAX, "split_type") != 0) throw std::runtime_error("categorical splits are not supported");
+        auto group = static_cast<int>(json_int(info[t], -1, 1 << 16, "tree_info"));
         if (group < 0 || group >= e.num_groups_) throw std::runtime_error("tree_info names a group out of range");
 
         // Renumber breadth-first so that each node's children are adjacent (right = left + 1).
@@ -102,8 +104,8 @@ TreeEnsemble TreeEnsemble::from_xgboost_json(const nlohmann::json &model, int ex
             int64_t old = q.front();
             q.pop_front();
             order.push_back(old);
-            int64_t l = lc[static_cast<size_t>(old)].get<int64_t>();
-            int64_t r = rc[static_cast<size_t>(old)].get<int64_t>();
+            int64_t l = json_int(lc[static_cast<size_t>(old)], INT32_MIN, INT32_MAX, "left_children");
+            int64_t r = json_int(rc[static_cast<size_t>(old)], INT32_MIN, INT32_MAX, "right_children");
             if (l >= 0) {
                 if (r < 0 || static_cast<size_t>(l) >= n || static_cast<size_t>(r) >= n)
                     throw std::runtime_error("tree " + std::to_string(t) + " has a malformed child index");
@@ -121,8 +123,8 @@ TreeEnsemble TreeEnsemble::from_xgboost_json(const nlohmann::json &model, int ex
         for (int64_t old : order) {
             size_t o = static_cast<size_t>(old);
             Node &nd = e.nodes_[root + new_id[o]];
-            int64_t l = lc[o].get<int64_t>();
-            float value = static_cast<float>(num(sc[o]));
+            int64_t l = json_int(lc[o], INT32_MIN, INT32_MAX, "left_children");
+            float value = to_float(num(sc[o]), "split_conditions");
             // A split at -Infinity (XGBoost 3.x) sends every present value right: kept as is. A NaN
             // split or a non-finite leaf is no model XGBoost writes.
             if (l < 0 ? !std::isfinite(value) : std::isnan(value))
@@ -131,15 +133,15 @@ TreeEnsemble TreeEnsemble::from_xgboost_json(const nlohmann::json &model, int ex
             if (l < 0) {
                 nd = {value, 0, 0};
             } else {
-                int64_t feat = si[o].get<int64_t>();
+                int64_t feat = json_int(si[o], INT32_MIN, INT32_MAX, "split_indices");
                 if (feat < 0 || feat >= e.num_features_)
                     throw std::runtime_error("tree " + std::to_string(t) + " splits on feature " + std::to_string(feat) +
                                              " of " + std::to_string(e.num_features_));
                 uint32_t f = static_cast<uint32_t>(feat);
-                if (dl[o].get<int>() != 0) f |= kDefaultLeft;
+                if (json_int(dl[o], INT32_MIN, INT32_MAX, "default_left") != 0) f |= kDefaultLeft;
                 nd = {value, f, new_id[static_cast<size_t>(l)]};
             }
-            e.node_mean_[root + new_id[o]] = static_cast<float>(num(bw[o]));
+            e.node_mean_[root + new_id[o]] = to_float(num(bw[o]), "base_weights");
         }
         // base_weights of leaves are the leaf values before the learning rate; rescale all node means of
         // this tree so that leaves agree with the values actually added to the margin.

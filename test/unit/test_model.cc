@@ -138,6 +138,18 @@ TEST_CASE("tree walk: malformed trees are refused, never walked out of bounds") 
     CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(model("[1, -1, -1]", "[0, -1, -1]"), 2), HasText("not a tree"));
     CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(model("[1, -1, -1]", "[3, -1, -1]"), 2), HasText("malformed child"));
     CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(model("[1, -1, -1]", "[-1, -1, -1]"), 2), HasText("malformed child"));
+    // Numbers no integer or float holds (converting them is undefined behaviour; the fuzzer sent these).
+    CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(model("[-1.2e127, -1, -1]", "[2, -1, -1]"), 2), HasText("left_children"));
+    CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(model("[1.5, -1, -1]", "[2, -1, -1]"), 2), HasText("whole number"));
+    auto m = model("[1, -1, -1]", "[2, -1, -1]");
+    m["learner"]["gradient_booster"]["model"]["trees"][0]["split_conditions"][1] = 1e300;
+    CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(m, 2), HasText("range of a float"));
+    m = model("[1, -1, -1]", "[2, -1, -1]");
+    m["learner"]["learner_model_param"]["num_feature"] = "1e300";
+    CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(m, -1), HasText("num_feature"));
+    m = model("[1, -1, -1]", "[2, -1, -1]");
+    m["learner"]["gradient_booster"]["model"]["tree_info"][0] = 4e9;
+    CHECK_THROWS_WITH(TreeEnsemble::from_xgboost_json(m, 2), HasText("tree_info"));
 }
 
 TEST_CASE("model JSON: XGBoost's non-finite tokens become strings, strings stay untouched") {
