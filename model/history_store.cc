@@ -139,20 +139,9 @@ HistoryStore::HistoryStore(const std::string &path, Access access)
                               e.code());
         throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp history store?)", e.code());
     }
-    if (version > kSchemaVersion)
-        throw SqliteError(path + " was written by a newer jfp (store schema " + std::to_string(version) +
-                              ", this jfp reads up to " + std::to_string(kSchemaVersion) + "); upgrade jfp",
-                          SQLITE_ERROR);
+    apply_schema(db_, version, kSchemaVersion, writable_, kSchema, "store");
     if (writable_) {
-        db_.exec("PRAGMA journal_mode=WAL");
-        db_.exec("PRAGMA synchronous=NORMAL");
         db_.exec("PRAGMA cache_size=-65536");
-        if (version == 0) {
-            db_.exec("BEGIN");
-            db_.exec(kSchema);
-            db_.exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
-            db_.exec("COMMIT");
-        }
         st_ = new Statements(db_);
     } else if (version == 0) {
         // Readable but empty or not ours: check for the table to give a clear message.

@@ -84,20 +84,8 @@ ScriptArchive::ScriptArchive(const std::string &path, Access access)
     } catch (const SqliteError &e) {
         throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp script archive?)", e.code());
     }
-    if (version > kSchemaVersion)
-        throw SqliteError(path + " was written by a newer jfp (archive schema " + std::to_string(version) +
-                              ", this jfp reads up to " + std::to_string(kSchemaVersion) + "); upgrade jfp",
-                          SQLITE_ERROR);
-    if (writable_) {
-        db_.exec("PRAGMA journal_mode=WAL");
-        db_.exec("PRAGMA synchronous=NORMAL");
-        if (version == 0) {
-            db_.exec("BEGIN IMMEDIATE");
-            db_.exec(kSchema);
-            db_.exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
-            db_.exec("COMMIT");
-        }
-    } else if (version == 0) {
+    apply_schema(db_, version, kSchemaVersion, writable_, kSchema, "archive");
+    if (!writable_ && version == 0) {
         throw SqliteError(path + " is not a jfp script archive (empty, or another kind of database); the plugin "
                                  "creates it when script_archive is set in jfp.conf",
                           SQLITE_ERROR);

@@ -117,4 +117,20 @@ const void *Stmt::blob_at(int c, int &n) const {
     return p;
 }
 
+void apply_schema(Db &db, int found, int current, bool writable, const char *schema, const char *kind) {
+    if (found > current)
+        throw SqliteError(db.path() + " was written by a newer jfp (" + kind + " schema " + std::to_string(found) +
+                              ", this jfp reads up to " + std::to_string(current) + "); upgrade jfp",
+                          SQLITE_ERROR);
+    if (!writable) return;
+    db.exec("PRAGMA journal_mode=WAL");
+    db.exec("PRAGMA synchronous=NORMAL");
+    if (found == 0) {
+        db.exec("BEGIN IMMEDIATE");
+        db.exec(schema);
+        db.exec(("PRAGMA user_version=" + std::to_string(current)).c_str());
+        db.exec("COMMIT");
+    }
+}
+
 }  // namespace jfp

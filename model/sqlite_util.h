@@ -78,4 +78,8 @@ private:
     std::string sql_;
 };
 
+// A jfp database's schema, versioned by PRAGMA user_version: refuses a file a newer jfp wrote (naming
+// `kind`); a writable one is put in WAL mode and, when new (version 0), gets `schema` and `current`.
+void apply_schema(Db &db, int found, int current, bool writable, const char *schema, const char *kind);
+
 }  // namespace jfp
