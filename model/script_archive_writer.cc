@@ -32,7 +32,7 @@ bool ScriptArchiveWriter::reserve(int64_t bytes) {
 }
 
 void ScriptArchiveWriter::push(ScriptArchiveEntry &&e, int64_t bytes) {
-    Queued q{std::move(e), bytes};
+    auto q = std::make_unique<Queued>(Queued{std::move(e), bytes});
     if (!queue_.try_push(std::move(q))) {
         bytes_.fetch_sub(bytes, std::memory_order_relaxed);
         dropped_.fetch_add(1, std::memory_order_relaxed);
@@ -73,11 +73,11 @@ void ScriptArchiveWriter::report_drops(bool final) {
 void ScriptArchiveWriter::run() {
     RateLimitedLog errors(log_interval_);
     std::unique_ptr<ScriptArchive> archive;
-    Queued q;
-    auto fail = [&](Queued &x) {
+    std::unique_ptr<Queued> q;
+    auto fail = [&](std::unique_ptr<Queued> &x) {
         failed_.fetch_add(1);
-        bytes_.fetch_sub(x.bytes, std::memory_order_relaxed);
-        x = Queued();
+        bytes_.fetch_sub(x->bytes, std::memory_order_relaxed);
+        x.reset();
     };
     while (true) {
         report_drops(false);
@@ -109,11 +109,11 @@ void ScriptArchiveWriter::run() {
             archive->begin();
             do {
                 holding = true;
-                std::string_view env(q.e.env);
-                if (archive->put(q.e.meta, q.e.script, q.e.has_env ? &env : nullptr)) ++fresh;
+                std::string_view env(q->e.env);
+                if (archive->put(q->e.meta, q->e.script, q->e.has_env ? &env : nullptr)) ++fresh;
                 ++batch;
-                charged += q.bytes;
-                q = Queued();
+                charged += q->bytes;
+                q.reset();
                 holding = false;
             } while (batch < 256 && queue_.try_pop(q));
             archive->commit();
@@ -123,8 +123,8 @@ void ScriptArchiveWriter::run() {
             archive->rollback();
             if (holding) {
                 ++batch;
-                charged += q.bytes;
-                q = Queued();
+                charged += q->bytes;
+                q.reset();
             }
             failed_.fetch_add(batch);
             errors.log(LogLevel::Error, "script archive " + path_ + ": " + ex.what() +
