@@ -1,5 +1,6 @@
 // jfp predict: what the plugin would have said, job by job, for jobs submitted after a time.
 #include <cstdio>
+#include <memory>
 #include <fstream>
 
 #include "commands.h"
@@ -15,7 +16,7 @@ namespace jfp {
 namespace {
 
 struct PredictArgs {
-    std::string db, model, after, output;
+    std::string db, model, after, output, script_archive;
     bool explain = false;
 };
 
@@ -39,6 +40,8 @@ void run_predict(const PredictArgs &a) {
            "predicted_class,flagged" << (a.explain ? ",message" : "") << "\n";
     uint64_t n = 0, flagged = 0;
     char buf[256];
+    std::unique_ptr<ArchivedScripts> scripts;
+    if (!a.script_archive.empty()) scripts = std::make_unique<ArchivedScripts>(a.script_archive);
     sweep_submissions(store, [&](const Submission &sub) {
         const JobRecord &j = sub.job;
         const FeatureVector &x = sub.x;
@@ -62,7 +65,7 @@ void run_predict(const PredictArgs &a) {
         out << '\n';
         ++n;
         flagged += flag;
-    });
+    }, scripts.get());
     out.close();
     if (!out) throw std::runtime_error("error writing " + a.output);
     std::printf("jfp predict: %llu jobs submitted from %s scored with model %s; %llu at or above threshold %.4f -> %s\n",
@@ -81,6 +84,8 @@ void add_predict_command(CLI::App &app) {
     c->add_option("--model", a->model, "model bundle")->required();
     c->add_option("--after", a->after, "first submit time to score (YYYY-MM-DD[THH:MM:SS])")->required();
     c->add_option("--output", a->output, "CSV file to write")->required();
+    c->add_option("--script-archive", a->script_archive,
+                  "the plugin's script archive: script features for the jobs it kept (as the plugin saw them)");
     c->add_flag("--explain", a->explain,
                 "add a 'message' column: what a user would read at submission in warn mode (every job, flagged or not)");
     c->footer("Columns: JobIDRaw,Cluster,User,JobName,Submit,State,p_fail,p_FAILED,p_TIMEOUT,p_OUT_OF_MEMORY,"

@@ -187,4 +187,15 @@ archived "$r"
 expect_eq "$(sqlite3 "$A" "SELECT count(*) FROM submissions")" "$((n0 + 1))" "submissions after two restarts and one more job"
 scripts show -q --token "${TOK[big]}" | cmp - "$W/in/big" || fail "the 1 MiB script differs after two restarts"
 scancel -u root
+clear_queue
 note "two slurmctld restarts: the archive kept its $n0 submissions and took the next"
+
+# ---- retention: a dry run counts, a prune of everything older than now empties the archive
+n=$(sqlite3 "$A" "SELECT count(*) FROM submissions")
+expect_contains "$(scripts prune --older-than 1d --dry-run)" "would remove 0 submissions" "dry run, nothing a day old"
+sleep 1
+expect_contains "$(scripts prune --older-than 0d --vacuum)" "removed $n submissions" "prune of everything"
+scripts stats --json | python3 -c 'import json, sys; s = json.load(sys.stdin); assert s["submissions"] == 0 and s["blob_bytes"] == 0, s'
+out=$(scripts prune --older-than 3x 2>&1) && fail "a bad age should fail"
+expect_contains "$out" "expected 90d, 12w, 36h" "bad --older-than message"
+note "prune: $n submissions and every stored script removed, the file vacuumed"
