@@ -132,18 +132,8 @@ int main(int argc, char **argv) {
         jfp::SynthOptions so_;
         so_.jobs = quick ? 20000 : 100000;
         so_.seed = 3;
-        std::string txt = site.dir + "/h.txt";
-        std::FILE *out = std::fopen(txt.c_str(), "wb");
-        jfp::generate_workload(so_, out);
-        std::fclose(out);
         jfp::HistoryStore store(site.store, jfp::HistoryStore::Access::ReadWrite);
-        jfp::SacctReader reader({}, [&](jfp::JobRecord &&j) { store.put_job(j); },
-                                [&](jfp::StepInfo &&s) { store.put_step(s); });
-        auto id = store.begin_ingest(txt);
-        std::FILE *in = std::fopen(txt.c_str(), "rb");
-        reader.read(in, txt);
-        std::fclose(in);
-        store.finish_ingest(id, reader.report());
+        jfp::synthesize_into_store(so_, store, site.dir + "/h.txt");
         jfp::TrainOptions opt;
         opt.rounds = 200;
         opt.early_stopping_rounds = 1000;  // all 200 rounds: the model size the goals are stated for

@@ -272,6 +272,7 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
         unscored_log_.log(LogLevel::Error, "no usable model (" + st->model_note + "): jobs pass unscored");
         return out;
     }
+    auto history_lock = read_history(*st);
     std::string user = user_name(*st, req.uid);
     JobRequest r = resolve_request(req, user, *st->defaults, st->history.get());
     HistoryView hv = st->history ? st->history->index.lookup(r) : HistoryView{};
@@ -287,6 +288,7 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     FeatureVector x;
     build_features(r, hv, x, scan);
     fill_outcome(*st, r, hv, x, neutral_comment, req.uid, out, false, std::move(deferred));
+    history_lock = {};
     if (st->script_archive && r.script_known && !out.token.empty()) archive_script(*st, req, r, out.token);
 
     Recent::Entry e;
@@ -324,10 +326,10 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
     // Which submission is this? job id -> token from the store (pending jobs ingested), token -> request.
     std::optional<Recent::Entry> entry;
     std::string token;
+    auto history_lock = read_history(*st);
     if (st->history) {
-        auto it = st->history->token_by_job.find(job_id);
-        if (it != st->history->token_by_job.end()) {
-            token = it->second;
+        if (const std::string *t = st->history->token_of(job_id)) {
+            token = *t;
             entry = recent_->get(token);
         }
     }
@@ -450,6 +452,7 @@ std::string Engine::model_id() const {
 
 size_t Engine::history_jobs() const {
     auto st = state();
+    auto history_lock = read_history(*st);
     return st->history ? st->history->jobs : 0;
 }
 

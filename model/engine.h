@@ -16,9 +16,11 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <shared_mutex>
 #include <string>
 #include <thread>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "cluster_defaults.h"
@@ -55,7 +57,7 @@ struct SubmitOutcome {
 struct EngineCounters {
     std::atomic<uint64_t> evaluated{0}, scored{0}, annotated{0}, warned{0}, rejected{0}, overrides{0},
         exempt{0}, unscored{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0},
-        history_loads{0}, model_loads{0};
+        history_loads{0}, history_updates{0}, model_loads{0};
 };
 
 class Engine {
@@ -95,7 +97,9 @@ private:
         Config config;
         bool config_present = false;
         std::shared_ptr<const ModelBundle> model;
-        std::shared_ptr<const HistorySnapshot> history;
+        // Kept current in place by the loader under history_mu_ (incremental reloads); replaced whole
+        // after a full load.
+        std::shared_ptr<HistorySnapshot> history;
         std::shared_ptr<const ClusterDefaults> defaults;
         // Held through the snapshot, so a submission keeps the writer it started with alive; the
         // background thread destroys retired writers (joining their threads), never a submit thread.
@@ -106,6 +110,14 @@ private:
     struct Recent;  // recent submissions, for job_modify
 
     std::shared_ptr<const State> state() const { return std::atomic_load(&state_); }
+    // Shared while a submission reads a history snapshot, exclusive while the loader writes a chunk of
+    // changes into the published one (a few milliseconds at most).
+    std::shared_lock<std::shared_mutex> read_history(const State &st) const {
+        return st.history ? std::shared_lock<std::shared_mutex>(history_mu_) : std::shared_lock<std::shared_mutex>();
+    }
+    bool update_history(State &next, const std::string &store_path);
+    std::vector<std::pair<uint32_t, std::string>> unknown_user_uids(const HistorySnapshot &snap);
+    void load_whole_history(State &next, const std::string &store_path);
     std::string user_name(const State &st, uint32_t uid);
     void fill_outcome(const State &st, const JobRequest &r, const HistoryView &hv, const FeatureVector &x,
                       std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update,
@@ -130,6 +142,8 @@ private:
     std::unique_ptr<Db> store_watch_;
     int64_t store_data_version_ = -1;
     std::string model_path_loaded_, store_path_loaded_;
+    mutable std::shared_mutex history_mu_;
+    std::unordered_set<std::string> passwd_tried_;  // user names looked up in the password database
     std::string last_config_error_, last_model_error_, last_store_error_;
     // A store that failed to load is tried again this often even when its file looks unchanged (a
     // remount, a fixed permission or lock): seldom enough that a slow failure costs the host little.

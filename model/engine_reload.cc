@@ -172,28 +172,10 @@ void Engine::poll(bool load_history) {
                 err = "missing (fill it with jfp ingest --db " + cfg.store_path + ")";
             } else {
                 try {
-                    auto t0 = std::chrono::steady_clock::now();
-                    HistoryStore store(cfg.store_path, HistoryStore::Access::ReadOnly);
-                    auto snap = std::make_shared<HistorySnapshot>(load_history_snapshot(store));
-                    // Users known only by name (exports without UID): ask the password database, here in
-                    // the background, never on the submit path.
-                    std::unordered_map<std::string, uint32_t> known_names;
-                    for (const auto &[uid, name] : snap->uid_names) known_names.emplace(name, uid);
-                    for (const auto &[user, acct] : snap->last_account) {
-                        (void)acct;
-                        if (!known_names.count(user))
-                            if (auto uid = passwd_uid(user)) snap->uid_names.emplace(*uid, user);
-                    }
-                    trim_heap();
-                    std::string msg = "loaded history of " + std::to_string(snap->jobs) + " jobs (" +
-                                      std::to_string(snap->index.jobs_added()) + " ended, " +
-                                      std::to_string(snap->index.keys()) + " keys) from " + cfg.store_path + " in " +
-                                      std::to_string(ms_since(t0)) + " ms";
-                    next->history_note = std::to_string(snap->jobs) + " jobs";
-                    next->history = std::move(snap);
-                    counters_.history_loads.fetch_add(1);
+                    // A commit to the store already loaded: apply what changed; anything else loads it whole.
+                    if (!(committed && !replaced && next->history && update_history(*next, cfg.store_path)))
+                        load_whole_history(*next, cfg.store_path);
                     publish(next);
-                    log_info(msg);
                     last_store_error_.clear();
                     changed = true;
                 } catch (const std::exception &e) {
@@ -250,6 +232,73 @@ void Engine::poll(bool load_history) {
     cur.reset();  // the snapshot this poll started from may hold a writer just retired
     close_retired_writers();
     resolve_pending_uids();
+}
+
+// Applies the store's changes to the published snapshot in place, a chunk at a time under the history
+// lock. False when a full load is needed (logged with the reason); the snapshot is then untouched.
+bool Engine::update_history(State &next, const std::string &store_path) {
+    auto t0 = std::chrono::steady_clock::now();
+    HistoryStore store(store_path, HistoryStore::Access::ReadOnly);
+    HistorySnapshot &snap = *next.history;
+    auto u = update_history_snapshot(snap, store, [&](const std::function<void()> &write) {
+        std::unique_lock<std::shared_mutex> lock(history_mu_);
+        write();
+    });
+    if (u.full_load_reason) {
+        log_info("history store " + store_path + " changed: loading it whole, as " + *u.full_load_reason);
+        return false;
+    }
+    auto names = unknown_user_uids(snap);
+    if (!names.empty()) {
+        std::unique_lock<std::shared_mutex> lock(history_mu_);
+        for (auto &[uid, name] : names) snap.uid_names.emplace(uid, std::move(name));
+    }
+    uint64_t jobs;
+    {
+        std::shared_lock<std::shared_mutex> lock(history_mu_);
+        jobs = snap.jobs;
+    }
+    next.history_note = std::to_string(jobs) + " jobs";
+    counters_.history_updates.fetch_add(1);
+    if (u.applied)
+        log_info("applied " + std::to_string(u.applied) + " changed jobs from " + store_path + " in " +
+                 std::to_string(ms_since(t0)) + " ms (" + std::to_string(jobs) + " jobs)");
+    return true;
+}
+
+void Engine::load_whole_history(State &next, const std::string &store_path) {
+    auto t0 = std::chrono::steady_clock::now();
+    HistoryStore store(store_path, HistoryStore::Access::ReadOnly);
+    auto snap = std::make_shared<HistorySnapshot>(load_history_snapshot(store));
+    passwd_tried_.clear();  // a full load asks again: users may have been added since
+    for (auto &[uid, name] : unknown_user_uids(*snap)) snap->uid_names.emplace(uid, std::move(name));
+    trim_heap();
+    std::string msg = "loaded history of " + std::to_string(snap->jobs) + " jobs (" +
+                      std::to_string(snap->index.jobs_added()) + " ended, " + std::to_string(snap->index.keys()) +
+                      " keys) from " + store_path + " in " + std::to_string(ms_since(t0)) + " ms";
+    next.history_note = std::to_string(snap->jobs) + " jobs";
+    next.history = std::move(snap);
+    counters_.history_loads.fetch_add(1);
+    log_info(msg);
+}
+
+// Users known only by name (exports without UID): ask the password database, here in the background,
+// never on the submit path; each name once.
+std::vector<std::pair<uint32_t, std::string>> Engine::unknown_user_uids(const HistorySnapshot &snap) {
+    std::vector<std::pair<uint32_t, std::string>> out;
+    std::unordered_map<std::string, uint32_t> known_names;
+    {
+        std::shared_lock<std::shared_mutex> lock(history_mu_);
+        for (const auto &[uid, name] : snap.uid_names) known_names.emplace(name, uid);
+        for (const auto &[user, acct] : snap.last_account) {
+            (void)acct;
+            if (!known_names.count(user) && passwd_tried_.insert(user).second) out.emplace_back(0, user);
+        }
+    }
+    std::vector<std::pair<uint32_t, std::string>> found;
+    for (auto &[uid, user] : out)
+        if (auto u = passwd_uid(user)) found.emplace_back(*u, std::move(user));
+    return found;
 }
 
 // Readers hold the published object; the loader keeps working on its own copy.

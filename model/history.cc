@@ -35,6 +35,14 @@ void HistoryStats::add(const JobRecord &j) {
     }
 }
 
+bool HistoryStats::operator==(const HistoryStats &o) const {
+    return n == o.n && n_labeled == o.n_labeled && n_fail == o.n_fail && n_timeout == o.n_timeout && n_oom == o.n_oom &&
+           n_cancel == o.n_cancel && streak == o.streak && recent == o.recent && recent_n == o.recent_n &&
+           last == o.last && last_end == o.last_end && last_fail_end == o.last_fail_end &&
+           max_ok_elapsed_s == o.max_ok_elapsed_s && max_rss_mb == o.max_rss_mb && max_ok_rss_mb == o.max_ok_rss_mb &&
+           last_fail_timelimit_min == o.last_fail_timelimit_min && last_oom_req_mem_mb == o.last_oom_req_mem_mb;
+}
+
 double HistoryStats::recent_fail_rate() const {
     if (recent_n == 0) return std::numeric_limits<double>::quiet_NaN();
     return static_cast<double>(__builtin_popcount(recent)) / recent_n;

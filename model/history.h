@@ -35,6 +35,7 @@ struct HistoryStats {
     static constexpr int kRecent = 10;
 
     void add(const JobRecord &job);
+    bool operator==(const HistoryStats &o) const;
     // Failure fraction of the latest min(kRecent, recent_n) labeled jobs; NaN when none.
     double recent_fail_rate() const;
 };
@@ -63,6 +64,7 @@ public:
     size_t keys() const { return map_.size(); }
     uint64_t jobs_added() const { return added_; }
     void reserve(size_t n) { map_.reserve(n); }
+    bool operator==(const HistoryIndex &o) const { return added_ == o.added_ && map_ == o.map_; }
 
 private:
     const HistoryStats *find(uint64_t key) const;

@@ -1,5 +1,8 @@
 #include "history_snapshot.h"
 
+#include <utility>
+#include <vector>
+
 namespace jfp {
 
 namespace {
@@ -8,31 +11,157 @@ const std::string *find_in(const M &m, const K &k) {
     auto it = m.find(k);
     return it == m.end() ? nullptr : &it->second;
 }
+
+// The latest non-empty choice by submit order (ties by job), as the full replay's ORDER BY sees it; a
+// later change to the winning job itself replaces its value.
+void choose(HistorySnapshot::Latest &cur, const std::string &value, const JobRecord &j, const std::string &job) {
+    if (value.empty()) return;
+    if (!cur.value.empty() && job != cur.job && (j.submit < cur.submit || (j.submit == cur.submit && job < cur.job)))
+        return;
+    cur.value = value;
+    cur.submit = j.submit;
+    cur.job = job;
+}
+
+// What a job row tells beyond the index: who a uid is, the user's latest account and QOS, the tokens
+// of jobs that can still be modified.
+void note_job(HistorySnapshot &s, const JobRecord &j) {
+    if (j.uid >= 0) s.uid_names[static_cast<uint32_t>(j.uid)] = j.user;
+    if (!j.account.empty() || !j.qos.empty()) {
+        std::string job = j.cluster + '\x1f' + j.job_key;
+        if (!j.account.empty()) choose(s.last_account[j.user], j.account, j, job);
+        if (!j.qos.empty()) choose(s.last_qos[j.user], j.qos, j, job);
+    }
+    if (j.jfp_token.empty()) return;
+    if (!j.ended()) {
+        s.token_by_job[j.job_key] = j.jfp_token;
+        if (!j.job_id.empty()) s.token_by_job[j.job_id] = j.jfp_token;
+        return;
+    }
+    for (const std::string *id : {&j.job_key, &j.job_id}) {
+        auto it = s.token_by_job.find(*id);
+        if (it != s.token_by_job.end() && it->second == j.jfp_token) s.token_by_job.erase(it);
+    }
+}
+
+std::unordered_map<std::string, std::string> read_queue_tokens(const HistoryStore &store) {
+    std::unordered_map<std::string, std::string> q;
+    for (auto &[id, tok] : store.queue_tokens()) q[std::move(id)] = std::move(tok);
+    return q;
+}
 }  // namespace
 
 const std::string *HistorySnapshot::user_name(uint32_t uid) const { return find_in(uid_names, uid); }
-const std::string *HistorySnapshot::account_of(const std::string &u) const { return find_in(last_account, u); }
-const std::string *HistorySnapshot::qos_of(const std::string &u) const { return find_in(last_qos, u); }
+
+const std::string *HistorySnapshot::account_of(const std::string &u) const {
+    auto it = last_account.find(u);
+    return it == last_account.end() ? nullptr : &it->second.value;
+}
+
+const std::string *HistorySnapshot::qos_of(const std::string &u) const {
+    auto it = last_qos.find(u);
+    return it == last_qos.end() ? nullptr : &it->second.value;
+}
+
+const std::string *HistorySnapshot::token_of(const std::string &job_id) const {
+    if (const std::string *t = find_in(queue_token_by_job, job_id)) return t;
+    return find_in(token_by_job, job_id);
+}
 
 HistorySnapshot load_history_snapshot(const HistoryStore &store) {
     HistorySnapshot s;
+    HistoryStore::ReadTransaction tx(store);  // one view: a commit during the load is applied next time
+    s.seq = store.tracks_changes() ? store.last_change() : -1;
     store.for_each_ended_job([&](JobRecord &&j) {
         s.index.add(j);
         if (j.end > s.latest_end) s.latest_end = j.end;
     });
-    // Submit order: the last write per user is their latest choice.
     store.for_each_job([&](JobRecord &&j) {
         ++s.jobs;
-        if (j.uid >= 0) s.uid_names[static_cast<uint32_t>(j.uid)] = j.user;
-        if (!j.account.empty()) s.last_account[j.user] = j.account;
-        if (!j.qos.empty()) s.last_qos[j.user] = j.qos;
-        if (!j.jfp_token.empty() && !j.ended()) {  // only jobs that can still be modified
-            s.token_by_job[j.job_key] = j.jfp_token;
-            if (!j.job_id.empty()) s.token_by_job[j.job_id] = j.jfp_token;
-        }
+        note_job(s, j);
     });
-    for (const auto &[id, tok] : store.queue_tokens()) s.token_by_job[id] = tok;
+    s.queue_token_by_job = read_queue_tokens(store);
     return s;
+}
+
+SnapshotUpdate update_history_snapshot(HistorySnapshot &snap, const HistoryStore &store,
+                                       const std::function<void(const std::function<void()> &)> &apply, size_t chunk) {
+    SnapshotUpdate u;
+    if (snap.seq < 0 || !store.tracks_changes()) {
+        u.full_load_reason = "the store's schema does not number its changes (any jfp ingest into it upgrades it)";
+        return u;
+    }
+    HistoryStore::ReadTransaction tx(store);
+    const int64_t from = snap.seq;
+    const int64_t last = store.last_change();
+    if (last < from) {
+        u.full_load_reason = "the store's change numbers went back (was it restored from a backup?)";
+        return u;
+    }
+    auto c = store.count_changes(from, snap.latest_end);
+    if (c.updated_after_end) {
+        u.full_load_reason = std::to_string(c.updated_after_end) + " job(s) already loaded as ended were re-ingested with changes";
+        return u;
+    }
+    if (c.ended_late) {
+        u.full_load_reason = std::to_string(c.ended_late) + " job(s) ended before the latest job already loaded (a late or out-of-order export)";
+        return u;
+    }
+    auto queue = read_queue_tokens(store);
+
+    // Rows come in replay order (not ended first, then by end): each chunk extends the history in
+    // end order, so between chunks readers see the history as of some end time.
+    auto cursor = store.changed_since(from);
+    std::vector<std::pair<JobRecord, JobSeqs>> rows;
+    rows.reserve(chunk);
+    bool more = true;
+    while (more) {
+        rows.clear();
+        JobRecord j;
+        JobSeqs q;
+        while (rows.size() < chunk && (more = cursor.next(j, q))) rows.emplace_back(std::move(j), q);
+        if (rows.empty()) break;
+        apply([&] {
+            for (auto &[job, seqs] : rows) {
+                if (seqs.job_seq > from) ++snap.jobs;
+                if (job.ended() && seqs.end_seq > from) {
+                    snap.index.add(job);
+                    if (job.end > snap.latest_end) snap.latest_end = job.end;
+                }
+                note_job(snap, job);
+            }
+        });
+        u.applied += rows.size();
+    }
+    apply([&] {
+        snap.queue_token_by_job = std::move(queue);
+        snap.seq = last;
+    });
+    return u;
+}
+
+bool same_history(const HistorySnapshot &a, const HistorySnapshot &b, std::string *why) {
+    auto differ = [&](const char *what) {
+        if (why) *why = what;
+        return false;
+    };
+    if (!(a.index == b.index)) return differ("index");
+    if (a.jobs != b.jobs) return differ("jobs");
+    if (a.latest_end != b.latest_end) return differ("latest_end");
+    if (a.uid_names != b.uid_names) return differ("uid_names");
+    auto same_latest = [](const auto &x, const auto &y) {
+        if (x.size() != y.size()) return false;
+        for (const auto &[k, v] : x) {
+            auto it = y.find(k);
+            if (it == y.end() || it->second.value != v.value) return false;
+        }
+        return true;
+    };
+    if (!same_latest(a.last_account, b.last_account)) return differ("last_account");
+    if (!same_latest(a.last_qos, b.last_qos)) return differ("last_qos");
+    if (a.token_by_job != b.token_by_job) return differ("token_by_job");
+    if (a.queue_token_by_job != b.queue_token_by_job) return differ("queue_token_by_job");
+    return true;
 }
 
 }  // namespace jfp

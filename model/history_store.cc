@@ -43,9 +43,13 @@ CREATE TABLE IF NOT EXISTS jobs (
     submit_line TEXT,
     jfp_token TEXT,
     step_oom INTEGER NOT NULL DEFAULT 0,
+    seq INTEGER,
+    job_seq INTEGER,
+    end_seq INTEGER,
     PRIMARY KEY (cluster, job_key)
 );
 CREATE INDEX IF NOT EXISTS jobs_submit ON jobs(submit);
+CREATE INDEX IF NOT EXISTS jobs_seq ON jobs(seq);
 CREATE INDEX IF NOT EXISTS jobs_token ON jobs(jfp_token) WHERE jfp_token IS NOT NULL;
 CREATE TABLE IF NOT EXISTS ingests (
     id INTEGER PRIMARY KEY,
@@ -80,9 +84,11 @@ std::string upsert_sql() {
     std::string s = "INSERT INTO jobs (cluster, job_key, job_id, array_job, user, account, partition, qos, name, "
                     "submit, start, end_time, outcome, state, exit_code, exit_signal, req_cpus, req_nodes, "
                     "req_mem_mb, timelimit_min, req_gpus, elapsed_s, max_rss_mb, has_dependency, interactive, "
-                    "submit_line, jfp_token, uid) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,"
-                    "?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28) "
+                    "submit_line, jfp_token, uid, seq, job_seq, end_seq) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
+                    "?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?29,"
+                    "CASE WHEN ?12 IS NOT NULL AND ?13 <> " + std::to_string(kUnfinished) + " THEN ?29 END) "
                     "ON CONFLICT (cluster, job_key) DO UPDATE SET ";
+    std::string changed;  // an update that changes nothing must not look like a change to the plugin's loader
     const char *plain[] = {"job_id", "array_job", "user", "account", "partition", "qos", "name", "submit", "start",
                            "end_time", "outcome", "state", "exit_code", "exit_signal", "req_cpus", "req_nodes",
                            "req_mem_mb", "timelimit_min", "req_gpus", "elapsed_s", "has_dependency",
@@ -92,13 +98,18 @@ std::string upsert_sql() {
         s += "=excluded.";
         s += c;
         s += ", ";
+        changed += std::string("jobs.") + c + " IS NOT excluded." + c + " OR ";
     }
     s += "jfp_token=coalesce(excluded.jfp_token, jobs.jfp_token), uid=coalesce(excluded.uid, jobs.uid), "
          "max_rss_mb=CASE WHEN jobs.max_rss_mb IS NULL THEN excluded.max_rss_mb "
          "WHEN excluded.max_rss_mb IS NULL THEN jobs.max_rss_mb "
-         "ELSE max(jobs.max_rss_mb, excluded.max_rss_mb) END "
-         "WHERE jobs.outcome IS NULL OR jobs.outcome = " +
-         std::to_string(kUnfinished) + " OR excluded.outcome <> " + std::to_string(kUnfinished);
+         "ELSE max(jobs.max_rss_mb, excluded.max_rss_mb) END, "
+         "seq=excluded.seq, job_seq=coalesce(jobs.job_seq, excluded.seq), end_seq=coalesce(jobs.end_seq, excluded.end_seq) "
+         "WHERE (jobs.outcome IS NULL OR jobs.outcome = " +
+         std::to_string(kUnfinished) + " OR excluded.outcome <> " + std::to_string(kUnfinished) + ") AND (" + changed +
+         "coalesce(excluded.jfp_token, jobs.jfp_token) IS NOT jobs.jfp_token OR "
+         "coalesce(excluded.uid, jobs.uid) IS NOT jobs.uid OR "
+         "(excluded.max_rss_mb IS NOT NULL AND (jobs.max_rss_mb IS NULL OR excluded.max_rss_mb > jobs.max_rss_mb)))";
     return s;
 }
 
@@ -111,12 +122,14 @@ struct HistoryStore::Statements {
     explicit Statements(const Db &db)
         : upsert_job(db, upsert_sql().c_str()),
           upsert_step(db,
-                      "INSERT INTO jobs (cluster, job_key, max_rss_mb, step_oom) VALUES (?1, ?2, ?3, ?4) "
+                      "INSERT INTO jobs (cluster, job_key, max_rss_mb, step_oom, seq) VALUES (?1, ?2, ?3, ?4, ?5) "
                       "ON CONFLICT (cluster, job_key) DO UPDATE SET "
                       "max_rss_mb=CASE WHEN jobs.max_rss_mb IS NULL THEN excluded.max_rss_mb "
                       "WHEN excluded.max_rss_mb IS NULL THEN jobs.max_rss_mb "
                       "ELSE max(jobs.max_rss_mb, excluded.max_rss_mb) END, "
-                      "step_oom=max(jobs.step_oom, excluded.step_oom)"),
+                      "step_oom=max(jobs.step_oom, excluded.step_oom), seq=excluded.seq "
+                      "WHERE (excluded.max_rss_mb IS NOT NULL AND (jobs.max_rss_mb IS NULL OR excluded.max_rss_mb > jobs.max_rss_mb)) "
+                      "OR excluded.step_oom > jobs.step_oom"),
           insert_error(db, "INSERT INTO ingest_errors (ingest_id, line, last_line, reason, text) "
                            "VALUES (?1, ?2, ?3, ?4, ?5)") {}
 };
@@ -140,6 +153,8 @@ HistoryStore::HistoryStore(const std::string &path, Access access)
         throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp history store?)", e.code());
     }
     apply_schema(db_, version, kSchemaVersion, writable_, kSchema, "store");
+    if (writable_ && version == 1) migrate_from_1();
+    tracks_changes_ = writable_ || version >= 2;
     if (writable_) {
         db_.exec("PRAGMA cache_size=-65536");
         st_ = new Statements(db_);
@@ -149,6 +164,25 @@ HistoryStore::HistoryStore(const std::string &path, Access access)
         if (!t.step() || t.int_at(0) == 0)
             throw SqliteError(path + " is not a jfp history store (no jobs table); create it with jfp ingest",
                               SQLITE_ERROR);
+    }
+}
+
+// Schema 2 numbers every change to a job row (seq), so the plugin's loader can apply only what changed.
+void HistoryStore::migrate_from_1() {
+    db_.exec("BEGIN IMMEDIATE");
+    try {
+        db_.exec("ALTER TABLE jobs ADD COLUMN seq INTEGER");
+        db_.exec("ALTER TABLE jobs ADD COLUMN job_seq INTEGER");
+        db_.exec("ALTER TABLE jobs ADD COLUMN end_seq INTEGER");
+        db_.exec(("UPDATE jobs SET seq=rowid, job_seq=CASE WHEN user IS NOT NULL THEN rowid END, "
+                  "end_seq=CASE WHEN end_time IS NOT NULL AND outcome <> " + std::to_string(kUnfinished) +
+                  " THEN rowid END").c_str());
+        db_.exec("CREATE INDEX IF NOT EXISTS jobs_seq ON jobs(seq)");
+        db_.exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
+        db_.exec("COMMIT");
+    } catch (...) {
+        db_.exec("ROLLBACK");
+        throw;
     }
 }
 
@@ -168,18 +202,24 @@ int64_t HistoryStore::begin_ingest(const std::string &source) {
     s.bind(1, std::string_view(source));
     s.run();
     int64_t id = sqlite3_last_insert_rowid(db_.get());
-    db_.exec("BEGIN");
+    begin_batch();
     in_tx_ = true;
-    pending_writes_ = 0;
     return id;
+}
+
+// IMMEDIATE: the next change number is read under the write lock, so two ingests never share one.
+void HistoryStore::begin_batch() {
+    db_.exec("BEGIN IMMEDIATE");
+    Stmt s(db_, "SELECT coalesce(max(seq), 0) FROM jobs");
+    next_seq_ = s.step() ? s.int_at(0) + 1 : 1;
+    pending_writes_ = 0;
 }
 
 void HistoryStore::maybe_commit() {
     // Commit in batches: bounded WAL growth and bounded memory for any export size.
     if (++pending_writes_ >= 50000) {
         db_.exec("COMMIT");
-        db_.exec("BEGIN");
-        pending_writes_ = 0;
+        begin_batch();
     }
 }
 
@@ -198,6 +238,7 @@ void HistoryStore::put_job(const JobRecord &j) {
     s.bind(21, j.req_gpus).bind(22, j.elapsed_s).bind(23, j.max_rss_mb).bind(24, j.has_dependency);
     s.bind(25, j.interactive).bind_text_or_null(26, j.submit_line).bind_text_or_null(27, j.jfp_token);
     if (j.uid >= 0) s.bind(28, j.uid); else s.bind_null(28);
+    s.bind(29, next_seq_++);
     s.run();
     maybe_commit();
 }
@@ -206,7 +247,7 @@ void HistoryStore::put_step(const StepInfo &st) {
     if (!writable_) throw SqliteError(path() + ": opened read-only", SQLITE_READONLY);
     Stmt &s = st_->upsert_step;
     s.bind(1, std::string_view(st.cluster)).bind(2, std::string_view(st.job_key)).bind(3, st.max_rss_mb);
-    s.bind(4, static_cast<int64_t>(st.out_of_memory ? 1 : 0));
+    s.bind(4, static_cast<int64_t>(st.out_of_memory ? 1 : 0)).bind(5, next_seq_++);
     s.run();
     maybe_commit();
 }
@@ -242,8 +283,8 @@ uint64_t HistoryStore::job_count() const {
 }
 
 namespace {
-std::string select_jobs(bool ended_only, const char *order) {
-    std::string sql = std::string("SELECT ") + kJobColumns + " FROM jobs WHERE user IS NOT NULL";
+std::string select_jobs(bool ended_only, const char *order, const char *extra_columns = "") {
+    std::string sql = std::string("SELECT ") + kJobColumns + extra_columns + " FROM jobs WHERE user IS NOT NULL";
     if (ended_only) sql += " AND end_time IS NOT NULL AND outcome <> " + std::to_string(kUnfinished);
     sql += " ";
     sql += order;
@@ -258,6 +299,14 @@ JobCursor::JobCursor(const Db &db, const std::string &sql, const std::vector<std
 }
 JobCursor::~JobCursor() { delete stmt_; }
 JobCursor::JobCursor(JobCursor &&o) noexcept : stmt_(o.stmt_) { o.stmt_ = nullptr; }
+
+bool JobCursor::next(JobRecord &j, JobSeqs &q) {
+    if (!next(j)) return false;
+    q.seq = stmt_->int_at(29);
+    q.job_seq = stmt_->int_at(30);
+    q.end_seq = stmt_->int_at(31);
+    return true;
+}
 
 bool JobCursor::next(JobRecord &j) {
     Stmt &s = *stmt_;
@@ -301,8 +350,45 @@ JobCursor HistoryStore::jobs_by_submit() const {
     return JobCursor(db_, select_jobs(false, "ORDER BY submit, cluster, job_key"));
 }
 
+// Jobs that end in the same second are replayed in the order they were first seen ended, so a job
+// ingested later never has to be replayed before one already loaded (schema 1 stores: by key).
 JobCursor HistoryStore::ended_jobs_by_end() const {
-    return JobCursor(db_, select_jobs(true, "ORDER BY end_time, cluster, job_key"));
+    return JobCursor(db_, select_jobs(true, tracks_changes_ ? "ORDER BY end_time, end_seq" : "ORDER BY end_time, cluster, job_key"));
+}
+
+int64_t HistoryStore::last_change() const {
+    if (!tracks_changes_) return 0;
+    Stmt s(db_, "SELECT coalesce(max(seq), 0) FROM jobs");
+    return s.step() ? s.int_at(0) : 0;
+}
+
+JobCursor HistoryStore::changed_since(int64_t seq) const {
+    return JobCursor(db_, select_jobs(false, "AND seq > CAST(?1 AS INTEGER) ORDER BY end_time, end_seq", ", seq, job_seq, end_seq"),
+                     {std::to_string(seq)});
+}
+
+HistoryStore::ChangeCount HistoryStore::count_changes(int64_t seq, int64_t end) const {
+    Stmt s(db_, ("SELECT count(*), coalesce(sum(end_seq <= ?1), 0), coalesce(sum(end_seq > ?1 AND end_time < ?2), 0) "
+                 "FROM jobs WHERE seq > ?1 AND user IS NOT NULL"));
+    s.bind(1, seq).bind(2, end);
+    ChangeCount c;
+    if (s.step()) {
+        c.changed = static_cast<uint64_t>(s.int_at(0));
+        c.updated_after_end = static_cast<uint64_t>(s.int_at(1));
+        c.ended_late = static_cast<uint64_t>(s.int_at(2));
+    }
+    return c;
+}
+
+HistoryStore::ReadTransaction::ReadTransaction(const HistoryStore &store) : db_(store.db_) {
+    Stmt(db_, "BEGIN").run();
+}
+
+HistoryStore::ReadTransaction::~ReadTransaction() {
+    try {
+        Stmt(db_, "COMMIT").run();
+    } catch (...) {
+    }
 }
 
 std::vector<JobRecord> HistoryStore::jobs_with_id(const std::string &job_id) const {

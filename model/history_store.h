@@ -17,6 +17,12 @@
 
 namespace jfp {
 
+// Change numbers of one job row (schema 2): seq of its latest change, job_seq when it first became a
+// job row (not a step stub), end_seq when it first ended; 0 when not (yet).
+struct JobSeqs {
+    int64_t seq = 0, job_seq = 0, end_seq = 0;
+};
+
 // Reads jobs one at a time from a query; several may be open at once on one store.
 class JobCursor {
 public:
@@ -28,6 +34,8 @@ public:
     JobCursor(const JobCursor &) = delete;
     JobCursor &operator=(const JobCursor &) = delete;
     bool next(JobRecord &out);
+    // For a cursor from changed_since(): also the row's change numbers.
+    bool next(JobRecord &out, JobSeqs &seqs);
 
 private:
     Stmt *stmt_;
@@ -79,19 +87,49 @@ public:
     std::optional<JobRecord> job_with_token(const std::string &token) const;
     // The user's runs of a job name submitted before `before` that carry a join token.
     std::vector<JobRecord> tokened_runs(const std::string &user, const std::string &name, int64_t before) const;
+    // ---- changes, for the plugin's incremental reload
+    // False for a schema-1 store opened read-only (nothing numbers its changes: only full loads).
+    bool tracks_changes() const { return tracks_changes_; }
+    // Highest change number in the store; 0 when empty or not tracked.
+    int64_t last_change() const;
+    // Job rows changed after change number `seq`, in the order ended_jobs_by_end() replays them
+    // (rows not ended first). Read with next(JobRecord&, JobSeqs&).
+    JobCursor changed_since(int64_t seq) const;
+    // How many job rows changed after `seq`, and how many of those had already ended by then
+    // (end_seq <= seq) or end before `end` (they would have to be replayed before jobs already loaded).
+    struct ChangeCount {
+        uint64_t changed = 0, updated_after_end = 0, ended_late = 0;
+    };
+    ChangeCount count_changes(int64_t seq, int64_t end) const;
+    // Holds one read transaction (one consistent view of the store) across several queries.
+    class ReadTransaction {
+    public:
+        explicit ReadTransaction(const HistoryStore &store);
+        ~ReadTransaction();
+        ReadTransaction(const ReadTransaction &) = delete;
+        ReadTransaction &operator=(const ReadTransaction &) = delete;
+
+    private:
+        const Db &db_;
+    };
+
     // Latest End time in the store (naive local), for `jfp ingest --follow`.
     std::optional<int64_t> latest_end() const;
     // The bad lines recorded by one ingest (all of them, not only those printed).
     std::vector<BadLine> bad_lines(int64_t ingest_id) const;
 
-    static constexpr int kSchemaVersion = 1;
+    static constexpr int kSchemaVersion = 2;
 
 private:
     void maybe_commit();
+    void begin_batch();
+    void migrate_from_1();
 
     Db db_;
     bool writable_ = false;
+    bool tracks_changes_ = true;
     bool in_tx_ = false;
+    int64_t next_seq_ = 1;
     uint64_t pending_writes_ = 0;
     struct Statements;
     Statements *st_ = nullptr;

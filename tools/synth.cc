@@ -7,7 +7,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/history_store.h"
 #include "model/outcome.h"
+#include "model/sacct_reader.h"
 #include "model/time_util.h"
 
 namespace jfp {
@@ -381,6 +383,26 @@ SynthStats generate_workload(const SynthOptions &opt, std::FILE *out) {
         last_by_name[key] = {end, j.outcome};
     }
     return st;
+}
+
+void ingest_export_file(HistoryStore &store, const std::string &path) {
+    SacctReader reader({}, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
+    std::FILE *in = std::fopen(path.c_str(), "rb");
+    if (!in) throw std::runtime_error("cannot read " + path);
+    auto id = store.begin_ingest(path);
+    reader.read(in, path);
+    std::fclose(in);
+    store.finish_ingest(id, reader.report());
+}
+
+SynthStats synthesize_into_store(const SynthOptions &opt, HistoryStore &store, const std::string &scratch) {
+    std::FILE *out = std::fopen(scratch.c_str(), "wb");
+    if (!out) throw std::runtime_error("cannot write " + scratch);
+    SynthStats stats = generate_workload(opt, out);
+    std::fclose(out);
+    ingest_export_file(store, scratch);
+    std::remove(scratch.c_str());
+    return stats;
 }
 
 }  // namespace jfp

@@ -14,6 +14,8 @@
 
 namespace jfp {
 
+class HistoryStore;
+
 struct SynthOptions {
     uint64_t jobs = 10000;   // job rows (array tasks count one each), approximately
     uint64_t users = 0;      // 0: jobs / 800, clamped to [20, 3000]
@@ -34,5 +36,10 @@ struct SynthStats {
 
 // Writes the export (with header) to out; returns what it generated.
 SynthStats generate_workload(const SynthOptions &opt, std::FILE *out);
+
+// For tests and benchmarks: ingests an export file into the store (one ingest, no options); and
+// generates a workload into the file `scratch`, ingests it and removes the file. Throw on I/O errors.
+void ingest_export_file(HistoryStore &store, const std::string &path);
+SynthStats synthesize_into_store(const SynthOptions &opt, HistoryStore &store, const std::string &scratch);
 
 }  // namespace jfp

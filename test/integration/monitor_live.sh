@@ -41,6 +41,9 @@ done
 [ "$n" -ge 12 ] || fail "the feature log has $n rows scored at threshold $mid, expected 12"
 wait_accounting_complete
 "$JFP" ingest --from-sacct --db "$W/history.db" >/dev/null
+# The plugin follows the ingest by applying only what it changed: these jobs ended after all it had.
+wait_log "applied [0-9]* changed jobs from $W/history.db"
+grep -q "loading it whole" "$CTLD_LOG" && fail "an ingest of jobs that just ended made the plugin reload all history: $(grep -m1 'loading it whole' "$CTLD_LOG")"
 
 rc=0
 "$JFP" monitor --db "$W/history.db" --feature-log "$W/features.db" --model "$W/model.json" --since "$since" \
@@ -85,3 +88,18 @@ grep -q '<table id="live">' "$W/report.html" || fail "the report has no live sec
 grep -q '<tr><td>all</td><td>12</td><td>12</td><td>6</td><td>6</td><td>1.000</td><td>1.000</td>' "$W/report.html" ||
     fail "the report's live totals differ from jfp monitor's: $(grep -o '<tr><td>all</td>[^/]*' "$W/report.html")"
 grep -q '<table id="drift">' "$W/report.html" || fail "the report has no drift table"
+
+# What the plugin scores after applying the ingest equals what a full load of the same store gives:
+# the same two jobs scored now, then with a copy of the store (a new path: loaded whole).
+p_inc_d=$(p_of "$(comment_of "$(submit --hold -J doomed --wrap true)")")
+p_inc_s=$(p_of "$(comment_of "$(submit --hold -J steady --wrap true)")")
+sqlite3 "$W/history.db" ".backup '$W/copy.db'"
+set_conf "$base
+mode = annotate
+store = $W/copy.db"
+wait_log "loaded history of [0-9]* jobs .* from $W/copy.db"
+p_full_d=$(p_of "$(comment_of "$(submit --hold -J doomed --wrap true)")")
+p_full_s=$(p_of "$(comment_of "$(submit --hold -J steady --wrap true)")")
+expect_eq "$p_full_d" "$p_inc_d" "doomed's p after the incremental update vs a full load"
+expect_eq "$p_full_s" "$p_inc_s" "steady's p after the incremental update vs a full load"
+note "incremental update vs full load: doomed p=$p_inc_d / $p_full_d, steady p=$p_inc_s / $p_full_s"

@@ -182,8 +182,8 @@ TEST_CASE("submit request: unset values resolve to what slurmctld applies (and s
                               "PartitionName=gpu DefMemPerCPU=4000 MaxTime=INFINITE\nDefMemPerCPU=100\n",
                               ".", "slurm.conf");
     HistorySnapshot h;
-    h.last_account["amy"] = "chem";
-    h.last_qos["amy"] = "high";
+    h.last_account["amy"].value = "chem";
+    h.last_qos["amy"].value = "high";
     SubmitRequest s;
     s.has_script = true;
     s.script = "#!/bin/bash\nsrun x\n";

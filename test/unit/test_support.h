@@ -49,21 +49,12 @@ inline void ingest_text(HistoryStore &store, const std::string &text, SacctReade
 
 // A store at dir/h.db filled with a synthetic workload; returns its path.
 inline std::string build_store(const TempDir &dir, uint64_t jobs, uint64_t seed, const std::string &name = "h.db") {
-    std::string path = dir.file(name + ".txt");
     SynthOptions opt;
     opt.jobs = jobs;
     opt.seed = seed;
-    std::FILE *out = std::fopen(path.c_str(), "wb");
-    generate_workload(opt, out);
-    std::fclose(out);
     std::string db = dir.file(name);
     HistoryStore store(db, HistoryStore::Access::ReadWrite);
-    SacctReader reader({}, [&](JobRecord &&j) { store.put_job(j); }, [&](StepInfo &&s) { store.put_step(s); });
-    auto id = store.begin_ingest(path);
-    std::FILE *in = std::fopen(path.c_str(), "rb");
-    reader.read(in, path);
-    std::fclose(in);
-    store.finish_ingest(id, reader.report());
+    synthesize_into_store(opt, store, dir.file(name + ".txt"));
     return db;
 }
 

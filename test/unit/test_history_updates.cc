@@ -1,0 +1,242 @@
+// The plugin keeps its history current by applying only what the store changed. Whatever sequence of
+// ingests happens (jobs in end order, jobs still running that end later, identical re-ingests, late
+// exports, re-ingests that change an outcome, step rows, queue tokens), the updated snapshot must equal
+// a full replay of the store; when it cannot, the update must say so and leave the snapshot alone.
+#include <random>
+
+#include "catch.h"
+#include "model/history_snapshot.h"
+#include "model/history_store.h"
+#include "test_support.h"
+
+using namespace jfp;
+using jfp::test::TempDir;
+
+namespace {
+
+const Outcome kEnded[] = {Outcome::Completed, Outcome::Completed, Outcome::Completed, Outcome::Failed,
+                          Outcome::Timeout,   Outcome::OutOfMemory, Outcome::Cancelled};
+
+struct Workload {
+    std::mt19937_64 rng;
+    int64_t clock = 1'700'000'000;
+    int next_id = 1;
+    std::vector<JobRecord> running, ended;
+
+    explicit Workload(uint64_t seed) : rng(seed) {}
+    // n jobs that ended a minute apart.
+    std::vector<JobRecord> ended_series(int n) {
+        std::vector<JobRecord> out;
+        for (int i = 0; i < n; ++i) {
+            clock += 60;
+            JobRecord j = submit();
+            finish(j, clock);
+            out.push_back(j);
+        }
+        return out;
+    }
+    int pick(int n) { return static_cast<int>(rng() % static_cast<uint64_t>(n)); }
+
+    JobRecord submit() {
+        JobRecord j;
+        j.cluster = "c";
+        j.job_key = std::to_string(next_id++);
+        j.job_id = j.job_key;
+        int u = pick(5);
+        j.user = "u" + std::to_string(u);
+        if (pick(3)) j.uid = 1000 + u;
+        j.name = std::string("app") + std::to_string(pick(4)) + (pick(2) ? "_" + std::to_string(pick(30)) : "");
+        j.partition = pick(2) ? "batch" : "gpu";
+        if (pick(4)) j.account = "acct" + std::to_string(pick(3));
+        if (pick(4)) j.qos = pick(2) ? "normal" : "high";
+        j.submit = clock - 60 * pick(3);  // coarse: many submissions share a second
+        j.req_mem_mb = 1000.0 * (1 + pick(8));
+        j.timelimit_min = 10.0 * (1 + pick(12));
+        if (pick(2)) j.jfp_token = "t" + j.job_key;
+        j.state = "RUNNING";
+        return j;
+    }
+
+    void finish(JobRecord &j, int64_t end) {
+        j.outcome = kEnded[pick(7)];
+        j.state = j.outcome == Outcome::Completed ? "COMPLETED" : j.outcome == Outcome::Cancelled ? "CANCELLED" : "FAILED";
+        j.start = std::min(j.submit + 1, end);
+        j.end = end;
+        j.elapsed_s = static_cast<double>(end - j.start);
+        if (pick(2)) j.max_rss_mb = 100.0 * (1 + pick(50));
+    }
+};
+
+void put(HistoryStore &store, const std::vector<JobRecord> &jobs, const std::vector<StepInfo> &steps = {}) {
+    auto id = store.begin_ingest("test");
+    for (const auto &j : jobs) store.put_job(j);
+    for (const auto &s : steps) store.put_step(s);
+    store.finish_ingest(id, SacctReadReport());
+}
+
+// Chunks of 3 jobs: most updates take several.
+SnapshotUpdate update(HistorySnapshot &snap, const HistoryStore &store) {
+    return update_history_snapshot(snap, store, [](const std::function<void()> &write) { write(); }, 3);
+}
+
+}  // namespace
+
+TEST_CASE("history updates: applying only the store's changes equals a full replay, after any ingests") {
+    for (uint64_t seed : {1u, 2u, 3u, 4u, 5u}) {
+        TempDir dir;
+        HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+        Workload w(seed);
+        HistorySnapshot snap = load_history_snapshot(store);
+        int incremental = 0, full = 0;
+        for (int round = 0; round < 60; ++round) {
+            int action = w.pick(8);
+            bool must_be_incremental = action <= 3;
+            std::vector<JobRecord> batch;
+            std::vector<StepInfo> steps;
+            if (action == 0 || action == 1) {  // new jobs, ended in end order (some in the same second), some still running
+                int n = 1 + w.pick(12);
+                for (int i = 0; i < n; ++i) {
+                    w.clock += w.pick(3);
+                    JobRecord j = w.submit();
+                    if (w.pick(4) == 0) {
+                        w.running.push_back(j);
+                    } else {
+                        w.finish(j, w.clock);
+                        w.ended.push_back(j);
+                        if (w.pick(3) == 0) steps.push_back({j.cluster, j.job_key, 100.0 * (1 + w.pick(60)), w.pick(5) == 0});
+                    }
+                    batch.push_back(j);
+                }
+            } else if (action == 2) {  // running jobs end now
+                for (size_t i = 0; i < w.running.size() && i < 4; ++i) {
+                    w.clock += w.pick(2);
+                    JobRecord j = w.running.back();
+                    w.running.pop_back();
+                    w.finish(j, w.clock);
+                    w.ended.push_back(j);
+                    batch.push_back(j);
+                }
+            } else if (action == 3) {  // an overlapping export: rows already stored, unchanged
+                for (int i = 0; i < 5 && !w.ended.empty(); ++i) batch.push_back(w.ended[static_cast<size_t>(w.pick(static_cast<int>(w.ended.size())))]);
+                for (const auto &j : w.running) batch.push_back(j);
+            } else if (action == 4 || action == 5) {  // a late export: a job that ended before the latest loaded
+                if (snap.latest_end == 0) continue;
+                JobRecord j = w.submit();
+                j.submit -= 7200;
+                w.finish(j, snap.latest_end - 1 - w.pick(600));
+                w.ended.push_back(j);
+                batch.push_back(j);
+            } else if (action == 6) {  // a stored job re-ingested with another outcome
+                if (w.ended.empty()) continue;
+                JobRecord &j = w.ended[static_cast<size_t>(w.pick(static_cast<int>(w.ended.size())))];
+                j.outcome = j.outcome == Outcome::Completed ? Outcome::Failed : Outcome::Completed;
+                j.state = j.outcome == Outcome::Completed ? "COMPLETED" : "FAILED";
+                batch.push_back(j);
+            } else {  // the queue as scontrol saw it
+                std::vector<std::pair<std::string, std::string>> q;
+                for (const auto &j : w.running)
+                    if (w.pick(2)) q.emplace_back(j.job_id, "q" + j.job_key);
+                store.replace_queue_tokens(q);
+                must_be_incremental = true;
+            }
+            if (!batch.empty() || !steps.empty()) put(store, batch, steps);
+
+            auto u = update(snap, store);
+            if (u.full_load_reason) {
+                ++full;
+                CHECK_FALSE(must_be_incremental);
+                snap = load_history_snapshot(store);
+            } else {
+                ++incremental;
+            }
+            HistorySnapshot replay = load_history_snapshot(store);
+            std::string why;
+            INFO("seed " << seed << " round " << round << " action " << action);
+            REQUIRE(same_history(snap, replay, &why));
+            CHECK(why.empty());
+        }
+        CHECK(incremental > 20);
+        CHECK(full > 0);
+    }
+}
+
+TEST_CASE("history updates: an identical re-ingest changes nothing; a late job or a changed outcome needs a full load, and says why") {
+    TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    Workload w(9);
+    std::vector<JobRecord> jobs = w.ended_series(10);
+    put(store, jobs);
+    HistorySnapshot snap = load_history_snapshot(store);
+    int64_t seq = snap.seq;
+    CHECK(seq > 0);
+
+    put(store, jobs);  // the same export again
+    CHECK(store.last_change() == seq);
+    auto u = update(snap, store);
+    CHECK_FALSE(u.full_load_reason);
+    CHECK(u.applied == 0);
+
+    JobRecord late = w.submit();
+    w.finish(late, jobs.front().end - 5);
+    put(store, {late});
+    u = update(snap, store);
+    REQUIRE(u.full_load_reason);
+    CHECK(u.full_load_reason->find("ended before the latest job already loaded") != std::string::npos);
+    CHECK(snap.seq == seq);  // untouched
+    snap = load_history_snapshot(store);
+
+    JobRecord changed = jobs[3];
+    changed.outcome = Outcome::Failed;
+    changed.state = "FAILED";
+    put(store, {changed});
+    u = update(snap, store);
+    REQUIRE(u.full_load_reason);
+    CHECK(u.full_load_reason->find("re-ingested with changes") != std::string::npos);
+}
+
+TEST_CASE("history updates: a schema-1 store is read with full loads, and upgraded by the next ingest") {
+    TempDir dir;
+    std::string path = dir.file("h.db");
+    Workload w(11);
+    std::vector<JobRecord> jobs = w.ended_series(6);
+    {
+        HistoryStore store(path, HistoryStore::Access::ReadWrite);
+        put(store, jobs);
+    }
+    {  // make it what jfp 0.1 wrote
+        Db db(path, SQLITE_OPEN_READWRITE);
+        db.exec("DROP INDEX jobs_seq");
+        db.exec("ALTER TABLE jobs DROP COLUMN seq");
+        db.exec("ALTER TABLE jobs DROP COLUMN job_seq");
+        db.exec("ALTER TABLE jobs DROP COLUMN end_seq");
+        db.exec("PRAGMA user_version=1");
+    }
+    HistorySnapshot old_snap;
+    {
+        HistoryStore ro(path, HistoryStore::Access::ReadOnly);
+        CHECK_FALSE(ro.tracks_changes());
+        old_snap = load_history_snapshot(ro);
+        CHECK(old_snap.seq == -1);
+        CHECK(old_snap.jobs == 6);
+        auto u = update(old_snap, ro);
+        REQUIRE(u.full_load_reason);
+        CHECK(u.full_load_reason->find("schema") != std::string::npos);
+    }
+    {
+        HistoryStore rw(path, HistoryStore::Access::ReadWrite);  // upgrades
+        CHECK(rw.tracks_changes());
+        CHECK(rw.last_change() > 0);
+    }
+    HistoryStore ro(path, HistoryStore::Access::ReadOnly);
+    CHECK(ro.tracks_changes());
+    HistorySnapshot snap = load_history_snapshot(ro);
+    CHECK(same_history(snap, old_snap));
+    {
+        HistoryStore rw(path, HistoryStore::Access::ReadWrite);
+        put(rw, w.ended_series(1));
+    }
+    auto u = update(snap, ro);
+    CHECK_FALSE(u.full_load_reason);
+    CHECK(u.applied == 1);
+    CHECK(same_history(snap, load_history_snapshot(ro)));
+}
