@@ -12,26 +12,38 @@ const std::string *find_in(const M &m, const K &k) {
     return it == m.end() ? nullptr : &it->second;
 }
 
-// The latest non-empty choice by submit order (ties by job), as the full replay's ORDER BY sees it; a
-// later change to the winning job itself replaces its value.
-void choose(HistorySnapshot::Latest &cur, const std::string &value, const JobRecord &j, const std::string &job) {
+// The latest non-empty choice by submit order (ties by job), as a replay in submit order sees it; a
+// later change to the winning job itself replaces its value. The job's key is built only on a tie or a win.
+void choose(HistorySnapshot::Latest &cur, std::string_view value, int64_t submit, std::string_view cluster,
+            std::string_view job_key) {
     if (value.empty()) return;
-    if (!cur.value.empty() && job != cur.job && (j.submit < cur.submit || (j.submit == cur.submit && job < cur.job)))
-        return;
-    cur.value = value;
-    cur.submit = j.submit;
-    cur.job = job;
+    if (!cur.value.empty() && submit < cur.submit) return;
+    std::string job;
+    job.reserve(cluster.size() + 1 + job_key.size());
+    job.append(cluster).append(1, '\x1f').append(job_key);
+    if (!cur.value.empty() && submit == cur.submit && job < cur.job) return;
+    cur.value.assign(value);
+    cur.submit = submit;
+    cur.job = std::move(job);
 }
 
-// What a job row tells beyond the index: who a uid is, the user's latest account and QOS, the tokens
-// of jobs that can still be modified.
-void note_job(HistorySnapshot &s, const JobRecord &j) {
-    if (j.uid >= 0) s.uid_names[static_cast<uint32_t>(j.uid)] = j.user;
-    if (!j.account.empty() || !j.qos.empty()) {
-        std::string job = j.cluster + '\x1f' + j.job_key;
-        if (!j.account.empty()) choose(s.last_account[j.user], j.account, j, job);
-        if (!j.qos.empty()) choose(s.last_qos[j.user], j.qos, j, job);
+// Who a uid is, the user's latest account and QOS.
+void note_submission(HistorySnapshot &s, const HistoryStore::Submission &j) {
+    if (j.uid >= 0) {
+        auto &name = s.uid_names[static_cast<uint32_t>(j.uid)];
+        if (name != j.user) name.assign(j.user);
     }
+    if (j.account.empty() && j.qos.empty()) return;
+    auto it = s.last_account.find(std::string(j.user));  // one allocation per row with an account
+    if (!j.account.empty()) {
+        if (it == s.last_account.end()) it = s.last_account.emplace(std::string(j.user), HistorySnapshot::Latest()).first;
+        choose(it->second, j.account, j.submit, j.cluster, j.job_key);
+    }
+    if (!j.qos.empty()) choose(s.last_qos[std::string(j.user)], j.qos, j.submit, j.cluster, j.job_key);
+}
+
+// The tokens of jobs that can still be modified: set while a job is not ended, dropped when it ends.
+void note_token(HistorySnapshot &s, const JobRecord &j) {
     if (j.jfp_token.empty()) return;
     if (!j.ended()) {
         s.token_by_job[j.job_key] = j.jfp_token;
@@ -42,6 +54,19 @@ void note_job(HistorySnapshot &s, const JobRecord &j) {
         auto it = s.token_by_job.find(*id);
         if (it != s.token_by_job.end() && it->second == j.jfp_token) s.token_by_job.erase(it);
     }
+}
+
+void note_job(HistorySnapshot &s, const JobRecord &j) {
+    HistoryStore::Submission sub;
+    sub.cluster = j.cluster;
+    sub.job_key = j.job_key;
+    sub.user = j.user;
+    sub.account = j.account;
+    sub.qos = j.qos;
+    sub.uid = j.uid;
+    sub.submit = j.submit;
+    note_submission(s, sub);
+    note_token(s, j);
 }
 
 std::unordered_map<std::string, std::string> read_queue_tokens(const HistoryStore &store) {
@@ -72,14 +97,18 @@ HistorySnapshot load_history_snapshot(const HistoryStore &store) {
     HistorySnapshot s;
     HistoryStore::ReadTransaction tx(store);  // one view: a commit during the load is applied next time
     s.seq = store.tracks_changes() ? store.last_change() : -1;
-    store.for_each_ended_job([&](JobRecord &&j) {
+    auto ended = store.ended_jobs_for_index();
+    JobRecord j;
+    while (ended.next(j)) {
         s.index.add(j);
         if (j.end > s.latest_end) s.latest_end = j.end;
-    });
-    store.for_each_job([&](JobRecord &&j) {
+    }
+    store.for_each_submission([&](const HistoryStore::Submission &sub) {
         ++s.jobs;
-        note_job(s, j);
+        note_submission(s, sub);
     });
+    auto tokened = store.unfinished_tokened_jobs();
+    while (tokened.next(j)) note_token(s, j);
     s.queue_token_by_job = read_queue_tokens(store);
     return s;
 }

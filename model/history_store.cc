@@ -356,6 +356,38 @@ JobCursor HistoryStore::ended_jobs_by_end() const {
     return JobCursor(db_, select_jobs(true, tracks_changes_ ? "ORDER BY end_time, end_seq" : "ORDER BY end_time, cluster, job_key"));
 }
 
+JobCursor HistoryStore::ended_jobs_for_index() const {
+    // kJobColumns' positions, NULL where HistoryIndex::add (and infer_memory_kill) reads nothing: the sort
+    // then carries a few numbers and names per job, not whole rows.
+    static const std::string cols =
+        "cluster, job_key, NULL, NULL, user, account, partition, NULL, name, NULL, NULL, end_time, outcome, NULL, "
+        "NULL, exit_signal, NULL, NULL, req_mem_mb, timelimit_min, NULL, elapsed_s, max_rss_mb, NULL, NULL, NULL, "
+        "NULL, step_oom, NULL";
+    std::string sql = "SELECT " + cols + " FROM jobs WHERE user IS NOT NULL AND end_time IS NOT NULL AND outcome <> " +
+                      std::to_string(kUnfinished) + (tracks_changes_ ? " ORDER BY end_time, end_seq" : " ORDER BY end_time, cluster, job_key");
+    return JobCursor(db_, sql);
+}
+
+void HistoryStore::for_each_submission(const std::function<void(const Submission &)> &fn) const {
+    Stmt s(db_, "SELECT cluster, job_key, user, account, qos, uid, submit FROM jobs WHERE user IS NOT NULL");
+    Submission r;
+    while (s.step()) {
+        r.cluster = s.view_at(0);
+        r.job_key = s.view_at(1);
+        r.user = s.view_at(2);
+        r.account = s.view_at(3);
+        r.qos = s.view_at(4);
+        r.uid = s.is_null(5) ? -1 : s.int_at(5);
+        r.submit = s.int_at(6);
+        fn(r);
+    }
+}
+
+JobCursor HistoryStore::unfinished_tokened_jobs() const {
+    return JobCursor(db_, select_jobs(false, ("AND jfp_token IS NOT NULL AND (end_time IS NULL OR outcome = " +
+                                              std::to_string(kUnfinished) + ") ORDER BY submit, cluster, job_key").c_str()));
+}
+
 int64_t HistoryStore::last_change() const {
     if (!tracks_changes_) return 0;
     Stmt s(db_, "SELECT coalesce(max(seq), 0) FROM jobs");

@@ -71,6 +71,17 @@ public:
     JobCursor ended_jobs_by_end() const;
     void for_each_job(const std::function<void(JobRecord &&)> &fn) const;
     void for_each_ended_job(const std::function<void(JobRecord &&)> &fn) const;
+    // The plugin's full load, which must be quick at tens of millions of jobs: ended jobs in the same
+    // order with only the columns HistoryIndex::add reads (the others empty); and every job row, in no
+    // particular order, with only who submitted it, where, and when.
+    JobCursor ended_jobs_for_index() const;
+    struct Submission {
+        std::string_view cluster, job_key, user, account, qos;
+        int64_t uid = -1, submit = 0;
+    };
+    void for_each_submission(const std::function<void(const Submission &)> &fn) const;
+    // Jobs not ended that carry a join token, in submit order.
+    JobCursor unfinished_tokened_jobs() const;
     // Tasks per array (cluster + array job id); the feature array_size of each task.
     std::unordered_map<std::string, double> array_sizes() const;
     // Labeled jobs (COMPLETED or failed) submitted before `before` that also ended before it (all of
