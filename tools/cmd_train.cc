@@ -82,6 +82,12 @@ void add_train_command(CLI::App &app) {
         ->check(CLI::IsMember({"logloss", "aucpr", "auc"}));
     c->add_option("--max-depth", a->opt.max_depth, "tree depth")->capture_default_str()->check(CLI::Range(1, 16));
     c->add_option("--eta", a->opt.eta, "learning rate")->capture_default_str()->check(CLI::Range(0.001, 1.0));
+    c->add_option("--subsample", a->opt.subsample, "share of rows each tree samples (1: all, deterministic)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.05, 1.0));
+    c->add_option("--colsample", a->opt.colsample, "share of features each tree samples (1: all)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.05, 1.0));
     c->add_option("--scale-pos-weight", a->opt.scale_pos_weight, "weight of failed jobs (0: #completed/#failed)")
         ->capture_default_str();
     c->add_option("--target-precision", a->opt.target_precision,

@@ -51,6 +51,7 @@ int main(int argc, char **argv) {
     jfp::add_report_command(app);
     jfp::add_monitor_command(app);
     jfp::add_scripts_command(app);
+    jfp::add_export_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {

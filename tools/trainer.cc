@@ -16,8 +16,6 @@
 #include <stdexcept>
 
 #include "jfp_config.h"
-#include "model/feature_log.h"
-#include "model/feature_sweep.h"
 #include "model/model_bundle.h"
 #include "model/time_util.h"
 #include "progress.h"
@@ -102,56 +100,18 @@ int boost(xgb::Booster &b, const xgb::DMatrix &train, const xgb::DMatrix *val, c
     return best_round;
 }
 
-// More past failure never lowers the risk: the failure-rate and streak features may only push the score
-// up. Measured on six synthetic workloads, it raised PR-AUC after the cutoff on every one (docs/model.md).
-std::string monotone_constraints() {
-    std::string out = "(";
-    for (int f = 0; f < kNumFeatures; ++f) {
-        bool up = f == F_un_fail_rate || f == F_un_recent_fail_rate || f == F_un_streak || f == F_un_timeout_rate ||
-                  f == F_un_oom_rate || f == F_us_fail_rate || f == F_us_recent_fail_rate || f == F_us_streak ||
-                  f == F_u_fail_rate || f == F_u_recent_fail_rate || f == F_u_streak || f == F_p_fail_rate ||
-                  f == F_p_recent_fail_rate || f == F_a_fail_rate || f == F_a_recent_fail_rate;
-        out += (f ? "," : "");
-        out += up ? "1" : "0";
-    }
-    return out + ")";
-}
-
 }  // namespace
 
 nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, TrainSummary &summary) {
-    std::optional<int64_t> cutoff = opt.before;
-    if (!cutoff && opt.train_fraction) {
-        if (!(*opt.train_fraction > 0 && *opt.train_fraction <= 1))
-            throw std::runtime_error("--train-fraction must be in (0, 1]");
-        uint64_t all = store.count_labeled(std::nullopt);
-        auto k = static_cast<uint64_t>(std::floor(*opt.train_fraction * static_cast<double>(all)));
-        if (k < all) cutoff = store.labeled_submit_at(k, std::nullopt);
-    }
-    uint64_t eligible = store.count_labeled(cutoff);
-    if (eligible < 50)
-        throw std::runtime_error("only " + std::to_string(eligible) +
-                                 " finished jobs (COMPLETED or failed) lie in the training window; jfp needs at least "
-                                 "50. Ingest more history (jfp ingest) or move the cutoff later (--before)");
-    auto k_val = static_cast<uint64_t>(std::floor(static_cast<double>(eligible) * (1.0 - opt.validation_fraction)));
-    std::optional<int64_t> val_start = store.labeled_submit_at(std::min(k_val, eligible - 1), cutoff);
-
-    std::unordered_map<std::string, LoggedFeatures> logged;
-    if (!opt.feature_log.empty()) logged = read_feature_log(opt.feature_log);
+    TrainingWindow window = choose_training_window(store, opt);
+    const std::optional<int64_t> &cutoff = window.cutoff;
     Rows train, val;
-    uint64_t used_logged = 0;
-    std::unique_ptr<ArchivedScripts> scripts;
-    if (!opt.script_archive.empty()) scripts = std::make_unique<ArchivedScripts>(opt.script_archive);
-    auto t_sweep = std::chrono::steady_clock::now();
-    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
-        if (!is_labeled(j.outcome) || j.end == 0) return;
-        if (cutoff && !(j.submit < *cutoff && j.end < *cutoff)) return;
-        if (j.submit >= *val_start) val.add(x, j);
-        else if (j.end < *val_start) train.add(x, j);  // known by the time validation starts
-    }, opt.feature_log.empty() ? nullptr : &logged, &used_logged, scripts.get());
-    summary.logged_vectors = used_logged;
-    summary.archived_scripts = scripts ? scripts->found() : 0;
-    double sweep_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_sweep).count();
+    SweepSources sources = sweep_training_rows(store, opt, window, [&](const JobRecord &j, const FeatureVector &x, Split s) {
+        (s == Split::Validation ? val : train).add(x, j);
+    });
+    summary.logged_vectors = sources.logged_vectors;
+    summary.archived_scripts = sources.archived_scripts;
+    double sweep_seconds = sources.seconds;
     summary.train_rows = train.size();
     summary.train_failures = train.positives();
     summary.val_rows = val.size();
@@ -322,7 +282,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     bundle["class_prior"] = prior;
     nlohmann::json training;
     training["cutoff"] = cutoff ? format_sacct_time(*cutoff) : "";
-    training["validation_start"] = format_sacct_time(*val_start);
+    training["validation_start"] = format_sacct_time(window.validation_start);
     training["train_window"] = {window_json_time(train.first_submit), window_json_time(train.last_submit)};
     training["validation_window"] = {window_json_time(val.first_submit), window_json_time(val.last_submit)};
     training["rows"] = {{"train", summary.train_rows},

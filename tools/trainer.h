@@ -6,37 +6,13 @@
 #include <nlohmann/json.hpp>
 
 #include <cstdint>
-#include <optional>
 #include <string>
 
 #include "model/history_store.h"
 #include "metrics.h"
+#include "training_rows.h"
 
 namespace jfp {
-
-struct TrainOptions {
-    std::optional<int64_t> before;          // cutoff (naive local); unset: all history
-    std::optional<double> train_fraction;   // or: the earliest fraction of labeled jobs
-    double validation_fraction = 0.15;      // latest part of the training window
-    int rounds = 400;
-    int early_stopping_rounds = 40;
-    std::string stop_metric = "logloss";  // validation metric for early stopping: logloss, aucpr or auc
-    int max_depth = 6;
-    double eta = 0.1;
-    double subsample = 0.8;
-    double colsample = 0.8;
-    double min_child_weight = 1;
-    double scale_pos_weight = 1;  // >1 up-weights failures; 0 = neg/pos
-    int nthread = 0;              // 0: all cores
-    int seed = 0;
-    double target_precision = 0.9;
-    int class_rounds = 150;
-    int class_max_depth = 4;
-    size_t reference_rows = 32;
-    bool progress = false;
-    std::string feature_log;  // the plugin's feature log: prefer its vectors where a job carries a token
-    std::string script_archive;  // the plugin's script archive: script features for the jobs it kept
-};
 
 struct TrainSummary {
     uint64_t train_rows = 0, train_failures = 0, val_rows = 0, val_failures = 0;

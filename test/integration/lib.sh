@@ -10,11 +10,13 @@ if [ -n "${JFP_INSTALLED:-}" ]; then
     # The installed packages, not the build tree: jfp from PATH, the plugin from Slurm's plugin directory.
     JFP=$(command -v jfp || true)
     [ "$JFP" = /usr/bin/jfp ] || { echo "ERROR: JFP_INSTALLED is set but jfp is '$JFP', not /usr/bin/jfp" >&2; exit 99; }
+    JFP_TRAIN_DASK=/usr/bin/jfp-train-dask
     PLUGIN_SO="$("$TESTCLUSTER" plugindir)/job_submit_jfp.so"
     [ -f "$PLUGIN_SO" ] || { echo "ERROR: JFP_INSTALLED is set but $PLUGIN_SO is not installed" >&2; exit 99; }
     PLUGIN_DIR=""
 else
     JFP="$JFP_BUILDDIR/tools/jfp"
+    JFP_TRAIN_DASK="$JFP_SRCDIR/tools/jfp-train-dask"
     PLUGIN_SO="$JFP_BUILDDIR/plugin/.libs/job_submit_jfp.so"
     PLUGIN_DIR="$JFP_BUILDDIR/plugin/.libs"
 fi
