@@ -56,7 +56,8 @@ for m in local dask1 dask; do
         fail "jfp eval refused the $m bundle"
 done
 
-/usr/bin/python3 - "$W" "$JFP_TRAIN_DASK" <<'PY'
+# -B: loading the tool as a module must not leave a __pycache__ beside it (in the source tree).
+/usr/bin/python3 -B - "$W" "$JFP_TRAIN_DASK" <<'PY'
 import importlib.machinery, importlib.util, json, os, sys
 import numpy as np, pandas as pd, xgboost as xgb
 
