@@ -164,10 +164,12 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
 
     if (out.token.empty()) {
         uint64_t t = splitmix64(token_seed_ ^ token_counter_.fetch_add(1, std::memory_order_relaxed));
-        char buf[20];
-        std::snprintf(buf, sizeof buf, "%016" PRIx64, t);
-        out.token = buf;
-        out.admin_comment_append = "jfp:t=" + out.token;
+        static const char kHex[] = "0123456789abcdef";
+        char buf[16];
+        for (int i = 15; i >= 0; --i, t >>= 4) buf[i] = kHex[t & 15];
+        out.token.assign(buf, sizeof buf);
+        out.admin_comment_append.reserve(6 + sizeof buf + 1 + 96);  // the annotation may follow
+        out.admin_comment_append.append("jfp:t=").append(buf, sizeof buf);
     }
     // A job that is acted on carries what its history suggests, for the user and for tools reading sacct.
     d.annotation = format_annotation(s.p_fail, s.top_class, model.model_id(), d.override_used,

@@ -1,4 +1,7 @@
 #include <cmath>
+#include <cstdio>
+#include <random>
+#include <vector>
 
 #include "catch.h"
 #include "model/cluster_defaults.h"
@@ -142,6 +145,23 @@ TEST_CASE("annotation: format, parse back, fit into 1024 characters") {
     CHECK(shorter->find("jfp:p=0.873,class=TIMEOUT") != std::string::npos);
     CHECK(shorter->substr(0, long_comment.size()) == long_comment);  // the user's text is untouched
     CHECK_FALSE(append_annotation(std::string(1020, 'x'), a));
+}
+
+TEST_CASE("annotation: the probability has the digits of printf's %.3f, ties and edges included") {
+    // format_annotation uses to_chars on the submit path; sacct readers and tests expect printf's digits.
+    std::vector<float> ps = {0.0f, 1.0f, 0.0005f, 0.0015f, 0.9995f, 0.0625f, 0.1875f, 0.3125f, 0.4375f, 0.5f,
+                             std::nextafter(0.0005f, 1.0f), std::nextafter(0.0005f, 0.0f), 1e-30f};
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<float> u(0.0f, 1.0f);
+    for (int i = 0; i < 20000; ++i) ps.push_back(u(rng));
+    for (int k = 0; k <= 4096; ++k) ps.push_back(static_cast<float>(k) / 4096.0f);  // exact binary ties
+    size_t differ = 0;
+    for (float p : ps) {
+        char want[32];
+        std::snprintf(want, sizeof want, "jfp:p=%.3f,", static_cast<double>(p));
+        if (format_annotation(p, 0, "m", false).rfind(want, 0) != 0) ++differ;
+    }
+    CHECK(differ == 0);
 }
 
 TEST_CASE("annotation: user text that imitates it is neutralised, other text is not") {
