@@ -321,24 +321,42 @@ int main(int argc, char **argv) {
     std::fprintf(stderr, "bench: %zu/50 warm-up scores equal the bench's own feature computation\n", agree);
 
     // ---- measurement helpers
-    auto run_mode = [&](bool new_thread, const std::function<void(size_t, double &)> &one) {
-        std::vector<double> lat(calls);
+    using Kind = std::function<void(size_t, double &)>;
+    auto run_block = [&](bool new_thread, const Kind &one, size_t begin, size_t end, std::vector<double> &lat) {
         if (new_thread) {
-            for (size_t i = 0; i < calls; ++i) {
+            for (size_t i = begin; i < end; ++i) {
                 std::thread t([&, i] { one(i, lat[i]); });
                 t.join();
             }
         } else {
             unsigned nthreads = std::max(2u, std::thread::hardware_concurrency());
             std::vector<std::thread> pool;
-            std::atomic<size_t> next{0};
+            std::atomic<size_t> next{begin};
             for (unsigned t = 0; t < nthreads; ++t)
                 pool.emplace_back([&] {
-                    for (size_t i; (i = next.fetch_add(1)) < calls;) one(i, lat[i]);
+                    for (size_t i; (i = next.fetch_add(1)) < end;) one(i, lat[i]);
                 });
             for (auto &t : pool) t.join();
         }
+    };
+    auto run_mode = [&](bool new_thread, const Kind &one) {
+        std::vector<double> lat(calls);
+        run_block(new_thread, one, 0, calls, lat);
         return stats(lat);
+    };
+    // The kinds whose ratios are reported run in alternating blocks of 1,000 calls, so that the shared
+    // machine's noise, which drifts over seconds, falls on them alike; the pause between blocks lets the
+    // plugin's background threads finish the previous block's work before the next kind is timed.
+    auto run_interleaved = [&](bool new_thread, const std::vector<const Kind *> &kinds) {
+        std::vector<std::vector<double>> lat(kinds.size(), std::vector<double>(calls));
+        for (size_t b = 0; b < calls; b += 1000)
+            for (size_t k = 0; k < kinds.size(); ++k) {
+                run_block(new_thread, *kinds[k], b, std::min(calls, b + 1000), lat[k]);
+                std::this_thread::sleep_for(std::chrono::milliseconds(20));
+            }
+        std::vector<Stats> out;
+        for (auto &l : lat) out.push_back(stats(l));
+        return out;
     };
     auto hot = [&](size_t i, double &out) {
         job_desc_msg_t d;
@@ -403,11 +421,14 @@ int main(int argc, char **argv) {
         return 0;
     }
     Stats walkf_new;
-    hot_new = run_mode(true, hot);
-    walk_new = run_mode(true, walk);
-    walkf_new = run_mode(true, walk_failure);
-    hot_pool = run_mode(false, hot);
-    walk_pool = run_mode(false, walk);
+    const Kind hot_kind = hot, walk_kind = walk, walkf_kind = walk_failure;
+    auto fresh = run_interleaved(true, {&hot_kind, &walk_kind, &walkf_kind});
+    hot_new = fresh[0];
+    walk_new = fresh[1];
+    walkf_new = fresh[2];
+    auto warm = run_interleaved(false, {&hot_kind, &walk_kind});
+    hot_pool = warm[0];
+    walk_pool = warm[1];
     size_t saved = calls;
     calls = std::min<size_t>(calls, 20000);
     xgb_pool = run_mode(false, xgb);

@@ -284,7 +284,7 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     ScriptScan scan = ScriptScan::Now;
     DeferredScript deferred;
     if (r.script_known && !st->model->uses_script_features()) {
-        if (st->feature_log) deferred = DeferredScript(r.script, deferred_script_bytes_, kDeferredScriptBudget);
+        if (st->feature_log) deferred = st->feature_log->defer(r.script);
         if (deferred.pending() || !st->feature_log) scan = ScriptScan::Later;
     }
     FeatureVector x;

@@ -169,9 +169,6 @@ private:
     RateLimitedLog unscored_log_{60}, fault_log_{60};
 
     std::atomic<bool> stop_{false}, kick_{false};
-    // Bytes of script heads waiting in the feature-log queue for the writer to scan (DeferredScript).
-    std::shared_ptr<std::atomic<int64_t>> deferred_script_bytes_ = std::make_shared<std::atomic<int64_t>>(0);
-    static constexpr int64_t kDeferredScriptBudget = 16 << 20;
     static constexpr size_t kArchiveQueueEntries = 65536;  // the byte budget (jfp.conf) usually binds first
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point stats_last_{};  // background thread only

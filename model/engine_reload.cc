@@ -173,7 +173,10 @@ void Engine::poll(bool load_history) {
             } else {
                 try {
                     // A commit to the store already loaded: apply what changed; anything else loads it whole.
-                    if (!(committed && !replaced && next->history && update_history(*next, cfg.store_path)))
+                    // After a failed attempt the history held came from an earlier file (a store copied
+                    // in place is seen half-written, then "committed"): only a whole load is right.
+                    bool in_place = committed && !replaced && last_store_error_.empty() && next->history;
+                    if (!(in_place && update_history(*next, cfg.store_path)))
                         load_whole_history(*next, cfg.store_path);
                     publish(next);
                     last_store_error_.clear();

@@ -1,5 +1,6 @@
 #include "feature_log.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cstring>
 #include <memory>
@@ -9,43 +10,38 @@
 
 namespace jfp {
 
-DeferredScript::DeferredScript(std::string_view script, std::shared_ptr<std::atomic<int64_t>> budget, int64_t limit) {
-    std::string_view head = script.substr(0, kScriptScanBytes);
-    auto n = static_cast<int64_t>(head.size());
-    if (budget->fetch_add(n, std::memory_order_relaxed) + n > limit) {
-        budget->fetch_sub(n, std::memory_order_relaxed);
-        return;  // not pending: the caller scans now
-    }
-    head_.assign(head);
+DeferredScript::DeferredScript(std::string_view script, ScriptHeadPool &pool) {
+    block_ = pool.acquire();
+    if (!block_) return;  // not pending: the caller scans now
+    pool_ = &pool;
+    len_ = std::min(script.size(), ScriptHeadPool::block_size());
+    std::memcpy(block_, script.data(), len_);
     bytes_ = static_cast<double>(script.size());
-    pending_ = true;
-    budget_ = std::move(budget);
 }
 
 DeferredScript &DeferredScript::operator=(DeferredScript &&o) noexcept {
     if (this != &o) {
         release();
-        head_ = std::move(o.head_);
+        pool_ = o.pool_;
+        block_ = o.block_;
+        len_ = o.len_;
         bytes_ = o.bytes_;
-        pending_ = o.pending_;
-        budget_ = std::move(o.budget_);
-        o.head_.clear();
-        o.pending_ = false;
-        o.budget_.reset();
+        o.pool_ = nullptr;
+        o.block_ = nullptr;
+        o.len_ = 0;
     }
     return *this;
 }
 
 void DeferredScript::release() {
-    if (budget_) budget_->fetch_sub(static_cast<int64_t>(head_.size()), std::memory_order_relaxed);
-    budget_.reset();
-    head_.clear();
-    head_.shrink_to_fit();
-    pending_ = false;
+    if (block_) pool_->release(block_);
+    pool_ = nullptr;
+    block_ = nullptr;
+    len_ = 0;
 }
 
 ScriptTraits DeferredScript::scan() const {
-    ScriptTraits t = scan_script(head_);
+    ScriptTraits t = scan_script(std::string_view(block_, len_));
     t.bytes = bytes_;
     return t;
 }
@@ -71,8 +67,8 @@ CREATE TABLE IF NOT EXISTS scored (
 
 }  // namespace
 
-FeatureLogWriter::FeatureLogWriter(std::string path, size_t capacity)
-    : path_(std::move(path)), queue_(capacity), thread_([this] { run(); }) {}
+FeatureLogWriter::FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use)
+    : path_(std::move(path)), heads_(max_heads_in_use, kIdleHeads), queue_(capacity), thread_([this] { run(); }) {}
 
 FeatureLogWriter::~FeatureLogWriter() {
     stop_.store(true);

@@ -19,34 +19,35 @@
 
 #include "bounded_queue.h"
 #include "features.h"
+#include "script_head_pool.h"
 #include "script_traits.h"
 
 namespace jfp {
 
 // A job script's head waiting for the writer thread to scan it (the submit path skips the scan when the
-// model does not use script features). The bytes held are charged to a shared budget while the entry
-// lives, so a backed-up queue cannot pin unbounded memory in slurmctld.
+// model does not use script features). The head sits in a block of the writer's ScriptHeadPool, whose
+// cap on blocks in use bounds what a backed-up queue can pin in slurmctld.
 class DeferredScript {
 public:
     DeferredScript() = default;
-    // Copies the first kScriptScanBytes of script if the budget allows; check pending() after.
-    DeferredScript(std::string_view script, std::shared_ptr<std::atomic<int64_t>> budget, int64_t limit);
+    // Copies the first kScriptScanBytes of script into a block of pool if one is free; check pending().
+    DeferredScript(std::string_view script, ScriptHeadPool &pool);
     DeferredScript(DeferredScript &&o) noexcept { *this = std::move(o); }
     DeferredScript &operator=(DeferredScript &&o) noexcept;
     DeferredScript(const DeferredScript &) = delete;
     DeferredScript &operator=(const DeferredScript &) = delete;
     ~DeferredScript() { release(); }
 
-    bool pending() const { return pending_; }
+    bool pending() const { return block_ != nullptr; }
     // The scan the submit path skipped: the same traits scan_script gives for the whole script.
     ScriptTraits scan() const;
 
 private:
     void release();
-    std::string head_;
+    ScriptHeadPool *pool_ = nullptr;
+    char *block_ = nullptr;
+    size_t len_ = 0;
     double bytes_ = 0;
-    bool pending_ = false;
-    std::shared_ptr<std::atomic<int64_t>> budget_;
 };
 
 struct FeatureLogEntry {
@@ -65,13 +66,18 @@ struct FeatureLogEntry {
 
 class FeatureLogWriter {
 public:
-    FeatureLogWriter(std::string path, size_t capacity);
+    // Up to 1024 script heads (16 MiB) in flight; 64 idle blocks kept.
+    static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 64;
+    FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use = kMaxHeadsInUse);
     ~FeatureLogWriter();  // drains what is queued, then stops
     FeatureLogWriter(const FeatureLogWriter &) = delete;
     FeatureLogWriter &operator=(const FeatureLogWriter &) = delete;
 
     // Never blocks. false (and counted) when the queue is full.
     bool push(FeatureLogEntry &&e);
+    // A script head to send with an entry; not pending when the pool's blocks are all in use.
+    DeferredScript defer(std::string_view script) { return DeferredScript(script, heads_); }
+    size_t heads_in_use() const { return heads_.in_use(); }
     // Blocks until everything pushed so far is written (tests, shutdown).
     void flush();
 
@@ -83,6 +89,7 @@ public:
 private:
     void run();
     std::string path_;
+    ScriptHeadPool heads_;  // before queue_: outlives the entries that hold its blocks
     BoundedQueue<FeatureLogEntry> queue_;
     std::atomic<uint64_t> pushed_{0}, written_{0}, dropped_{0}, failed_{0};
     std::atomic<bool> stop_{false};
