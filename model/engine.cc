@@ -16,6 +16,7 @@
 #include "jfp_config.h"
 #include "text.h"
 #include "time_util.h"
+#include "thread_name.h"
 
 namespace jfp {
 
@@ -110,6 +111,7 @@ Engine::~Engine() {
 }
 
 void Engine::run() {
+    name_this_thread("jfp-background");
     bool first = true;
     while (!stop_.load()) {
         if (first) {

@@ -6,6 +6,7 @@
 #include <memory>
 
 #include "log.h"
+#include "thread_name.h"
 #include "sqlite_util.h"
 
 namespace jfp {
@@ -92,6 +93,7 @@ void FeatureLogWriter::flush() {
 }
 
 void FeatureLogWriter::run() {
+    name_this_thread("jfp-featurelog");
     RateLimitedLog errors(300);
     std::unique_ptr<Db> db;
     std::unique_ptr<Stmt> insert;

@@ -4,6 +4,7 @@
 #include <memory>
 
 #include "log.h"
+#include "thread_name.h"
 
 namespace jfp {
 
@@ -71,6 +72,7 @@ void ScriptArchiveWriter::report_drops(bool final) {
 }
 
 void ScriptArchiveWriter::run() {
+    name_this_thread("jfp-archive");
     RateLimitedLog errors(log_interval_);
     std::unique_ptr<ScriptArchive> archive;
     std::unique_ptr<Queued> q;

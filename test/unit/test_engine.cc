@@ -1,3 +1,4 @@
+#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -177,6 +178,34 @@ TEST_CASE("feature log: a deferred script is scanned by the writer exactly as on
         INFO(feature_names()[static_cast<size_t>(f)]);
         CHECK(got[static_cast<size_t>(f)] == now[static_cast<size_t>(f)]);
     }
+}
+
+TEST_CASE("feature log: its thread is named, so top -H and perf tell it from slurmctld's") {
+    test::TempDir dir;
+    auto thread_names = [] {
+        std::vector<std::string> names;
+        DIR *d = opendir("/proc/self/task");
+        REQUIRE(d);
+        while (dirent *e = readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            std::ifstream f(std::string("/proc/self/task/") + e->d_name + "/comm");
+            std::string n;
+            std::getline(f, n);
+            names.push_back(n);
+        }
+        closedir(d);
+        return names;
+    };
+    auto count = [](const std::vector<std::string> &v, const std::string &n) { return std::count(v.begin(), v.end(), n); };
+    auto before = count(thread_names(), "jfp-featurelog");
+    {
+        FeatureLogWriter w(dir.file("f.db"), 16);
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);  // until the thread has started
+        while (count(thread_names(), "jfp-featurelog") == before && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        CHECK(count(thread_names(), "jfp-featurelog") == before + 1);
+    }
+    CHECK(count(thread_names(), "jfp-featurelog") == before);
 }
 
 TEST_CASE("script head pool: caps blocks in use, keeps a few idle, reuses them, from many threads") {
