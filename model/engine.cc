@@ -16,7 +16,7 @@
 #include "jfp_config.h"
 #include "text.h"
 #include "time_util.h"
-#include "thread_name.h"
+#include "background_thread.h"
 
 namespace jfp {
 
@@ -179,7 +179,7 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
 
     if (d.action == Action::Annotate) {
         if (cfg.annotate_comment) {
-            if (auto c = append_annotation(comment, d.annotation)) out.new_comment = *c;
+            if (auto c = append_annotation(comment, d.annotation)) out.new_comment = std::move(*c);
             else counters_.comment_full.fetch_add(1, std::memory_order_relaxed);
         }
         if (cfg.annotate_admin_comment) {
@@ -231,7 +231,7 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
         FeatureLogEntry e;
         e.token = out.token;
         e.scored_at = r.submit_time;
-        e.model_id = model.model_id();
+        e.model_id = std::shared_ptr<const std::string>(st.model, &model.model_id());  // shares the bundle: no copy
         e.uid = uid;
         e.user = r.user;
         e.name = r.name;

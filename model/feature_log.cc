@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "log.h"
-#include "thread_name.h"
+#include "background_thread.h"
 #include "sqlite_util.h"
 
 namespace jfp {
@@ -82,7 +82,10 @@ bool FeatureLogWriter::push(FeatureLogEntry &&e) {
         dropped_.fetch_add(1, std::memory_order_relaxed);
         return false;
     }
-    pushed_.fetch_add(1, std::memory_order_relaxed);
+    // Wake the writer every kWakeEvery entries rather than on its 50 ms timer alone: a burst would
+    // otherwise hold more script heads than the pool keeps idle, and each one past that is a malloc
+    // here and a free there. Without a waiter notify_one is a load; with one, a futex wake per 32 jobs.
+    if ((pushed_.fetch_add(1, std::memory_order_relaxed) + 1) % kWakeEvery == 0) cv_.notify_one();
     return true;
 }
 
@@ -94,6 +97,7 @@ void FeatureLogWriter::flush() {
 
 void FeatureLogWriter::run() {
     name_this_thread("jfp-featurelog");
+    lower_this_thread_priority(10);
     RateLimitedLog errors(300);
     std::unique_ptr<Db> db;
     std::unique_ptr<Stmt> insert;
@@ -143,7 +147,7 @@ void FeatureLogWriter::run() {
                     e.script = DeferredScript();  // returns its bytes to the budget
                 }
                 Stmt &s = *insert;
-                s.bind(1, std::string_view(e.token)).bind(2, e.scored_at).bind(3, std::string_view(e.model_id));
+                s.bind(1, std::string_view(e.token)).bind(2, e.scored_at).bind(3, e.model_id ? std::string_view(*e.model_id) : std::string_view(""));
                 s.bind(4, static_cast<int64_t>(kFeatureSchemaVersion)).bind(5, static_cast<int64_t>(e.uid));
                 s.bind(6, std::string_view(e.user)).bind(7, std::string_view(e.name));
                 s.bind(8, static_cast<double>(e.p_fail)).bind(9, static_cast<int64_t>(e.top_class));

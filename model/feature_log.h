@@ -53,7 +53,7 @@ private:
 struct FeatureLogEntry {
     std::string token;
     int64_t scored_at = 0;  // naive local
-    std::string model_id;
+    std::shared_ptr<const std::string> model_id;  // usually points into the bundle scored with
     uint32_t uid = 0;
     std::string user, name;
     float p_fail = 0;
@@ -67,7 +67,7 @@ struct FeatureLogEntry {
 class FeatureLogWriter {
 public:
     // Up to 1024 script heads (16 MiB) in flight; 64 idle blocks kept.
-    static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 64;
+    static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 128, kWakeEvery = 32;
     FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use = kMaxHeadsInUse);
     ~FeatureLogWriter();  // drains what is queued, then stops
     FeatureLogWriter(const FeatureLogWriter &) = delete;

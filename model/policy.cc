@@ -118,7 +118,9 @@ std::optional<std::string> neutralize(std::string_view t) {
 
 std::optional<std::string> append_annotation(std::string_view comment, const std::string &annotation, size_t limit) {
     auto join = [&](std::string_view a) {
-        std::string out(comment);
+        std::string out;
+        out.reserve(comment.size() + 1 + a.size());
+        out.append(comment);
         if (!out.empty()) out += ' ';
         out += a;
         return out;

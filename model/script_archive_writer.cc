@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "log.h"
-#include "thread_name.h"
+#include "background_thread.h"
 
 namespace jfp {
 
@@ -73,6 +73,7 @@ void ScriptArchiveWriter::report_drops(bool final) {
 
 void ScriptArchiveWriter::run() {
     name_this_thread("jfp-archive");
+    lower_this_thread_priority(10);
     RateLimitedLog errors(log_interval_);
     std::unique_ptr<ScriptArchive> archive;
     std::unique_ptr<Queued> q;

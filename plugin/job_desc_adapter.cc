@@ -75,8 +75,10 @@ std::string job_id_of(const job_desc_msg_t *d) {
 
 int apply_outcome(job_desc_msg_t *d, const jfp::SubmitOutcome &o, char **err_msg) {
     if (o.new_comment) set_string(&d->comment, *o.new_comment);
-    if (!o.admin_comment_append.empty()) {
-        std::string admin = d->admin_comment ? d->admin_comment : "";
+    if (!o.admin_comment_append.empty() && !(d->admin_comment && *d->admin_comment)) {
+        set_string(&d->admin_comment, o.admin_comment_append);
+    } else if (!o.admin_comment_append.empty()) {
+        std::string admin = d->admin_comment;
         if (!admin.empty()) admin += ' ';
         admin += o.admin_comment_append;
         set_string(&d->admin_comment, admin);

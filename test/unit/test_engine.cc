@@ -104,7 +104,7 @@ TEST_CASE("feature log: written in the background, read back by token; a full qu
         for (int i = 0; i < 50; ++i) {
             FeatureLogEntry e;
             e.token = "tok" + std::to_string(i);
-            e.model_id = "m";
+            e.model_id = std::make_shared<const std::string>("m");
             e.p_fail = static_cast<float>(i) / 100.0f;
             e.x.fill(static_cast<float>(i));
             e.x[F_un_fail_rate] = std::nanf("");
