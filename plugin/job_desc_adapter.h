@@ -5,10 +5,15 @@
 #include <slurm/slurm.h>
 
 #include <string>
+#include <string_view>
 
 #include "model/engine.h"
 
 namespace jfp_plugin {
+
+// A string of the job descriptor (from Slurm's allocator, as every job_desc string must be) as a view,
+// its length read from the allocator's block when the block holds exactly the string.
+std::string_view slurm_string(const char *s);
 
 // Views into job_desc: valid while job_desc is.
 jfp::SubmitRequest to_submit_request(const job_desc_msg_t *job_desc, uint32_t submit_uid);

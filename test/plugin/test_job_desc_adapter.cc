@@ -4,6 +4,7 @@
 #include <slurm/slurm_errno.h>
 
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "../unit/catch.h"
@@ -12,6 +13,8 @@
 extern "C" {
 char *slurm_xstrdup(const char *);
 void slurm_xfree(void **);
+void slurm_xstrcat(char **, const char *);
+void *slurm_xcalloc(size_t, size_t, bool, bool, const char *, int, const char *);
 }
 
 namespace {
@@ -87,4 +90,41 @@ TEST_CASE("adapter: strings handed to Slurm come from its allocator; err_msg is 
     CHECK(std::string(d.d.admin_comment) == "jfp:t=0123456789abcdef");
     CHECK(std::string(err) == "earlier plugin\njfp: warning");
     slurm_xfree(reinterpret_cast<void **>(&err));  // would abort on memory not from Slurm's allocator
+}
+
+TEST_CASE("adapter: a script's length from Slurm's allocator equals strlen, whatever built the block") {
+    auto check = [](char *s) {
+        CHECK(jfp_plugin::slurm_string(s).size() == std::strlen(s));
+        CHECK(jfp_plugin::slurm_string(s).data() == s);
+        slurm_xfree(reinterpret_cast<void **>(&s));
+    };
+    // As slurmctld unpacks it: a block of exactly length + 1, not cleared.
+    for (size_t n : {size_t{1}, size_t{2}, size_t{15}, size_t{16}, size_t{4095}, size_t{50000}}) {
+        std::string text(n, 'x');
+        text[0] = '#';
+        auto *b = static_cast<char *>(slurm_xcalloc(1, n + 1, false, false, __FILE__, __LINE__, __func__));
+        std::memcpy(b, text.c_str(), n + 1);
+        check(b);
+    }
+    check(slurm_xstrdup(""));
+    check(slurm_xstrdup("#!/bin/bash\nsrun ./a.out\n"));
+    // Grown by xstrcat: the block is larger than the string and zero-padded.
+    char *grown = nullptr;
+    for (int i = 0; i < 40; ++i) slurm_xstrcat(&grown, "module load x\n");
+    check(grown);
+    // A block larger than its string whose tail was not cleared: the byte before the end is not NUL,
+    // but the last is not the terminator either.
+    auto *dirty = static_cast<char *>(slurm_xcalloc(1, 64, false, false, __FILE__, __LINE__, __func__));
+    std::memset(dirty, 'z', 64);
+    std::memcpy(dirty, "short\0", 6);
+    dirty[63] = 'z';
+    check(dirty);
+    // Shorter string in a cleared block: the terminator ends it, the zeros after are not counted.
+    auto *padded = static_cast<char *>(slurm_xcalloc(1, 64, true, false, __FILE__, __LINE__, __func__));
+    std::memcpy(padded, "echo hi", 7);
+    check(padded);
+    // Not from Slurm's allocator (a std::string's buffer has no magic before it): strlen.
+    std::string plain(100, 'p');
+    CHECK(jfp_plugin::slurm_string(plain.c_str() + 16).size() == 84);
+    CHECK(jfp_plugin::slurm_string(nullptr).empty());
 }
