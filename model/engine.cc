@@ -14,6 +14,7 @@
 #include "user_message.h"
 #include "features.h"
 #include "jfp_config.h"
+#include "recent_submissions.h"
 #include "text.h"
 #include "time_util.h"
 #include "background_thread.h"
@@ -31,59 +32,7 @@ uint64_t splitmix64(uint64_t x) {
 
 }  // namespace
 
-// Recent submissions, so that an `scontrol update` of a pending job can be re-scored: the request as
-// resolved at submission (without its script), its features and the user's own comment. Sharded so
-// concurrent submissions rarely meet on a lock; bounded, oldest first out.
-// Submissions land in a lock-free queue (the submit path only moves the entry in: bench/hotpath measured
-// the locked map insert, with its node allocation and the eviction's frees, at 12% of job_submit). The
-// background thread files them into the map; job_modify, which is rare, files what is pending first.
-struct Engine::Recent {
-    struct Entry {
-        JobRequest req;
-        FeatureVector x{};
-        std::string user_comment;
-    };
-    static constexpr size_t kCapacity = 65536;
-    static constexpr size_t kPending = 4096;
-    static constexpr size_t kKickEvery = 1024;  // pushes between wake-ups of the background thread
-
-    BoundedQueue<std::pair<std::string, Entry>> pending{kPending};
-    std::atomic<uint64_t> pushes{0}, dropped{0};
-    std::mutex mu;
-    std::unordered_map<std::string, Entry> map;
-    std::deque<std::string> order;
-
-    // Returns whether the background thread should be woken to drain.
-    bool put(std::string token, Entry e) {
-        if (!pending.try_push(std::make_pair(std::move(token), std::move(e)))) dropped.fetch_add(1, std::memory_order_relaxed);
-        return (pushes.fetch_add(1, std::memory_order_relaxed) + 1) % kKickEvery == 0;
-    }
-    void drain() {
-        std::lock_guard<std::mutex> lk(mu);
-        std::pair<std::string, Entry> item;
-        while (pending.try_pop(item)) {
-            if (map.insert_or_assign(item.first, std::move(item.second)).second) order.push_back(std::move(item.first));
-            while (order.size() > kCapacity) {
-                map.erase(order.front());
-                order.pop_front();
-            }
-        }
-    }
-    std::optional<Entry> get(const std::string &token) {
-        drain();
-        std::lock_guard<std::mutex> lk(mu);
-        auto it = map.find(token);
-        if (it == map.end()) return std::nullopt;
-        return it->second;
-    }
-    void update(const std::string &token, Entry e) {
-        std::lock_guard<std::mutex> lk(mu);
-        auto it = map.find(token);
-        if (it != map.end()) it->second = std::move(e);
-    }
-};
-
-Engine::Engine(EngineOptions options) : opt_(std::move(options)), recent_(std::make_unique<Recent>()) {
+Engine::Engine(EngineOptions options) : opt_(std::move(options)), recent_(std::make_unique<RecentSubmissions>()) {
     std::random_device rd;
     token_seed_ = (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(getpid());
     auto initial = std::make_shared<State>();
@@ -295,7 +244,7 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     history_lock = {};
     if (st->script_archive && r.script_known && !out.token.empty()) archive_script(*st, req, r, out.token);
 
-    Recent::Entry e;
+    RecentSubmissions::Entry e;
     e.req = std::move(r);
     e.req.script = {};
     e.req.script_known = false;
@@ -328,7 +277,7 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
     if (!st->model) return out;
 
     // Which submission is this? job id -> token from the store (pending jobs ingested), token -> request.
-    std::optional<Recent::Entry> entry;
+    std::optional<RecentSubmissions::Entry> entry;
     std::string token;
     auto history_lock = read_history(*st);
     if (st->history) {

@@ -37,6 +37,8 @@
 
 namespace jfp {
 
+class RecentSubmissions;
+
 struct EngineOptions {
     std::string config_path;      // jfp.conf
     std::string slurm_conf_path;  // for partition defaults; empty: none
@@ -107,7 +109,6 @@ private:
         std::shared_ptr<ScriptArchiveWriter> script_archive;
         std::string model_note, history_note, config_note;
     };
-    struct Recent;  // recent submissions, for job_modify
 
     std::shared_ptr<const State> state() const { return std::atomic_load(&state_); }
     // Shared while a submission reads a history snapshot, exclusive while the loader writes a chunk of
@@ -162,7 +163,7 @@ private:
     int64_t script_archive_budget_ = 0;
     void close_retired_writers();
 
-    std::unique_ptr<Recent> recent_;
+    std::unique_ptr<RecentSubmissions> recent_;  // for job_modify
     std::atomic<uint64_t> token_counter_{0};
     uint64_t token_seed_ = 0;
 
