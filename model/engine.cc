@@ -115,12 +115,9 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
 
     if (out.token.empty()) {
         uint64_t t = splitmix64(token_seed_ ^ token_counter_.fetch_add(1, std::memory_order_relaxed));
-        static const char kHex[] = "0123456789abcdef";
-        char buf[16];
-        for (int i = 15; i >= 0; --i, t >>= 4) buf[i] = kHex[t & 15];
-        out.token.assign(buf, sizeof buf);
-        out.admin_comment_append.reserve(6 + sizeof buf + 1 + 96);  // the annotation may follow
-        out.admin_comment_append.append("jfp:t=").append(buf, sizeof buf);
+        out.token = JoinToken::hex(t);
+        out.admin_comment_append.reserve(6 + out.token.size() + 1 + 96);  // the annotation may follow
+        out.admin_comment_append.append("jfp:t=").append(out.token.view());
     }
     // A job that is acted on carries what its history suggests, for the user and for tools reading sacct.
     d.annotation = format_annotation(s.p_fail, s.top_class, model.model_id(), d.override_used,
@@ -278,10 +275,10 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
 
     // Which submission is this? job id -> token from the store (pending jobs ingested), token -> request.
     std::optional<RecentSubmissions::Entry> entry;
-    std::string token;
+    JoinToken token;
     auto history_lock = read_history(*st);
     if (st->history) {
-        if (const std::string *t = st->history->token_of(job_id)) {
+        if (const std::string *t = st->history->token_of(job_id); t && JoinToken::fits(*t)) {
             token = *t;
             entry = recent_->get(token);
         }
@@ -361,7 +358,7 @@ Mode Engine::mode() const { return state()->config_present ? state()->config.mod
 
 // The submit path's share of archiving: one copy of the script (and environment) into the queue, when
 // the budget has room; hashing, compression and SQLite happen on the archive's thread.
-void Engine::archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const std::string &token) {
+void Engine::archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const JoinToken &token) {
     ScriptArchiveWriter &w = *st.script_archive;
     bool env = st.config.script_archive_env && req.env && req.env_count;
     size_t env_bytes = 0;
@@ -373,7 +370,7 @@ void Engine::archive_script(const State &st, const SubmitRequest &req, const Job
         return;
     }
     ScriptArchiveEntry e;
-    e.meta.token = token;
+    e.meta.token = token.str();
     e.meta.cluster = opt_.cluster_name;
     e.meta.submitted = r.submit_time;
     e.meta.uid = req.uid;

@@ -28,6 +28,7 @@
 #include "feature_log.h"
 #include "file_check.h"
 #include "history_snapshot.h"
+#include "join_token.h"
 #include "latency_histogram.h"
 #include "log.h"
 #include "model_bundle.h"
@@ -49,7 +50,7 @@ struct EngineOptions {
 
 struct SubmitOutcome {
     Decision decision;
-    std::string token;                       // the join token; empty when nothing was scored
+    JoinToken token;                         // empty when nothing was scored
     std::optional<std::string> new_comment;  // replace the job's comment with this
     std::string admin_comment_append;        // append (space separated) to admin_comment
     std::string user_message;                // warn/reject text for the user (err_msg)
@@ -124,7 +125,7 @@ private:
                       std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update,
                       DeferredScript script = DeferredScript());
     void publish(const std::shared_ptr<State> &working);
-    void archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const std::string &token);
+    void archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const JoinToken &token);
     template <class W> void replace_writer(std::shared_ptr<W> &slot, std::shared_ptr<W> next);
     void run();
     void resolve_pending_uids();

@@ -147,7 +147,7 @@ void FeatureLogWriter::run() {
                     e.script = DeferredScript();  // returns its bytes to the budget
                 }
                 Stmt &s = *insert;
-                s.bind(1, std::string_view(e.token)).bind(2, e.scored_at).bind(3, e.model_id ? std::string_view(*e.model_id) : std::string_view(""));
+                s.bind(1, e.token.view()).bind(2, e.scored_at).bind(3, e.model_id ? std::string_view(*e.model_id) : std::string_view(""));
                 s.bind(4, static_cast<int64_t>(kFeatureSchemaVersion)).bind(5, static_cast<int64_t>(e.uid));
                 s.bind(6, std::string_view(e.user)).bind(7, std::string_view(e.name));
                 s.bind(8, static_cast<double>(e.p_fail)).bind(9, static_cast<int64_t>(e.top_class));

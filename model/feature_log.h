@@ -19,6 +19,7 @@
 
 #include "bounded_queue.h"
 #include "features.h"
+#include "join_token.h"
 #include "script_head_pool.h"
 #include "script_traits.h"
 
@@ -51,7 +52,7 @@ private:
 };
 
 struct FeatureLogEntry {
-    std::string token;
+    JoinToken token;
     int64_t scored_at = 0;  // naive local
     std::shared_ptr<const std::string> model_id;  // usually points into the bundle scored with
     uint32_t uid = 0;

@@ -110,18 +110,29 @@ void HistoryIndex::add(const JobRecord &j) {
     if (!j.account.empty()) map_[key_account(j.account)].add(j);
 }
 
-const HistoryStats *HistoryIndex::find(uint64_t key) const {
-    auto it = map_.find(key);
-    return it == map_.end() ? nullptr : &it->second;
-}
+const HistoryStats *HistoryIndex::find(uint64_t key) const { return map_.find(key); }
 
 HistoryView HistoryIndex::lookup(const JobRequest &r) const {
+    // All keys first, then their slots and values fetched together (see stats_table.h).
+    constexpr size_t kKeys = 5;
+    uint64_t key[kKeys] = {key_user_name(r.user, r.name), key_user_stem(r.user, r.name), key_user(r.user), 0, 0};
+    bool wanted[kKeys] = {true, true, true, !r.partition.empty(), !r.account.empty()};
+    if (wanted[3]) key[3] = key_partition(r.partition);
+    if (wanted[4]) key[4] = key_account(r.account);
+    for (size_t i = 0; i < kKeys; ++i)
+        if (wanted[i]) map_.prefetch_slot(key[i]);
+    uint32_t at[kKeys];
+    for (size_t i = 0; i < kKeys; ++i) {
+        at[i] = wanted[i] ? map_.locate(key[i]) : StatsTable::kNone;
+        map_.prefetch_value(at[i]);
+    }
+    auto stats = [&](size_t i) { return at[i] == StatsTable::kNone ? nullptr : &map_.value(at[i]); };
     HistoryView v;
-    v.user_name = find(key_user_name(r.user, r.name));
-    v.user_stem = find(key_user_stem(r.user, r.name));
-    v.user = find(key_user(r.user));
-    if (!r.partition.empty()) v.partition = find(key_partition(r.partition));
-    if (!r.account.empty()) v.account = find(key_account(r.account));
+    v.user_name = stats(0);
+    v.user_stem = stats(1);
+    v.user = stats(2);
+    v.partition = stats(3);
+    v.account = stats(4);
     v.loaded = true;
     return v;
 }

@@ -2,16 +2,16 @@
 
 namespace jfp {
 
-bool RecentSubmissions::put(std::string token, Entry e) {
-    if (!pending_.try_push(std::make_pair(std::move(token), std::move(e)))) dropped_.fetch_add(1, std::memory_order_relaxed);
+bool RecentSubmissions::put(const JoinToken &token, Entry e) {
+    if (!pending_.try_push(std::make_pair(token, std::move(e)))) dropped_.fetch_add(1, std::memory_order_relaxed);
     return (pushes_.fetch_add(1, std::memory_order_relaxed) + 1) % kKickEvery == 0;
 }
 
 void RecentSubmissions::drain() {
     std::lock_guard<std::mutex> lk(mu_);
-    std::pair<std::string, Entry> item;
+    std::pair<JoinToken, Entry> item;
     while (pending_.try_pop(item)) {
-        if (map_.insert_or_assign(item.first, std::move(item.second)).second) order_.push_back(std::move(item.first));
+        if (map_.insert_or_assign(item.first, std::move(item.second)).second) order_.push_back(item.first);
         while (order_.size() > kCapacity) {
             map_.erase(order_.front());
             order_.pop_front();
@@ -19,7 +19,7 @@ void RecentSubmissions::drain() {
     }
 }
 
-std::optional<RecentSubmissions::Entry> RecentSubmissions::get(const std::string &token) {
+std::optional<RecentSubmissions::Entry> RecentSubmissions::get(const JoinToken &token) {
     drain();
     std::lock_guard<std::mutex> lk(mu_);
     auto it = map_.find(token);
@@ -27,7 +27,7 @@ std::optional<RecentSubmissions::Entry> RecentSubmissions::get(const std::string
     return it->second;
 }
 
-void RecentSubmissions::update(const std::string &token, Entry e) {
+void RecentSubmissions::update(const JoinToken &token, Entry e) {
     std::lock_guard<std::mutex> lk(mu_);
     auto it = map_.find(token);
     if (it != map_.end()) it->second = std::move(e);

@@ -18,6 +18,7 @@
 #include "bounded_queue.h"
 #include "features.h"
 #include "job_request.h"
+#include "join_token.h"
 
 namespace jfp {
 
@@ -33,19 +34,19 @@ public:
     static constexpr size_t kKickEvery = 1024;  // pushes between wake-ups of the background thread
 
     // Never blocks; a full queue drops (counted). Returns whether the background thread should drain.
-    bool put(std::string token, Entry e);
+    bool put(const JoinToken &token, Entry e);
     // Files what is pending into the map (background thread; get() also does).
     void drain();
-    std::optional<Entry> get(const std::string &token);
-    void update(const std::string &token, Entry e);
+    std::optional<Entry> get(const JoinToken &token);
+    void update(const JoinToken &token, Entry e);
     uint64_t dropped() const { return dropped_.load(std::memory_order_relaxed); }
 
 private:
-    BoundedQueue<std::pair<std::string, Entry>> pending_{kPending};
+    BoundedQueue<std::pair<JoinToken, Entry>> pending_{kPending};
     std::atomic<uint64_t> pushes_{0}, dropped_{0};
     std::mutex mu_;
-    std::unordered_map<std::string, Entry> map_;
-    std::deque<std::string> order_;
+    std::unordered_map<JoinToken, Entry, JoinToken::Hash> map_;
+    std::deque<JoinToken> order_;
 };
 
 }  // namespace jfp

@@ -4,11 +4,12 @@
 
 namespace jfp {
 
-ScriptHeadPool::ScriptHeadPool(size_t max_in_use, size_t max_idle) : max_in_use_(max_in_use), idle_(max_idle) {}
+ScriptHeadPool::ScriptHeadPool(size_t max_in_use, size_t max_idle) : max_in_use_(max_in_use), max_idle_(max_idle) {
+    idle_.reserve(max_idle);
+}
 
 ScriptHeadPool::~ScriptHeadPool() {
-    char *b = nullptr;
-    while (idle_.try_pop(b)) std::free(b);
+    for (char *b : idle_) std::free(b);
 }
 
 char *ScriptHeadPool::acquire() {
@@ -17,8 +18,14 @@ char *ScriptHeadPool::acquire() {
         return nullptr;
     }
     char *b = nullptr;
-    if (idle_.try_pop(b)) return b;
-    b = static_cast<char *>(std::malloc(block_size()));
+    if (mu_.try_lock()) {
+        if (!idle_.empty()) {
+            b = idle_.back();
+            idle_.pop_back();
+        }
+        mu_.unlock();
+    }
+    if (!b) b = static_cast<char *>(std::malloc(block_size()));
     if (!b) in_use_.fetch_sub(1, std::memory_order_relaxed);
     return b;
 }
@@ -26,7 +33,14 @@ char *ScriptHeadPool::acquire() {
 void ScriptHeadPool::release(char *block) {
     if (!block) return;
     in_use_.fetch_sub(1, std::memory_order_relaxed);
-    if (!idle_.try_push(std::move(block))) std::free(block);
+    if (mu_.try_lock()) {
+        if (idle_.size() < max_idle_) {
+            idle_.push_back(block);
+            block = nullptr;
+        }
+        mu_.unlock();
+    }
+    std::free(block);
 }
 
 }  // namespace jfp

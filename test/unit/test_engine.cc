@@ -208,7 +208,7 @@ TEST_CASE("feature log: its thread is named, so top -H and perf tell it from slu
     CHECK(count(thread_names(), "jfp-featurelog") == before);
 }
 
-TEST_CASE("script head pool: caps blocks in use, keeps a few idle, reuses them, from many threads") {
+TEST_CASE("script head pool: caps blocks in use, keeps a few idle, reuses the last returned first, from many threads") {
     ScriptHeadPool pool(8, 4);
     std::vector<char *> held;
     for (int i = 0; i < 8; ++i) {
@@ -227,6 +227,15 @@ TEST_CASE("script head pool: caps blocks in use, keeps a few idle, reuses them, 
     for (char *b : held) pool.release(b);
     CHECK(pool.in_use() == 0);
     pool.release(nullptr);
+    CHECK(pool.in_use() == 0);
+    // Last in, first out: the block returned last, the one likeliest still in cache, is reused first.
+    char *x = pool.acquire(), *y = pool.acquire();
+    pool.release(x);
+    pool.release(y);
+    CHECK(pool.acquire() == y);
+    CHECK(pool.acquire() == x);
+    pool.release(x);
+    pool.release(y);
     CHECK(pool.in_use() == 0);
 
     // Submit threads take, the writer returns: the count stays exact and never passes the cap.
@@ -306,7 +315,7 @@ TEST_CASE("engine: annotate mode appends to the user's comment and hands out a j
     REQUIRE(a);
     CHECK(a->model == e.model_id());
     CHECK(out.token.size() == 16);
-    CHECK(out.admin_comment_append == "jfp:t=" + out.token);
+    CHECK(out.admin_comment_append == "jfp:t=" + out.token.str());
     CHECK_FALSE(out.reject);
     auto out2 = e.evaluate(request());
     CHECK(out2.token != out.token);
