@@ -241,15 +241,7 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     history_lock = {};
     if (st->script_archive && r.script_known && !out.token.empty()) archive_script(*st, req, r, out.token);
 
-    RecentSubmissions::Entry e;
-    e.req = std::move(r);
-    e.req.script = {};
-    e.req.script_known = false;
-    e.req.submit_line = {};
-    e.req.work_dir = {};
-    e.x = x;
-    e.user_comment = std::move(neutral_comment);
-    if (recent_->put(out.token, std::move(e))) kick();
+    if (recent_->put(out.token, std::move(r), x, std::move(neutral_comment))) kick();
     return out;
 }
 
@@ -303,7 +295,7 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
     HistoryView hv = st->history->index.lookup(r);
     FeatureVector x;
     build_features(r, hv, x);
-    for (int f = F_script_bytes; f <= F_script_set_e; ++f) x[static_cast<size_t>(f)] = entry->x[static_cast<size_t>(f)];
+    RecentSubmissions::restore_script_features(*entry, x);
     std::string comment = neutral_comment ? *neutral_comment : entry->user_comment;
     out.token = token;  // the job keeps its token; the log row is replaced
     fill_outcome(*st, r, hv, x, comment, updater_uid, out, true);
@@ -311,7 +303,7 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
     if (!out.new_comment && neutral_comment) out.new_comment = *neutral_comment;
     if (!out.reject) {  // a refused update leaves the job, and so the cached request, as it was
         entry->req = r;
-        entry->x = x;
+        RecentSubmissions::keep_script_features(x, *entry);
         entry->user_comment = comment;
         recent_->update(token, std::move(*entry));
     }

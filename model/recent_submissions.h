@@ -6,6 +6,7 @@
 // what is pending first.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -24,9 +25,10 @@ namespace jfp {
 
 class RecentSubmissions {
 public:
+    static constexpr int kScriptFeatures = F_script_set_e - F_script_bytes + 1;
     struct Entry {
-        JobRequest req;
-        FeatureVector x{};
+        JobRequest req;  // without its script, submit line or work dir (views into a freed job_desc)
+        std::array<float, kScriptFeatures> script_x{};  // an update cannot change the script: kept as scanned
         std::string user_comment;
     };
     static constexpr size_t kCapacity = 65536;
@@ -34,7 +36,10 @@ public:
     static constexpr size_t kKickEvery = 1024;  // pushes between wake-ups of the background thread
 
     // Never blocks; a full queue drops (counted). Returns whether the background thread should drain.
-    bool put(const JoinToken &token, Entry e);
+    // Takes the request's strings and the comment; the views in req are not kept.
+    bool put(const JoinToken &token, JobRequest &&req, const FeatureVector &x, std::string &&user_comment);
+    static void keep_script_features(const FeatureVector &x, Entry &e);
+    static void restore_script_features(const Entry &e, FeatureVector &x);
     // Files what is pending into the map (background thread; get() also does).
     void drain();
     std::optional<Entry> get(const JoinToken &token);
