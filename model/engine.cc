@@ -116,21 +116,30 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
     if (out.token.empty()) {
         uint64_t t = splitmix64(token_seed_ ^ token_counter_.fetch_add(1, std::memory_order_relaxed));
         out.token = JoinToken::hex(t);
-        out.admin_comment_append.reserve(6 + out.token.size() + 1 + 96);  // the annotation may follow
+        // One allocation: the annotation usually follows the token.
+        out.admin_comment_append.reserve(6 + out.token.size() + 1 + 64 + model.model_id().size());
         out.admin_comment_append.append("jfp:t=").append(out.token.view());
     }
-    // A job that is acted on carries what its history suggests, for the user and for tools reading sacct.
-    d.annotation = format_annotation(s.p_fail, s.top_class, model.model_id(), d.override_used,
-                                     d.above ? suggestion_fields(suggest(s.top_class, r, hv)) : std::string());
 
     if (d.action == Action::Annotate) {
-        if (cfg.annotate_comment) {
-            if (auto c = append_annotation(comment, d.annotation)) out.new_comment = std::move(*c);
-            else counters_.comment_full.fetch_add(1, std::memory_order_relaxed);
-        }
+        // A job that is acted on carries what its history suggests, for the user and for tools reading
+        // sacct. The text is written once, into the admin comment when that is annotated.
+        std::string suggestion = d.above ? suggestion_fields(suggest(s.top_class, r, hv)) : std::string();
+        std::string own;
+        std::string_view annotation;
         if (cfg.annotate_admin_comment) {
-            if (!out.admin_comment_append.empty()) out.admin_comment_append += ' ';
-            out.admin_comment_append += d.annotation;
+            std::string &admin = out.admin_comment_append;
+            if (!admin.empty()) admin += ' ';
+            size_t at = admin.size();
+            append_annotation_text(admin, s.p_fail, s.top_class, model.model_id(), d.override_used, suggestion);
+            annotation = std::string_view(admin).substr(at);
+        } else {
+            append_annotation_text(own, s.p_fail, s.top_class, model.model_id(), d.override_used, suggestion);
+            annotation = own;
+        }
+        if (cfg.annotate_comment) {
+            if (auto c = append_annotation(comment, annotation)) out.new_comment = std::move(*c);
+            else counters_.comment_full.fetch_add(1, std::memory_order_relaxed);
         }
         counters_.annotated.fetch_add(1, std::memory_order_relaxed);
     }

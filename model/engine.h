@@ -134,8 +134,11 @@ private:
 
     EngineOptions opt_;
     std::shared_ptr<const State> state_;
+    // What every submission writes, on cache lines apart from what it only reads (state_ above) and
+    // from what the background thread writes: the token counter and the hot counters share one line.
+    alignas(64) std::atomic<uint64_t> token_counter_{0};
     EngineCounters counters_;
-    LatencyHistogram submit_latency_;  // every evaluate(), logged by the background thread
+    alignas(64) LatencyHistogram submit_latency_;  // every evaluate(), logged by the background thread
 
     // Loader bookkeeping (background thread only).
     FileSig config_sig_, model_sig_, store_sig_, slurm_conf_sig_;
@@ -165,7 +168,6 @@ private:
     void close_retired_writers();
 
     std::unique_ptr<RecentSubmissions> recent_;  // for job_modify
-    std::atomic<uint64_t> token_counter_{0};
     uint64_t token_seed_ = 0;
 
     RateLimitedLog unscored_log_{60}, fault_log_{60};

@@ -84,11 +84,17 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
 }
 
 std::string format_annotation(float p, int top_class, const std::string &model_id, bool override_used,
-                              const std::string &suggestion) {
+                              std::string_view suggestion) {
+    std::string out;
+    append_annotation_text(out, p, top_class, model_id, override_used, suggestion);
+    return out;
+}
+
+void append_annotation_text(std::string &out, float p, int top_class, const std::string &model_id, bool override_used,
+                            std::string_view suggestion) {
     // On every submission: to_chars, not snprintf (bench/hotpath). Same digits as "%.3f".
     const char *cls = outcome_name(kFailureClassOutcomes[top_class < 0 || top_class >= kFailureClasses ? 0 : top_class]);
-    std::string out;
-    out.reserve(48 + model_id.size() + suggestion.size());
+    out.reserve(out.size() + 48 + model_id.size() + suggestion.size());
     out += "jfp:p=";
     char num[32];
     auto r = std::to_chars(num, num + sizeof num, static_cast<double>(p), std::chars_format::fixed, 3);
@@ -99,8 +105,7 @@ std::string format_annotation(float p, int top_class, const std::string &model_i
     out += model_id;
     out += suggestion;
     if (override_used) out += ",override";
-    return out;
-}
+    }
 
 std::optional<std::string> neutralize(std::string_view t) {
     if (t.find("jfp:") == std::string_view::npos) return std::nullopt;
@@ -116,7 +121,7 @@ std::optional<std::string> neutralize(std::string_view t) {
     return out;
 }
 
-std::optional<std::string> append_annotation(std::string_view comment, const std::string &annotation, size_t limit) {
+std::optional<std::string> append_annotation(std::string_view comment, std::string_view annotation, size_t limit) {
     auto join = [&](std::string_view a) {
         std::string out;
         out.reserve(comment.size() + 1 + a.size());
@@ -128,8 +133,8 @@ std::optional<std::string> append_annotation(std::string_view comment, const std
     std::string full = join(annotation);
     if (full.size() <= limit) return full;
     auto model = annotation.find(",model=");
-    if (model != std::string::npos) {
-        std::string shorter = join(std::string_view(annotation).substr(0, model));
+    if (model != std::string_view::npos) {
+        std::string shorter = join(annotation.substr(0, model));
         if (shorter.size() <= limit) return shorter;
     }
     return std::nullopt;

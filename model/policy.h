@@ -28,7 +28,6 @@ struct Decision {
     bool override_used = false;    // the user's override token downgraded a reject
     bool below_min_history = false;  // too little history to reject
     bool no_history = false;         // no history loaded (store missing or failing): never enough to reject
-    std::string annotation;        // "jfp:p=0.87,class=TIMEOUT,model=<id>"
     std::string message;           // for warn and reject: the reason and what to do
 };
 
@@ -45,7 +44,10 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
 // "jfp:p=0.873,class=TIMEOUT,model=20240301T020000-1a2b3c4d" (",override" when the override was used).
 // A suggestion from advice.h follows the model as ",time=02:30:00" or ",mem=4G".
 std::string format_annotation(float p, int top_class, const std::string &model_id, bool override_used,
-                              const std::string &suggestion = "");
+                              std::string_view suggestion = {});
+// The same text appended to out: the submit path writes it straight into the job's admin comment.
+void append_annotation_text(std::string &out, float p, int top_class, const std::string &model_id, bool override_used,
+                            std::string_view suggestion = {});
 
 // User text that imitates jfp's annotation or token ("jfp:p=", "jfp:t=") has its colon replaced
 // ("jfp;p="), so nothing but the plugin can write a parseable annotation. Returns nullopt when the text
@@ -54,8 +56,7 @@ std::optional<std::string> neutralize(std::string_view user_text);
 
 // The comment with the annotation appended (space separated), or the shorter "jfp:p=..,class=.." form if
 // the full one would pass Slurm's limit, or nullopt if neither fits. The user's text is never cut.
-std::optional<std::string> append_annotation(std::string_view comment, const std::string &annotation,
-                                             size_t limit = 1024);
+std::optional<std::string> append_annotation(std::string_view comment, std::string_view annotation, size_t limit = 1024);
 
 // Parses an annotation back (the last one in the text): for users, admins and tests.
 struct ParsedAnnotation {
