@@ -174,6 +174,23 @@ int64_t naive_local_from_epoch(int64_t epoch) {
            tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec;
 }
 
-int64_t naive_local_now() { return naive_local_from_epoch(static_cast<int64_t>(time(nullptr))); }
+int64_t LocalOffsetCache::naive(int64_t epoch) {
+    int64_t minute = epoch >= 0 ? epoch / 60 : -((-epoch + 59) / 60);
+    uint64_t cached = minute_offset_.load(std::memory_order_relaxed);
+    if (cached != 0 && static_cast<int64_t>(cached >> 32) == minute)
+        return epoch + static_cast<int64_t>(cached & 0xffffffffu) - (int64_t{1} << 20);
+    int64_t naive = naive_local_from_epoch(epoch);
+    int64_t offset = naive - epoch;
+    // Only what packs: minutes from 1970 to 10,000 years on, offsets within +-12 days.
+    if (minute > 0 && minute < (int64_t{1} << 32) && offset > -(int64_t{1} << 20) && offset < (int64_t{1} << 20))
+        minute_offset_.store((static_cast<uint64_t>(minute) << 32) | static_cast<uint64_t>(offset + (int64_t{1} << 20)),
+                             std::memory_order_relaxed);
+    return naive;
+}
+
+int64_t naive_local_now() {
+    static LocalOffsetCache cache;
+    return cache.naive(static_cast<int64_t>(time(nullptr)));
+}
 
 }  // namespace jfp
