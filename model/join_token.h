@@ -51,7 +51,7 @@ public:
 private:
     void assign(std::string_view text) {
         if (!fits(text)) throw std::length_error("join token longer than " + std::to_string(kMaxLength) + " characters");
-        std::memcpy(text_, text.data(), text.size());
+        if (!text.empty()) std::memcpy(text_, text.data(), text.size());  // a default view's data() is null
         text_[text.size()] = '\0';
         len_ = static_cast<uint8_t>(text.size());
     }

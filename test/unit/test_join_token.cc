@@ -19,6 +19,8 @@ TEST_CASE("join token: hex() writes 16 lowercase hex digits of the number, most 
 TEST_CASE("join token: text of any length up to the limit round-trips; longer is refused, not cut") {
     CHECK(JoinToken().empty());
     CHECK(JoinToken("").empty());
+    CHECK(JoinToken(std::string_view()).empty());  // null data, zero length
+    CHECK(JoinToken(static_cast<const char *>(nullptr)).empty());
     std::string max(JoinToken::kMaxLength, 'z');
     CHECK(JoinToken(max).view() == max);
     CHECK(JoinToken::fits(max));
