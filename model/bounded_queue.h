@@ -26,27 +26,10 @@ public:
     BoundedQueue &operator=(const BoundedQueue &) = delete;
 
     bool try_push(T &&v) {
-        if (cap_ == 0) return false;
-        size_t pos = enq_.load(std::memory_order_relaxed);
-        for (;;) {
-            Cell &c = cells_[pos & (cap_ - 1)];
-            size_t seq = c.seq.load(std::memory_order_acquire);
-            intptr_t dif = static_cast<intptr_t>(seq) - static_cast<intptr_t>(pos);
-            if (dif == 0) {
-                if (enq_.compare_exchange_weak(pos, pos + 1, std::memory_order_relaxed)) {
-                    c.data = std::move(v);
-                    c.seq.store(pos + 1, std::memory_order_release);
-                    return true;
-                }
-            } else if (dif < 0) {
-                return false;  // full
-            } else {
-                pos = enq_.load(std::memory_order_relaxed);
-            }
-        }
+        return try_push_with([&v](T &cell) { cell = std::move(v); });
     }
 
-    // As try_push, but fill(T &) writes the value into its cell in place (it must set all of it): a
+    // Like try_push, but fill(T &) writes the value into its cell in place (it must set all of it): a
     // large T is written once instead of built, then moved.
     template <class Fill>
     bool try_push_with(Fill &&fill) {
