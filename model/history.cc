@@ -110,8 +110,6 @@ void HistoryIndex::add(const JobRecord &j) {
     if (!j.account.empty()) map_[key_account(j.account)].add(j);
 }
 
-const HistoryStats *HistoryIndex::find(uint64_t key) const { return map_.find(key); }
-
 HistoryView HistoryIndex::lookup(const JobRequest &r) const {
     // All keys first, then their slots and values fetched together (see stats_table.h).
     constexpr size_t kKeys = 5;

@@ -41,7 +41,6 @@ public:
     bool operator==(const HistoryIndex &o) const { return added_ == o.added_ && map_ == o.map_; }
 
 private:
-    const HistoryStats *find(uint64_t key) const;
     // Keys are 64-bit hashes of (scope, strings): no allocation per lookup on the submit path.
     StatsTable map_;
     uint64_t added_ = 0;

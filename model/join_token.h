@@ -39,7 +39,6 @@ public:
     std::string_view view() const { return {text_, len_}; }
     const char *c_str() const { return text_; }
     std::string str() const { return std::string(view()); }
-    operator std::string() const { return str(); }
     operator std::string_view() const { return view(); }
 
     bool operator==(const JoinToken &o) const { return view() == o.view(); }

@@ -105,7 +105,7 @@ void append_annotation_text(std::string &out, float p, int top_class, const std:
     out += model_id;
     out += suggestion;
     if (override_used) out += ",override";
-    }
+}
 
 std::optional<std::string> neutralize(std::string_view t) {
     if (t.find("jfp:") == std::string_view::npos) return std::nullopt;

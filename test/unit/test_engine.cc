@@ -326,6 +326,29 @@ TEST_CASE("engine: annotate mode appends to the user's comment and hands out a j
     CHECK(parse_annotation(*forged.new_comment)->model == e.model_id());
 }
 
+TEST_CASE("engine: with both fields annotated, the comment carries the same annotation the admin comment does") {
+    Site site;
+    site.config("mode = annotate\nannotate_field = comment, admin_comment\n");
+    Engine e(site.options());
+    REQUIRE(e.mode() == Mode::Annotate);
+    auto out = e.evaluate(request("sim", "mine"));
+    REQUIRE(out.new_comment);
+    std::string head = "jfp:t=" + out.token.str() + " ";
+    REQUIRE(out.admin_comment_append.rfind(head, 0) == 0);
+    std::string annotation = out.admin_comment_append.substr(head.size());
+    CHECK(annotation.rfind("jfp:p=", 0) == 0);
+    CHECK(parse_annotation(annotation)->model == e.model_id());
+    CHECK(*out.new_comment == "mine " + annotation);
+
+    // Only the admin comment: the user's comment is left alone, the admin comment is annotated.
+    site.config("mode = annotate\nannotate_field = admin_comment\n");
+    e.poll();
+    auto admin_only = e.evaluate(request("sim", "mine"));
+    CHECK_FALSE(admin_only.new_comment);
+    std::string head2 = "jfp:t=" + admin_only.token.str() + " jfp:p=";
+    CHECK(admin_only.admin_comment_append.rfind(head2, 0) == 0);
+}
+
 TEST_CASE("engine: reject mode refuses a job whose user+name history keeps failing, with reasons") {
     Site site;
     {
@@ -523,7 +546,7 @@ TEST_CASE("engine: a feature log moved by jfp.conf closes the old writer once no
         return pred();
     };
     REQUIRE(wait_for([&] { return e.model_id() != "" && e.background_writers() == 1; }));
-    std::string first = e.evaluate(request()).token;
+    std::string first = e.evaluate(request()).token.str();
     REQUIRE_FALSE(first.empty());
 
     site.config("mode = annotate\nreload_interval = 0.05\nfeature_log = " + b + "\n");
@@ -531,7 +554,7 @@ TEST_CASE("engine: a feature log moved by jfp.conf closes the old writer once no
     // snapshots holding it are gone, and the new one takes the later jobs.
     std::string later;
     CHECK(wait_for([&] {
-        later = e.evaluate(request()).token;
+        later = e.evaluate(request()).token.str();
         return access(b.c_str(), F_OK) == 0 && e.background_writers() == 1;
     }));
     auto logged_a = read_feature_log(a);

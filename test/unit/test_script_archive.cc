@@ -236,12 +236,12 @@ TEST_CASE("engine: with script_archive set, each scored batch script is archived
     s.env = env;
     s.env_count = 2;
     s.submit_time = *parse_sacct_time("2030-01-01T12:00:00");
-    std::string token = e.evaluate(s).token;
+    std::string token = e.evaluate(s).token.str();
     REQUIRE_FALSE(token.empty());
     SubmitRequest no_script = s;
     no_script.has_script = false;
     no_script.script = {};
-    std::string token2 = e.evaluate(no_script).token;  // salloc/srun: nothing to archive
+    std::string token2 = e.evaluate(no_script).token.str();  // salloc/srun: nothing to archive
     for (int i = 0; i < 400 && e.script_archive_counters().archived < 1; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(25));
     CHECK(e.script_archive_counters().archived == 1);

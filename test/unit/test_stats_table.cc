@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "catch.h"
+#include "model/history.h"
 #include "model/stats_table.h"
 
 using jfp::HistoryStats;
@@ -80,4 +81,50 @@ TEST_CASE("stats table: equality ignores insertion order and capacity; copies ar
     c[5].n = 3;
     CHECK(c.size() == 1);
     CHECK(c.find(5)->n == 3);
+}
+
+TEST_CASE("history index: lookup hands each of the five keys its own stats (the prefetched path)") {
+    jfp::HistoryIndex idx;
+    auto add = [&](const char *user, const char *name, const char *partition, const char *account, int times) {
+        for (int i = 0; i < times; ++i) {
+            jfp::JobRecord j;
+            j.user = user;
+            j.name = name;
+            j.partition = partition;
+            j.account = account;
+            j.end = 1000 + i;
+            j.outcome = jfp::Outcome::Completed;
+            idx.add(j);
+        }
+    };
+    add("amy", "sim_1", "pa", "ax", 1);
+    add("amy", "sim_2", "pb", "ax", 2);
+    add("amy", "other", "pb", "ay", 8);
+    add("bob", "sim_1", "pa", "ax", 4);
+    jfp::JobRequest r;
+    r.user = "amy";
+    r.name = "sim_1";
+    r.partition = "pa";
+    r.account = "ax";
+    auto v = idx.lookup(r);
+    REQUIRE(v.user_name);
+    REQUIRE(v.user_stem);
+    REQUIRE(v.user);
+    REQUIRE(v.partition);
+    REQUIRE(v.account);
+    CHECK(v.user_name->n == 1);   // amy's sim_1
+    CHECK(v.user_stem->n == 3);   // amy's sim_*
+    CHECK(v.user->n == 11);       // all of amy's
+    CHECK(v.partition->n == 5);   // everyone's in pa
+    CHECK(v.account->n == 7);     // everyone's in ax
+    CHECK(v.loaded);
+    r.partition.clear();
+    r.account = "nobody-uses-this";
+    r.name = "never_seen";
+    auto w = idx.lookup(r);
+    CHECK(w.user_name == nullptr);
+    CHECK(w.user_stem == nullptr);
+    CHECK(w.user == v.user);
+    CHECK(w.partition == nullptr);  // none given: not looked up
+    CHECK(w.account == nullptr);
 }
