@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "job_record.h"
+#include "sacct_layout.h"  // SacctFormatError, recommended_sacct_format
 
 namespace jfp {
 
@@ -47,11 +48,6 @@ struct SacctReadReport {
     std::vector<std::string> missing_optional;  // useful columns the export lacks (features will be unknown)
 };
 
-class SacctFormatError : public std::runtime_error {
-public:
-    using std::runtime_error::runtime_error;
-};
-
 class SacctReader {
 public:
     using JobSink = std::function<void(JobRecord &&)>;
@@ -78,8 +74,5 @@ private:
     struct Impl;
     Impl *impl_;
 };
-
-// The sacct --format list that gives jfp everything it can use, for documentation and fixtures.
-const char *recommended_sacct_format();
 
 }  // namespace jfp
