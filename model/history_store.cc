@@ -6,121 +6,17 @@
 #include <cstring>
 #include <memory>
 
+#include "history_schema.h"
 #include "slurm_text.h"
 
 namespace jfp {
-
-namespace {
-
-const char *kSchema = R"(
-CREATE TABLE IF NOT EXISTS jobs (
-    cluster TEXT NOT NULL,
-    job_key TEXT NOT NULL,
-    job_id TEXT,
-    array_job TEXT,
-    user TEXT,
-    uid INTEGER,
-    account TEXT,
-    partition TEXT,
-    qos TEXT,
-    name TEXT,
-    submit INTEGER,
-    start INTEGER,
-    end_time INTEGER,
-    outcome INTEGER,
-    state TEXT,
-    exit_code INTEGER,
-    exit_signal INTEGER,
-    req_cpus REAL,
-    req_nodes REAL,
-    req_mem_mb REAL,
-    timelimit_min REAL,
-    req_gpus REAL,
-    elapsed_s REAL,
-    max_rss_mb REAL,
-    has_dependency REAL,
-    interactive REAL,
-    submit_line TEXT,
-    jfp_token TEXT,
-    step_oom INTEGER NOT NULL DEFAULT 0,
-    seq INTEGER,
-    job_seq INTEGER,
-    end_seq INTEGER,
-    PRIMARY KEY (cluster, job_key)
-);
-CREATE INDEX IF NOT EXISTS jobs_submit ON jobs(submit);
-CREATE INDEX IF NOT EXISTS jobs_seq ON jobs(seq);
-CREATE INDEX IF NOT EXISTS jobs_token ON jobs(jfp_token) WHERE jfp_token IS NOT NULL;
-CREATE TABLE IF NOT EXISTS ingests (
-    id INTEGER PRIMARY KEY,
-    started INTEGER NOT NULL,
-    source TEXT NOT NULL,
-    lines INTEGER, job_rows INTEGER, step_rows INTEGER, bad INTEGER,
-    recovered_pipes INTEGER, joined_newlines INTEGER
-);
-CREATE TABLE IF NOT EXISTS queue_tokens (
-    job_id TEXT PRIMARY KEY,
-    token TEXT NOT NULL,
-    seen_at INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS ingest_errors (
-    ingest_id INTEGER NOT NULL,
-    line INTEGER NOT NULL,
-    last_line INTEGER NOT NULL,
-    reason TEXT NOT NULL,
-    text TEXT
-);
-)";
-
-// Columns in the order put_job binds and read_jobs reads them.
-const char *kJobColumns =
-    "cluster, job_key, job_id, array_job, user, account, partition, qos, name, submit, start, end_time, "
-    "outcome, state, exit_code, exit_signal, req_cpus, req_nodes, req_mem_mb, timelimit_min, req_gpus, "
-    "elapsed_s, max_rss_mb, has_dependency, interactive, submit_line, jfp_token, step_oom, uid";
-
-constexpr int kUnfinished = static_cast<int>(Outcome::Unfinished);
-
-std::string upsert_sql() {
-    std::string s = "INSERT INTO jobs (cluster, job_key, job_id, array_job, user, account, partition, qos, name, "
-                    "submit, start, end_time, outcome, state, exit_code, exit_signal, req_cpus, req_nodes, "
-                    "req_mem_mb, timelimit_min, req_gpus, elapsed_s, max_rss_mb, has_dependency, interactive, "
-                    "submit_line, jfp_token, uid, seq, job_seq, end_seq) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
-                    "?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,?23,?24,?25,?26,?27,?28,?29,?29,"
-                    "CASE WHEN ?12 IS NOT NULL AND ?13 <> " + std::to_string(kUnfinished) + " THEN ?29 END) "
-                    "ON CONFLICT (cluster, job_key) DO UPDATE SET ";
-    std::string changed;  // an update that changes nothing must not look like a change to the plugin's loader
-    const char *plain[] = {"job_id", "array_job", "user", "account", "partition", "qos", "name", "submit", "start",
-                           "end_time", "outcome", "state", "exit_code", "exit_signal", "req_cpus", "req_nodes",
-                           "req_mem_mb", "timelimit_min", "req_gpus", "elapsed_s", "has_dependency",
-                           "interactive", "submit_line"};
-    for (const char *c : plain) {
-        s += c;
-        s += "=excluded.";
-        s += c;
-        s += ", ";
-        changed += std::string("jobs.") + c + " IS NOT excluded." + c + " OR ";
-    }
-    s += "jfp_token=coalesce(excluded.jfp_token, jobs.jfp_token), uid=coalesce(excluded.uid, jobs.uid), "
-         "max_rss_mb=CASE WHEN jobs.max_rss_mb IS NULL THEN excluded.max_rss_mb "
-         "WHEN excluded.max_rss_mb IS NULL THEN jobs.max_rss_mb "
-         "ELSE max(jobs.max_rss_mb, excluded.max_rss_mb) END, "
-         "seq=excluded.seq, job_seq=coalesce(jobs.job_seq, excluded.seq), end_seq=coalesce(jobs.end_seq, excluded.end_seq) "
-         "WHERE (jobs.outcome IS NULL OR jobs.outcome = " +
-         std::to_string(kUnfinished) + " OR excluded.outcome <> " + std::to_string(kUnfinished) + ") AND (" + changed +
-         "coalesce(excluded.jfp_token, jobs.jfp_token) IS NOT jobs.jfp_token OR "
-         "coalesce(excluded.uid, jobs.uid) IS NOT jobs.uid OR "
-         "(excluded.max_rss_mb IS NOT NULL AND (jobs.max_rss_mb IS NULL OR excluded.max_rss_mb > jobs.max_rss_mb)))";
-    return s;
-}
-
-}  // namespace
 
 struct HistoryStore::Statements {
     Stmt upsert_job;
     Stmt upsert_step;
     Stmt insert_error;
     explicit Statements(const Db &db)
-        : upsert_job(db, upsert_sql().c_str()),
+        : upsert_job(db, job_upsert_sql().c_str()),
           upsert_step(db,
                       "INSERT INTO jobs (cluster, job_key, max_rss_mb, step_oom, seq) VALUES (?1, ?2, ?3, ?4, ?5) "
                       "ON CONFLICT (cluster, job_key) DO UPDATE SET "
@@ -152,7 +48,7 @@ HistoryStore::HistoryStore(const std::string &path, Access access)
                               e.code());
         throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp history store?)", e.code());
     }
-    apply_schema(db_, version, kSchemaVersion, writable_, kSchema, "store");
+    apply_schema(db_, version, kSchemaVersion, writable_, kHistorySchema, "store");
     if (writable_ && version == 1) migrate_from_1();
     tracks_changes_ = writable_ || version >= 2;
     if (writable_) {
@@ -175,7 +71,7 @@ void HistoryStore::migrate_from_1() {
         db_.exec("ALTER TABLE jobs ADD COLUMN job_seq INTEGER");
         db_.exec("ALTER TABLE jobs ADD COLUMN end_seq INTEGER");
         db_.exec(("UPDATE jobs SET seq=rowid, job_seq=CASE WHEN user IS NOT NULL THEN rowid END, "
-                  "end_seq=CASE WHEN end_time IS NOT NULL AND outcome <> " + std::to_string(kUnfinished) +
+                  "end_seq=CASE WHEN end_time IS NOT NULL AND outcome <> " + std::to_string(kUnfinishedOutcome) +
                   " THEN rowid END").c_str());
         db_.exec("CREATE INDEX IF NOT EXISTS jobs_seq ON jobs(seq)");
         db_.exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
@@ -282,70 +178,6 @@ uint64_t HistoryStore::job_count() const {
     return static_cast<uint64_t>(s.int_at(0));
 }
 
-namespace {
-std::string select_jobs(bool ended_only, const char *order, const char *extra_columns = "") {
-    std::string sql = std::string("SELECT ") + kJobColumns + extra_columns + " FROM jobs WHERE user IS NOT NULL";
-    if (ended_only) sql += " AND end_time IS NOT NULL AND outcome <> " + std::to_string(kUnfinished);
-    sql += " ";
-    sql += order;
-    return sql;
-}
-}  // namespace
-
-JobCursor::JobCursor(const Db &db, const std::string &sql) : stmt_(new Stmt(db, sql.c_str())) {}
-JobCursor::JobCursor(const Db &db, const std::string &sql, const std::vector<std::string> &params)
-    : stmt_(new Stmt(db, sql.c_str())) {
-    for (size_t i = 0; i < params.size(); ++i) stmt_->bind(static_cast<int>(i) + 1, std::string_view(params[i]));
-}
-JobCursor::~JobCursor() { delete stmt_; }
-JobCursor::JobCursor(JobCursor &&o) noexcept : stmt_(o.stmt_) { o.stmt_ = nullptr; }
-
-bool JobCursor::next(JobRecord &j, JobSeqs &q) {
-    if (!next(j)) return false;
-    q.seq = stmt_->int_at(29);
-    q.job_seq = stmt_->int_at(30);
-    q.end_seq = stmt_->int_at(31);
-    return true;
-}
-
-bool JobCursor::next(JobRecord &j) {
-    Stmt &s = *stmt_;
-    if (!s.step()) return false;
-    j.cluster = s.view_at(0);
-    j.job_key = s.view_at(1);
-    j.job_id = s.view_at(2);
-    j.array_job = s.view_at(3);
-    j.user = s.view_at(4);
-    j.account = s.view_at(5);
-    j.partition = s.view_at(6);
-    j.qos = s.view_at(7);
-    j.name = s.view_at(8);
-    j.submit = s.int_at(9);
-    j.start = s.int_at(10);
-    j.end = s.int_at(11);
-    j.outcome = static_cast<Outcome>(s.int_at(12));
-    j.state = s.view_at(13);
-    j.exit_code = static_cast<int>(s.int_at(14));
-    j.exit_signal = static_cast<int>(s.int_at(15));
-    j.req_cpus = s.real_at(16);
-    j.req_nodes = s.real_at(17);
-    j.req_mem_mb = s.real_at(18);
-    j.timelimit_min = s.real_at(19);
-    j.req_gpus = s.real_at(20);
-    j.elapsed_s = s.real_at(21);
-    j.max_rss_mb = s.real_at(22);
-    j.has_dependency = s.real_at(23);
-    j.interactive = s.real_at(24);
-    j.submit_line = s.view_at(25);
-    j.jfp_token = s.view_at(26);
-    j.array_size = 1;
-    // Releases that mark only the step OUT_OF_MEMORY leave the job FAILED: the step's verdict wins.
-    if (s.int_at(27) != 0 && j.outcome == Outcome::Failed) j.outcome = Outcome::OutOfMemory;
-    j.uid = s.is_null(28) ? -1 : s.int_at(28);
-    infer_memory_kill(j);
-    return true;
-}
-
 JobCursor HistoryStore::jobs_by_submit() const {
     return JobCursor(db_, select_jobs(false, "ORDER BY submit, cluster, job_key"));
 }
@@ -364,7 +196,7 @@ JobCursor HistoryStore::ended_jobs_for_index() const {
         "NULL, exit_signal, NULL, NULL, req_mem_mb, timelimit_min, NULL, elapsed_s, max_rss_mb, NULL, NULL, NULL, "
         "NULL, step_oom, NULL";
     std::string sql = "SELECT " + cols + " FROM jobs WHERE user IS NOT NULL AND end_time IS NOT NULL AND outcome <> " +
-                      std::to_string(kUnfinished) + (tracks_changes_ ? " ORDER BY end_time, end_seq" : " ORDER BY end_time, cluster, job_key");
+                      std::to_string(kUnfinishedOutcome) + (tracks_changes_ ? " ORDER BY end_time, end_seq" : " ORDER BY end_time, cluster, job_key");
     return JobCursor(db_, sql);
 }
 
@@ -385,7 +217,7 @@ void HistoryStore::for_each_submission(const std::function<void(const Submission
 
 JobCursor HistoryStore::unfinished_tokened_jobs() const {
     return JobCursor(db_, select_jobs(false, ("AND jfp_token IS NOT NULL AND (end_time IS NULL OR outcome = " +
-                                              std::to_string(kUnfinished) + ") ORDER BY submit, cluster, job_key").c_str()));
+                                              std::to_string(kUnfinishedOutcome) + ") ORDER BY submit, cluster, job_key").c_str()));
 }
 
 int64_t HistoryStore::last_change() const {
