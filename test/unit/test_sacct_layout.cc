@@ -69,18 +69,19 @@ TEST_CASE("sacct layout: validate names the first field that does not parse") {
     layout.set(split(kNames), "x.txt");
     auto ok = split("7|7|bob|1001|FAILED|2024-01-01T00:00:00|2024-01-01T00:05:00|2|4G|a|x|y|1.5G");
     CHECK(layout.validate(ok).empty());
-    auto bad_state = ok;
-    bad_state[4] = "SMILING";
-    CHECK(layout.validate(bad_state) == "State 'SMILING' is not a Slurm job state");
-    auto bad_cpus = ok;
-    bad_cpus[7] = "two";
-    CHECK(layout.validate(bad_cpus) == "column 8 'two' is not a number");
-    auto bad_mem = ok;
-    bad_mem[8] = "lots";
-    CHECK(layout.validate(bad_mem) == "ReqMem 'lots' is not a memory size");
-    auto bad_id = ok;
-    bad_id[0] = "job7";
-    CHECK(layout.validate(bad_id) == "job id 'job7' is not a Slurm job id");
+    struct Case {
+        size_t field;
+        const char *value, *problem;
+    };
+    for (const Case &c : {Case{4, "SMILING", "State 'SMILING' is not a Slurm job state"},
+                          Case{7, "two", "column 8 'two' is not a number"},
+                          Case{8, "lots", "ReqMem 'lots' is not a memory size"},
+                          Case{0, "job7", "job id 'job7' is not a Slurm job id"},
+                          Case{5, "yesterday", "Submit 'yesterday' is not a time (expected YYYY-MM-DDTHH:MM:SS)"}}) {
+        auto row = ok;
+        row[c.field] = c.value;
+        CHECK(layout.validate(row) == c.problem);
+    }
     auto padded = ok;
     padded[0] = " 7 ";
     padded[4] = " FAILED";
