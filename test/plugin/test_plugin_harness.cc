@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
 #include <string>
 #include <thread>
@@ -100,9 +101,17 @@ struct Site {
     }
 };
 
-// The engine loads history in the background: submit until the annotation reflects a loaded model.
+// The engine loads in the background. Waits are long: in a package build the tests run two at a time
+// beside other builds, and a load that takes 50 ms alone has been slow there.
+struct Deadline {
+    std::chrono::steady_clock::time_point end;
+    explicit Deadline(int seconds) : end(std::chrono::steady_clock::now() + std::chrono::seconds(seconds)) {}
+    bool passed() const { return std::chrono::steady_clock::now() >= end; }
+};
+
+// Submit until the annotation reflects a loaded model.
 std::string annotated_comment(Plugin &p, const char *name, const char *comment) {
-    for (int i = 0; i < 200; ++i) {
+    for (Deadline d(30); !d.passed();) {
         Job j(name, comment);
         REQUIRE(p.submit(&j.d, getuid(), &j.err) == SLURM_SUCCESS);
         if (jfp::parse_annotation(j.comment())) return j.comment();
@@ -164,7 +173,7 @@ TEST_CASE("harness: warn keeps what an earlier plugin said in err_msg; reject re
     Plugin p;
     REQUIRE(p.init() == SLURM_SUCCESS);
     bool warned = false;
-    for (int i = 0; i < 200 && !warned; ++i) {
+    for (Deadline d(30); !warned && !d.passed();) {
         Job j("sim", "");
         j.err = slurm_xstrdup("earlier plugin: hello");
         REQUIRE(p.submit(&j.d, getuid(), &j.err) == SLURM_SUCCESS);
@@ -179,7 +188,7 @@ TEST_CASE("harness: warn keeps what an earlier plugin said in err_msg; reject re
 
     site.conf("mode = reject\nthreshold = 0.0\nmin_history = 0\n");
     bool rejected = false;
-    for (int i = 0; i < 200 && !rejected; ++i) {
+    for (Deadline d(30); !rejected && !d.passed();) {
         Job j("sim", "");
         int rc = p.submit(&j.d, getuid(), &j.err);
         if (rc != SLURM_SUCCESS) {

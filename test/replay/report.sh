@@ -33,8 +33,11 @@ if ! command -v chromium >/dev/null; then
     echo "# chromium not installed: the file was checked, not rendered"
     exit 0
 fi
+# No background networking: a build machine's network may be closed, and Chromium's own connections
+# (updates, sync, QUIC) would only add refusals and delays to the log it is judged by.
 browse() {
     timeout 120 chromium --headless --no-sandbox --disable-gpu --hide-scrollbars --user-data-dir="$W/profile" \
+        --disable-quic --no-first-run --disable-background-networking --disable-component-update --disable-sync \
         --enable-logging=stderr --v=0 "$@" 2>"$W/browser.err"
 }
 # The check itself must see a console error when there is one.

@@ -200,7 +200,7 @@ TEST_CASE("feature log: its thread is named, so top -H and perf tell it from slu
     auto before = count(thread_names(), "jfp-featurelog");
     {
         FeatureLogWriter w(dir.file("f.db"), 16);
-        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);  // until the thread has started
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);  // until the thread has started
         while (count(thread_names(), "jfp-featurelog") == before && std::chrono::steady_clock::now() < deadline)
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
         CHECK(count(thread_names(), "jfp-featurelog") == before + 1);
@@ -542,7 +542,7 @@ TEST_CASE("engine: a feature log moved by jfp.conf closes the old writer once no
     o.background = true;
     Engine e(o);
     auto wait_for = [](auto pred) {
-        for (int i = 0; i < 400 && !pred(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+        for (int i = 0; i < 1200 && !pred(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
         return pred();
     };
     REQUIRE(wait_for([&] { return e.model_id() != "" && e.background_writers() == 1; }));

@@ -191,7 +191,8 @@ TEST_CASE("script archive writer: over its budget it drops and counts; an unwrit
         e.meta = meta("x" + std::to_string(i), i);
         bad.push(std::move(e), 10);
     }
-    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::milliseconds(100));
+    // Pushing never waits on the failing writer (a scheduler's hiccup on a loaded machine is well under this).
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1));
     bad.flush();
     CHECK(bad.counters().failed == 5);
     CHECK(bad.counters().archived == 0);
@@ -223,7 +224,7 @@ TEST_CASE("engine: with script_archive set, each scored batch script is archived
     o.trusted_uids = {0, getuid()};
     o.cluster_name = "unitc";
     Engine e(o);
-    for (int i = 0; i < 400 && e.model_id().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    for (int i = 0; i < 1200 && e.model_id().empty(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
     REQUIRE_FALSE(e.model_id().empty());
     const char *env[] = {"PATH=/usr/bin", "SECRET=x", nullptr};
     SubmitRequest s;
@@ -242,7 +243,7 @@ TEST_CASE("engine: with script_archive set, each scored batch script is archived
     no_script.has_script = false;
     no_script.script = {};
     std::string token2 = e.evaluate(no_script).token.str();  // salloc/srun: nothing to archive
-    for (int i = 0; i < 400 && e.script_archive_counters().archived < 1; ++i)
+    for (int i = 0; i < 1200 && e.script_archive_counters().archived < 1; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(25));
     CHECK(e.script_archive_counters().archived == 1);
     ScriptArchive a(archive, ScriptArchive::Access::ReadOnly);
