@@ -87,10 +87,6 @@ bool SacctLayout::looks_like_header(const std::vector<std::string_view> &f) {
     return true;
 }
 
-std::string_view SacctLayout::field(const std::vector<std::string_view> &f, Col c) const {
-    return has(c) ? trim(f[static_cast<size_t>(at(c))]) : std::string_view();
-}
-
 void SacctLayout::set(const std::vector<std::string_view> &names, const std::string &source) {
     cols_.clear();
     pos_.fill(-1);

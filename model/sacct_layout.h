@@ -9,6 +9,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/text.h"
+
 namespace jfp {
 
 enum class SacctCol {
@@ -42,8 +44,11 @@ public:
     SacctCol col(size_t i) const { return cols_[i]; }
     int at(SacctCol c) const { return pos_[static_cast<size_t>(c)]; }
     bool has(SacctCol c) const { return at(c) >= 0; }
-    // The field of column c, trimmed; empty when the export lacks the column.
-    std::string_view field(const std::vector<std::string_view> &f, SacctCol c) const;
+    // The field of column c, trimmed; empty when the export lacks the column. Inline: read_sacct_row
+    // calls it ~25 times a row from another file (out of line it cost ingest 1.7% more instructions).
+    std::string_view field(const std::vector<std::string_view> &f, SacctCol c) const {
+        return has(c) ? trim(f[static_cast<size_t>(at(c))]) : std::string_view();
+    }
     const std::vector<size_t> &free_text_positions() const { return free_text_; }
     bool first_col_is_id() const { return !cols_.empty() && (cols_[0] == SacctCol::JobID || cols_[0] == SacctCol::JobIDRaw); }
 
