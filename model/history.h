@@ -38,9 +38,14 @@ public:
     size_t keys() const { return map_.size(); }
     uint64_t jobs_added() const { return added_; }
     void reserve(size_t n) { map_.reserve(n); }
+    size_t slot_count() const { return map_.slot_count(); }
+    // Room for `jobs` more jobs' keys, built without writing to the index (see StatsTable::rehashed_for).
+    StatsTable::Rehash rehashed_for_jobs(size_t jobs) const { return map_.rehashed_for(map_.size() + kKeysPerJob * jobs); }
+    void adopt(StatsTable::Rehash &&r) { map_.adopt(std::move(r)); }
     bool operator==(const HistoryIndex &o) const { return added_ == o.added_ && map_ == o.map_; }
 
 private:
+    static constexpr size_t kKeysPerJob = 5;  // add()'s keys: user+name, user+stem, user, partition, account
     // Keys are 64-bit hashes of (scope, strings): no allocation per lookup on the submit path.
     StatsTable map_;
     uint64_t added_ = 0;

@@ -150,6 +150,8 @@ SnapshotUpdate update_history_snapshot(HistorySnapshot &snap, const HistoryStore
         JobSeqs q;
         while (rows.size() < chunk && (more = cursor.next(j, q))) rows.emplace_back(std::move(j), q);
         if (rows.empty()) break;
+        // A bigger index is built here, beside the readers; under the lock it is only swapped in.
+        if (auto room = snap.index.rehashed_for_jobs(rows.size())) apply([&] { snap.index.adopt(std::move(room)); });
         apply([&] {
             for (auto &[job, seqs] : rows) {
                 if (seqs.job_seq > from) ++snap.jobs;

@@ -50,7 +50,8 @@ HistorySnapshot load_history_snapshot(const HistoryStore &store);
 
 // Applies the store's changes since snap.seq in chunks of `chunk` jobs, calling apply(fn) around each
 // chunk's writes (the caller takes its lock there; readers see history up to some end time, never a
-// half-applied job). Returns the number of changed jobs applied, or the reason a full load is needed
+// half-applied job). Outside apply it only reads snap: when the index must grow, the bigger table is
+// built there and apply only swaps it in, so readers never wait for a rehash. Returns the number of changed jobs applied, or the reason a full load is needed
 // (snap is then untouched).
 struct SnapshotUpdate {
     uint64_t applied = 0;

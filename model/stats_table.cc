@@ -29,9 +29,24 @@ StatsTable &StatsTable::operator=(StatsTable &&o) noexcept {
     return *this;
 }
 
-void StatsTable::reserve(size_t n) {
+size_t StatsTable::slots_for(size_t keys) {
     size_t want = 16;
-    while (want / 4 * 3 < n) want *= 2;
+    while (want / 4 * 3 < keys) want *= 2;
+    return want;
+}
+
+void StatsTable::place_all(const std::vector<Slot> &from, std::vector<Slot> &to) {
+    const size_t mask = to.size() - 1;
+    for (const Slot &s : from) {
+        if (s.index == kNone) continue;
+        size_t i = static_cast<size_t>(s.key) & mask;
+        while (to[i].index != kNone) i = (i + 1) & mask;
+        to[i] = s;
+    }
+}
+
+void StatsTable::reserve(size_t n) {
+    size_t want = slots_for(n);
     if (want > slots_.size()) grow(want);
 }
 
@@ -41,12 +56,21 @@ void StatsTable::grow(size_t min_slots) {
     std::vector<Slot> old;
     old.swap(slots_);
     slots_.assign(n, Slot{});
-    for (const Slot &s : old) {
-        if (s.index == kNone) continue;
-        size_t i = home(s.key);
-        while (slots_[i].index != kNone) i = (i + 1) & (n - 1);
-        slots_[i] = s;
-    }
+    place_all(old, slots_);
+}
+
+StatsTable::Rehash StatsTable::rehashed_for(size_t n) const {
+    Rehash r;
+    size_t want = slots_for(n);
+    if (want <= slots_.size()) return r;
+    r.slots.assign(want, Slot{});
+    place_all(slots_, r.slots);
+    r.keys = size_;
+    return r;
+}
+
+void StatsTable::adopt(Rehash &&r) {
+    if (r && r.keys == size_ && r.slots.size() > slots_.size()) slots_.swap(r.slots);
 }
 
 HistoryStats &StatsTable::operator[](uint64_t key) {

@@ -36,8 +36,17 @@ public:
     const HistoryStats &value(uint32_t index) const { return chunks_[index >> kChunkBits][index & (kChunk - 1)]; }
 
     size_t size() const { return size_; }
+    size_t slot_count() const { return slots_.size(); }
     // Room for n keys without growing.
     void reserve(size_t n);
+
+    // Growing in two steps, for a table that readers share under a lock while one thread adds keys.
+    // rehashed_for(n) only reads this table: it builds a slot array with room for n keys (none when
+    // there is room already) while readers go on. adopt() swaps it in under the caller's lock, and does
+    // nothing if keys were added in between. Rehashing 1.5M keys takes ~100 ms; a swap does not.
+    struct Rehash;
+    Rehash rehashed_for(size_t n) const;
+    void adopt(Rehash &&r);
     // Same keys with equal stats (order of insertion does not matter).
     bool operator==(const StatsTable &o) const;
 
@@ -53,9 +62,19 @@ private:
     void grow(size_t min_slots);
     size_t home(uint64_t key) const { return static_cast<size_t>(key) & (slots_.size() - 1); }
 
+    static size_t slots_for(size_t keys);
+    static void place_all(const std::vector<Slot> &from, std::vector<Slot> &to);
+
     std::vector<Slot> slots_;  // size a power of two, at most 3/4 full
     std::vector<std::unique_ptr<HistoryStats[]>> chunks_;
     size_t size_ = 0;
+
+public:
+    struct Rehash {
+        std::vector<Slot> slots;  // empty: nothing to adopt
+        size_t keys = 0;          // the table's size when they were built
+        explicit operator bool() const { return !slots.empty(); }
+    };
 };
 
 }  // namespace jfp

@@ -160,6 +160,31 @@ TEST_CASE("history updates: applying only the store's changes equals a full repl
     }
 }
 
+TEST_CASE("history updates: the index grows outside the lock; under it a grown table is only swapped in") {
+    TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    Workload w(13);
+    put(store, w.ended_series(10));
+    HistorySnapshot snap = load_history_snapshot(store);
+    put(store, w.ended_series(400));  // hundreds of new keys: the table must grow several times
+    size_t swaps = 0, adding = 0, slots_at_start = snap.index.slot_count();
+    auto u = update_history_snapshot(snap, store, [&](const std::function<void()> &write) {
+        size_t slots = snap.index.slot_count();
+        uint64_t jobs = snap.index.jobs_added();
+        write();  // what runs under the plugin's history lock
+        bool grew = snap.index.slot_count() != slots, added = snap.index.jobs_added() != jobs;
+        CHECK_FALSE((grew && added));  // a rehash under the lock, beside the adds, is what this prevents
+        swaps += grew;
+        adding += added;
+    }, 3);
+    REQUIRE_FALSE(u.full_load_reason);
+    CHECK(u.applied == 400);
+    CHECK(swaps >= 3);
+    CHECK(adding > 100);
+    CHECK(snap.index.slot_count() > slots_at_start);
+    REQUIRE(same_history(snap, load_history_snapshot(store)));
+}
+
 TEST_CASE("history updates: an identical re-ingest changes nothing; a late job or a changed outcome needs a full load, and says why") {
     TempDir dir;
     HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);

@@ -58,6 +58,31 @@ TEST_CASE("stats table: a value's address survives growth (HistoryView keeps poi
     CHECK(first->n == 1);
 }
 
+TEST_CASE("stats table: a rehash built beside readers and adopted equals growing in place; a stale one is refused") {
+    StatsTable t, ref;
+    for (uint64_t k = 1; k <= 12; ++k) t[k * 0x9e3779b97f4a7c15ull] = ref[k * 0x9e3779b97f4a7c15ull] = stats_with(static_cast<uint32_t>(k));
+    CHECK_FALSE(t.rehashed_for(12));  // room already: nothing built
+    auto r = t.rehashed_for(5000);
+    REQUIRE(r);
+    size_t before = t.slot_count();
+    t.adopt(std::move(r));
+    CHECK(t.slot_count() > before);
+    for (uint64_t k = 13; k <= 3000; ++k) t[k * 0x9e3779b97f4a7c15ull] = ref[k * 0x9e3779b97f4a7c15ull] = stats_with(static_cast<uint32_t>(k));
+    CHECK(t.slot_count() == StatsTable(t).slot_count());
+    CHECK(t == ref);
+    for (uint64_t k = 1; k <= 3000; ++k) CHECK(t.locate(k * 0x9e3779b97f4a7c15ull) != StatsTable::kNone);
+
+    // Built, then a key added before the swap: its slots lack that key, so adopt keeps the table as is.
+    auto stale = t.rehashed_for(100000);
+    REQUIRE(stale);
+    t[42] = stats_with(42);
+    size_t slots = t.slot_count();
+    t.adopt(std::move(stale));
+    CHECK(t.slot_count() == slots);
+    REQUIRE(t.find(42) != nullptr);
+    CHECK(t.find(42)->n == 42);
+}
+
 TEST_CASE("stats table: equality ignores insertion order and capacity; copies are deep, moves leave it empty") {
     StatsTable a, b;
     b.reserve(100000);
