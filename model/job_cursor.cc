@@ -9,8 +9,6 @@ JobCursor::JobCursor(const Db &db, const std::string &sql, const std::vector<std
     : stmt_(new Stmt(db, sql.c_str())) {
     for (size_t i = 0; i < params.size(); ++i) stmt_->bind(static_cast<int>(i) + 1, std::string_view(params[i]));
 }
-JobCursor::~JobCursor() { delete stmt_; }
-JobCursor::JobCursor(JobCursor &&o) noexcept : stmt_(o.stmt_) { o.stmt_ = nullptr; }
 
 bool JobCursor::next(JobRecord &j, JobSeqs &q) {
     if (!next(j)) return false;

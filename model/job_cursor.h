@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -23,8 +24,7 @@ public:
     JobCursor(const Db &db, const std::string &sql);
     // With text bound to ?1, ?2, ...
     JobCursor(const Db &db, const std::string &sql, const std::vector<std::string> &params);
-    ~JobCursor();
-    JobCursor(JobCursor &&) noexcept;
+    JobCursor(JobCursor &&) noexcept = default;
     JobCursor(const JobCursor &) = delete;
     JobCursor &operator=(const JobCursor &) = delete;
     bool next(JobRecord &out);
@@ -32,7 +32,7 @@ public:
     bool next(JobRecord &out, JobSeqs &seqs);
 
 private:
-    Stmt *stmt_;
+    std::unique_ptr<Stmt> stmt_;
 };
 
 }  // namespace jfp
