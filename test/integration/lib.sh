@@ -45,7 +45,7 @@ CLEANUP_HOOK=""
 cluster_cleanup() {
     local rc=$?
     if [ -n "$CLUSTER_DIR" ]; then
-        "$TESTCLUSTER" stop "$CLUSTER_DIR" || true
+        "$TESTCLUSTER" kill "$CLUSTER_DIR" || true
         if [ "$rc" -ne 0 ]; then
             echo "---- cluster logs (test failed with $rc) ----" >&2
             "$TESTCLUSTER" logs "$CLUSTER_DIR" || true
