@@ -225,8 +225,7 @@ c.execute("UPDATE jobs SET name = name WHERE rowid = 1")
 print("locked", flush=True)
 time.sleep(600)' "$S" >"$W/locker.out" &
     LOCKER=$!
-    for _ in $(seq 1 50); do grep -q locked "$W/locker.out" && return 0; sleep 0.1; done
-    fail "S4: the locker did not take the lock"
+    wait_until 30 "S4: the locker did not take the lock" 'grep -q locked "$W/locker.out"'
 }
 unfault_S4() { kill_locker; }
 row S4 start rejected "loaded history of" - "store locked by another writer (BEGIN EXCLUSIVE)" no
@@ -242,12 +241,12 @@ fault_F1() {
 unfault_F1() { rm -f "$FULL/filler"; }
 row F1 start rejected "feature log" - "feature log on a full disk"
 # Recovery means rows reach the log again.
-for _ in $(seq 1 40); do
-    [ "$(sqlite3 "$FULL/features.db" 'SELECT count(*) FROM scored' 2>/dev/null || echo 0)" -gt 0 ] && break
+logged_after_decision() {  # true once a row reached the feature log; else submits one more job
+    [ "$(sqlite3 "$FULL/features.db" 'SELECT count(*) FROM scored' 2>/dev/null || echo 0)" -gt 0 ] && return 0
     decision doomed >/dev/null
-    sleep 0.5
-done
-[ "$(sqlite3 "$FULL/features.db" 'SELECT count(*) FROM scored')" -gt 0 ] || fail "F1: nothing reached the feature log after space was freed"
+    return 1
+}
+wait_until 60 "F1: nothing reached the feature log after space was freed" logged_after_decision
 mark
 heal
 wait_since "reloaded $CONF"

@@ -117,6 +117,17 @@ sacct_field() { sacct $SACCT_WINDOW -n -X -P -j "$1" -o "$2"; }
 # submit ARGS...: sbatch --parsable; prints the job id.
 submit() { sbatch --parsable "$@" | cut -d';' -f1; }
 
+# wait_until SECONDS WHAT CONDITION: runs CONDITION (shell text, eval'd: the test's functions and variables
+# work) every 0.2 s until it succeeds; fails naming WHAT once SECONDS have passed. A deadline, not a count of
+# tries: tests run several at a time, and on a loaded machine each try takes longer.
+wait_until() {
+    local secs=$1 what=$2 cond=$3 deadline=$((SECONDS + $1))
+    until eval "$cond"; do
+        [ "$SECONDS" -lt "$deadline" ] || fail "$what (waited ${secs} s)"
+        sleep 0.2
+    done
+}
+
 expect_eq() {
     [ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
 }
@@ -164,11 +175,8 @@ set_conf() {
     printf '%s\n' "$1" >"$CLUSTER_DIR/etc/jfp.conf.tmp"
     chmod 644 "$CLUSTER_DIR/etc/jfp.conf.tmp"
     mv "$CLUSTER_DIR/etc/jfp.conf.tmp" "$CLUSTER_DIR/etc/jfp.conf"
-    for _ in $(seq 1 100); do
-        [ "$(grep -c "reloaded $CLUSTER_DIR/etc/jfp.conf" "$CTLD_LOG" || true)" -gt "$before" ] && return 0
-        sleep 0.1
-    done
-    fail "the plugin did not reload jfp.conf"
+    wait_until 30 "the plugin did not reload jfp.conf" \
+        '[ "$(grep -c "reloaded $CLUSTER_DIR/etc/jfp.conf" "$CTLD_LOG" || true)" -gt "$before" ]'
 }
 
 # wait_log PATTERN [SECONDS]: until slurmctld's log has a line matching PATTERN.

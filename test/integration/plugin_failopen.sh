@@ -105,7 +105,7 @@ threshold = 1.0
 threshold.partition.long = 0.0
 min_history = 0"
 blocker=$(submit --exclusive -J blocker --wrap 'sleep 300')
-for _ in $(seq 1 60); do [ "$(squeue -h -j "$blocker" -o %t)" = R ] && break; sleep 0.5; done
+wait_until 60 "the blocker job did not start" '[ "$(squeue -h -j "$blocker" -o %t)" = R ]'
 target=$(submit --exclusive -J target --wrap true)   # pending (Resources): eligible, so sacct lists it
 sleep 1
 "$JFP" ingest --from-sacct --db "$W/history.db" --overlap 7200 | sed 's/^/# /'
@@ -113,7 +113,7 @@ sqlite3 "$W/history.db" "SELECT job_key, job_id, state, jfp_token FROM jobs WHER
 [ -n "$(sqlite3 "$W/history.db" "SELECT token FROM queue_tokens WHERE job_id='$target'")" ] \
     || fail "the pending job's token did not reach the store (queue_tokens)"
 before=$(grep -c "loaded history of" "$CTLD_LOG")
-for _ in $(seq 1 50); do [ "$(grep -c "loaded history of" "$CTLD_LOG")" -gt "$before" ] && break; sleep 0.2; done
+wait_until 60 "the plugin did not load the history the ingest changed" '[ "$(grep -c "loaded history of" "$CTLD_LOG")" -gt "$before" ]'
 if out=$(scontrol update jobid="$target" partition=long 2>&1); then fail "moving the job to partition long (threshold 0) must be refused: $out"; fi
 note "update refused: $out"
 grep -q "update user=root name='target'.*action=reject" "$CTLD_LOG" || fail "the update was not re-scored"

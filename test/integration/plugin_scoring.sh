@@ -94,14 +94,14 @@ if out=$(sbatch --hold -p long -J steady --wrap true 2>&1); then fail "partition
 set_conf "$base
 mode = annotate"
 "$JFP" train --db "$W/history.db" --out "$W/model.json" --rounds 30 --nthread 2 --no-progress >/dev/null
-model2=""
-for _ in $(seq 1 50); do
+model2=$model1
+new_model_seen() {  # submits a job; true once its annotation names another model than the first
+    local id
     id=$(submit --hold -J steady --wrap true); ids+=("$id")
     model2=$(model_of "$(comment_of "$id")")
-    [ "$model2" != "$model1" ] && break
-    sleep 0.2
-done
-[ "$model2" != "$model1" ] || fail "the new model was not picked up"
+    [ "$model2" != "$model1" ]
+}
+wait_until 60 "the new model was not picked up" new_model_seen
 note "hot reload: $model1 -> $model2"
 
 # ---- arrays, het jobs, big and binary scripts: all annotated

@@ -20,10 +20,7 @@ cut_time=""
 for n in $(seq 0 17); do
     [ "$n" = 11 ] && { sleep 1; cut_time=$(date +%Y-%m-%dT%H:%M:%S); sleep 1; }
     wave "$n"
-    for _ in $(seq 1 120); do
-        [ -z "$(squeue -h -o %i)" ] && break
-        sleep 0.5
-    done
+    wait_until 120 "wave $n's jobs did not all end" '[ -z "$(squeue -h -o %i)" ]'
     sleep 1  # the next wave is submitted strictly after this one ended
 done
 wait_accounting_complete

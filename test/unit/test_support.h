@@ -5,6 +5,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <stdexcept>
 #include <string>
@@ -24,8 +25,8 @@ public:
         path_ = tmpl;
     }
     ~TempDir() {
-        std::string cmd = "rm -rf '" + path_ + "'";
-        (void)std::system(cmd.c_str());
+        std::error_code ignored;  // a destructor must not throw; a leftover /tmp directory is harmless
+        std::filesystem::remove_all(path_, ignored);
     }
     std::string file(const std::string &name) const { return path_ + "/" + name; }
     const std::string &path() const { return path_; }
