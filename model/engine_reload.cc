@@ -263,9 +263,11 @@ bool Engine::update_history(State &next, const std::string &store_path) {
     }
     next.history_note = std::to_string(jobs) + " jobs";
     counters_.history_updates.fetch_add(1);
-    if (u.applied)
+    // One line per ingest that changed something: an admin (and a test) sees the ingest reach slurmctld.
+    if (u.applied || u.queue_tokens)
         log_info("applied " + std::to_string(u.applied) + " changed jobs from " + store_path + " in " +
-                 std::to_string(ms_since(t0)) + " ms (" + std::to_string(jobs) + " jobs)");
+                 std::to_string(ms_since(t0)) + " ms (" + std::to_string(jobs) + " jobs" +
+                 (u.queue_tokens ? "; " + std::to_string(*u.queue_tokens) + " queued job tokens" : std::string()) + ")");
     return true;
 }
 

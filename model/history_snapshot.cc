@@ -164,6 +164,7 @@ SnapshotUpdate update_history_snapshot(HistorySnapshot &snap, const HistoryStore
         });
         u.applied += rows.size();
     }
+    if (queue != snap.queue_token_by_job) u.queue_tokens = queue.size();
     apply([&] {
         snap.queue_token_by_job = std::move(queue);
         snap.seq = last;

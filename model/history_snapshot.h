@@ -55,6 +55,7 @@ HistorySnapshot load_history_snapshot(const HistoryStore &store);
 // (snap is then untouched).
 struct SnapshotUpdate {
     uint64_t applied = 0;
+    std::optional<size_t> queue_tokens;  // set when the queued jobs' tokens changed: how many there are now
     std::optional<std::string> full_load_reason;
 };
 SnapshotUpdate update_history_snapshot(HistorySnapshot &snap, const HistoryStore &store,

@@ -200,6 +200,17 @@ TEST_CASE("history updates: an identical re-ingest changes nothing; a late job o
     auto u = update(snap, store);
     CHECK_FALSE(u.full_load_reason);
     CHECK(u.applied == 0);
+    CHECK_FALSE(u.queue_tokens);  // nothing to log
+
+    // An ingest that only saw queued jobs: no job applied, their tokens are (the plugin logs the count).
+    store.replace_queue_tokens({{"501", "0123456789abcdef"}, {"502", "fedcba9876543210"}});
+    u = update(snap, store);
+    CHECK(u.applied == 0);
+    REQUIRE(u.queue_tokens);
+    CHECK(*u.queue_tokens == 2);
+    REQUIRE(snap.queue_token_by_job.count("502"));
+    u = update(snap, store);  // the same tokens again
+    CHECK_FALSE(u.queue_tokens);
 
     JobRecord late = w.submit();
     w.finish(late, jobs.front().end - 5);
