@@ -10,7 +10,7 @@ set -euo pipefail
 : "${JFP_BUILDDIR:?set JFP_BUILDDIR (bench/run does)}"
 : "${JFP_SRCDIR:?set JFP_SRCDIR (bench/run does)}"
 JFP="$JFP_BUILDDIR/tools/jfp"
-DASK="$JFP_SRCDIR/tools/jfp-train-dask"
+DASK="$JFP_SRCDIR/tools/train/jfp-train-dask"
 jobs=150000 workloads="5 23" seeds="0 1 2 3 4"
 [ "${1:-}" = --quick ] && { jobs=20000 workloads="5" seeds="0 1"; }
 W=$(mktemp -d /tmp/jfp-bench-dask.XXXXXX)

@@ -22,11 +22,11 @@
 #include <string>
 #include <vector>
 
-#include "model/features.h"
-#include "model/history_snapshot.h"
-#include "model/history_store.h"
-#include "model/sacct_reader.h"
-#include "tools/synth.h"
+#include "model/accounting/sacct_reader.h"
+#include "model/history/history_snapshot.h"
+#include "model/history/history_store.h"
+#include "model/scoring/features.h"
+#include "tools/ingest/synth.h"
 
 namespace {
 

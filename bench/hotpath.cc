@@ -34,16 +34,16 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/feature_sweep.h"
-#include "model/history_snapshot.h"
-#include "model/model_bundle.h"
-#include "model/script_archive.h"
-#include "model/script_traits.h"
-#include "model/features.h"
-#include "model/submit_request.h"
-#include "model/time_util.h"
-#include "tools/synth.h"
-#include "tools/trainer.h"
+#include "model/archive/script_archive.h"
+#include "model/archive/script_traits.h"
+#include "model/history/history_snapshot.h"
+#include "model/runtime/submit_request.h"
+#include "model/scoring/feature_sweep.h"
+#include "model/scoring/features.h"
+#include "model/scoring/model_bundle.h"
+#include "model/util/time_util.h"
+#include "tools/ingest/synth.h"
+#include "tools/train/trainer.h"
 
 extern "C" {
 char *slurm_xstrdup(const char *);

@@ -7,7 +7,7 @@
 #include <limits>
 #include <string_view>
 
-#include "model/time_util.h"
+#include "model/util/time_util.h"
 #include "slurm_glue.h"
 
 namespace jfp_plugin {

@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/engine.h"
+#include "model/runtime/engine.h"
 
 namespace jfp_plugin {
 

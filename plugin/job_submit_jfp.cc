@@ -12,8 +12,8 @@
 
 #include "jfp_config.h"
 #include "job_desc_adapter.h"
-#include "model/engine.h"
-#include "model/log.h"
+#include "model/runtime/engine.h"
+#include "model/util/log.h"
 #include "slurm_glue.h"
 
 struct job_record;  // slurmctld-internal; we only pass the pointer through

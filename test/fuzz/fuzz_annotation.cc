@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "model/policy.h"
+#include "model/policy/policy.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::string user(reinterpret_cast<const char *>(data), size);

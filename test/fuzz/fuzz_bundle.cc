@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <stdexcept>
 
-#include "model/model_bundle.h"
+#include "model/scoring/model_bundle.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto j = nlohmann::json::parse(data, data + size, nullptr, /*allow_exceptions=*/false);

@@ -3,7 +3,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "model/config.h"
+#include "model/policy/config.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     auto r = jfp::parse_config(std::string_view(reinterpret_cast<const char *>(data), size), "fuzz.conf");

@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <string_view>
 
-#include "model/slurm_text.h"
-#include "model/time_util.h"
+#include "model/jobs/slurm_text.h"
+#include "model/util/time_util.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::string_view s(reinterpret_cast<const char *>(data), size);

@@ -7,17 +7,12 @@
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 
-new_site
+start_site_cluster "mode = annotate
+annotate_field = comment, admin_comment"
+conf="$SITE_CONF
+mode = annotate
+annotate_field = comment, admin_comment"
 chmod 755 "$W"
-conf="mode = annotate
-annotate_field = comment, admin_comment
-reload_interval = 0.3
-model = $W/model.json
-store = $W/history.db
-feature_log = $W/features.db"
-export JFP_CONF="$conf"
-cluster_start
-wait_log "loaded history of"
 model_id=$(sed -n 's/.*"model_id": *"\([^"]*\)".*/\1/p' "$W/model.json" | head -n1)
 [ -n "$model_id" ] || fail "no model_id in the bundle"
 

@@ -40,20 +40,15 @@ conf_text() {  # conf_text MODE THRESHOLD [STORE] [FEATURE_LOG]
 }
 export JFP_CONF="$(conf_text annotate 0.5)"
 cluster_start
-# Scores before the history has loaded are the same for both jobs (seen on 24.11: 0.199 and 0.199).
 wait_log "loaded history of" 60
 CONF=$CLUSTER_DIR/etc/jfp.conf
 put() { install -m "${3:-644}" "$1" "$2.new" && mv "$2.new" "$2"; }
 write_conf() { printf '%s\n' "$1" >"$CONF.new" && chmod 644 "$CONF.new" && mv "$CONF.new" "$CONF"; }
 
 # The threshold: halfway between the two jobs' scores, read from their annotations.
-pd=$(p_of "$(comment_of "$(submit --hold -J doomed --wrap true)")")
-ps=$(p_of "$(comment_of "$(submit --hold -J steady --wrap true)")")
-scancel --name doomed --name steady 2>/dev/null || scancel -u root
-awk -v a="$pd" -v b="$ps" 'BEGIN { exit !(a > b + 0.05) }' || fail "doomed ($pd) should score clearly above steady ($ps)"
-MID=$(awk -v a="$pd" -v b="$ps" 'BEGIN { printf "%.4f", (a + b) / 2 }')
+score_doomed_and_steady
+scancel "$DOOMED_ID" "$STEADY_ID"
 HEALTHY=$(conf_text reject "$MID")
-note "p(doomed)=$pd p(steady)=$ps threshold=$MID"
 
 MARK=0
 mark() { MARK=$(wc -l <"$CTLD_LOG"); }

@@ -16,11 +16,11 @@ if [ -n "${JFP_INSTALLED:-}" ]; then
     PLUGIN_DIR=""
 else
     JFP="$JFP_BUILDDIR/tools/jfp"
-    JFP_TRAIN_DASK="$JFP_SRCDIR/tools/jfp-train-dask"
+    JFP_TRAIN_DASK="$JFP_SRCDIR/tools/train/jfp-train-dask"
     PLUGIN_SO="$JFP_BUILDDIR/plugin/.libs/job_submit_jfp.so"
     PLUGIN_DIR="$JFP_BUILDDIR/plugin/.libs"
 fi
-# What docs/admin-guide.md recommends exporting (recommended_sacct_format() in model/sacct_reader.cc).
+# What docs/admin-guide.md recommends exporting (recommended_sacct_format() in model/accounting/sacct_reader.cc).
 SACCT_FORMAT=JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,AdminComment,Submit,Start,End,ElapsedRaw,State,ExitCode,JobName,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
@@ -139,9 +139,14 @@ expect_contains() {
 # ---- helpers for the scoring tests
 
 # new_site: W, a private site directory (make_site below), removed at exit, pass or fail (kept with
-# JFP_KEEP_CLUSTER). A test that adds its own cleanup appends to CLEANUP_HOOK.
+# JFP_KEEP_CLUSTER), and SITE_CONF, the jfp.conf lines that point the plugin at it (its model, store and
+# feature log; reload_interval 0.3). A test that adds its own cleanup appends to CLEANUP_HOOK.
 new_site() {
     W=$(mktemp -d /tmp/jfp-site.XXXXXX)
+    SITE_CONF="model = $W/model.json
+store = $W/history.db
+feature_log = $W/features.db
+reload_interval = 0.3"
     CLEANUP_HOOK='[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"'
     trap 'eval "$CLEANUP_HOOK"' EXIT
     make_site "$W"
@@ -166,6 +171,30 @@ make_site() {
         done
     } >"$w/root.txt"
     "$JFP" ingest -q --db "$w/history.db" "$w/root.txt"
+}
+
+# start_site_cluster [CONF]: the start every scoring test shares. A site (new_site, unless the test made
+# one already), a cluster whose jfp.conf is SITE_CONF plus the lines CONF, and the plugin with the site's
+# history loaded.
+start_site_cluster() {
+    [ -n "${W:-}" ] || new_site
+    export JFP_CONF="$SITE_CONF${1:+
+$1}"
+    cluster_start
+    # Scores before the history has loaded are the same for every job (seen on 24.11: 0.199 and 0.199).
+    wait_log "loaded history of" 60
+}
+
+# score_doomed_and_steady: submits root's 'doomed' and 'steady' held and sets DOOMED_ID, STEADY_ID, their
+# scores PD and PS, and MID, the threshold halfway between; fails unless doomed scores clearly higher.
+score_doomed_and_steady() {
+    DOOMED_ID=$(submit --hold -J doomed --wrap true)
+    STEADY_ID=$(submit --hold -J steady --wrap true)
+    PD=$(p_of "$(comment_of "$DOOMED_ID")")
+    PS=$(p_of "$(comment_of "$STEADY_ID")")
+    awk -v a="$PD" -v b="$PS" 'BEGIN { exit !(a > b + 0.05) }' || fail "doomed ($PD) should score clearly above steady ($PS)"
+    MID=$(awk -v a="$PD" -v b="$PS" 'BEGIN { printf "%.4f", (a + b) / 2 }')
+    note "p(doomed)=$PD p(steady)=$PS threshold=$MID"
 }
 
 # set_conf TEXT: writes jfp.conf and waits until the running plugin has reloaded it.

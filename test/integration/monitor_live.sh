@@ -5,21 +5,13 @@
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 
-new_site
-base="model = $W/model.json
-store = $W/history.db
-feature_log = $W/features.db
-reload_interval = 0.3"
-export JFP_CONF="$base
-mode = annotate"
-cluster_start
-wait_log "loaded history of"
+start_site_cluster "mode = annotate"
+base=$SITE_CONF
 
 # The deployed threshold: halfway between what 'doomed' and 'steady' score.
-d=$(submit --hold -J doomed --wrap true); s=$(submit --hold -J steady --wrap true)
-pd=$(p_of "$(comment_of "$d")"); ps=$(p_of "$(comment_of "$s")")
-scancel "$d" "$s"
-mid=$(awk -v a="$pd" -v b="$ps" 'BEGIN { printf "%.4f", (a + b) / 2 }')
+score_doomed_and_steady
+scancel "$DOOMED_ID" "$STEADY_ID"
+mid=$MID
 set_conf "$base
 mode = annotate
 threshold = $mid"

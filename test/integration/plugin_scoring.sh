@@ -5,15 +5,8 @@
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 
-new_site
-base="model = $W/model.json
-store = $W/history.db
-feature_log = $W/features.db
-reload_interval = 0.3"
-export JFP_CONF="$base
-mode = annotate"
-cluster_start
-wait_log "loaded history of"
+start_site_cluster "mode = annotate"
+base=$SITE_CONF
 model1=$(grep -o 'loaded model [^ ]*' "$CTLD_LOG" | head -n1 | cut -d' ' -f3)
 note "model $model1 loaded; $(grep -o 'loaded history of [0-9]* jobs' "$CTLD_LOG" | tail -n1)"
 ids=()
@@ -32,12 +25,9 @@ expect_contains "$(comment_of "$nl_id")" "jfp;p=0.001" "forged annotation neutra
 [ "$(model_of "$(comment_of "$nl_id")")" = "$model1" ] || fail "the last annotation must be jfp's own"
 
 # ---- the model tells doomed from steady: threshold halfway between
-d=$(submit --hold -J doomed --wrap true); early+=("$d")
-s=$(submit --hold -J steady --wrap true); early+=("$s")
-pd=$(p_of "$(comment_of "$d")"); ps=$(p_of "$(comment_of "$s")")
-note "p(doomed)=$pd p(steady)=$ps"
-awk -v a="$pd" -v b="$ps" 'BEGIN { exit !(a > b + 0.05) }' || fail "doomed ($pd) should score clearly above steady ($ps)"
-mid=$(awk -v a="$pd" -v b="$ps" 'BEGIN { printf "%.4f", (a + b) / 2 }')
+score_doomed_and_steady
+early+=("$DOOMED_ID" "$STEADY_ID")
+mid=$MID
 sleep 1  # whole seconds: the early jobs' submit times lie strictly before parity_until
 parity_until=$(date +%Y-%m-%dT%H:%M:%S)
 sleep 1

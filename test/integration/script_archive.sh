@@ -16,12 +16,11 @@ fi
 new_site
 CLEANUP_HOOK='umount -l "$W/full" 2>/dev/null || true; '"$CLEANUP_HOOK"
 A=$W/scripts.db
-conf() {  # conf ARCHIVE
-    printf 'mode = annotate\nmodel = %s\nstore = %s\nfeature_log = %s\nreload_interval = 0.3\nscript_archive = %s\nscript_archive_env = yes\n' \
-        "$W/model.json" "$W/history.db" "$W/features.db" "$1"
+archive_conf() {  # archive_conf ARCHIVE: the lines past SITE_CONF
+    printf 'mode = annotate\nscript_archive = %s\nscript_archive_env = yes\n' "$1"
 }
-export JFP_CONF="$(conf "$A")"
-cluster_start
+conf() { printf '%s\n%s\n' "$SITE_CONF" "$(archive_conf "$1")"; }
+start_site_cluster "$(archive_conf "$A")"
 wait_log "archiving job scripts in $A"
 scripts() { "$JFP" scripts "$@" --archive "$A" --db "$W/history.db"; }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Training beyond one machine: jfp export-features, then tools/jfp-train-dask on a Dask LocalCluster. With
+# Training beyond one machine: jfp export-features, then tools/train/jfp-train-dask on a Dask LocalCluster. With
 # one worker and deterministic settings it trains jfp train's model exactly (same rounds, threshold and
 # scores); with two its bundle loads in jfp eval (reference rows reproduce in jfp's tree walk), is useful
 # after the cutoff, and a real slurmctld loads it and scores submissions with it. The Python trainer's

@@ -16,7 +16,7 @@
 
 #include "../unit/catch.h"
 #include "../unit/test_support.h"
-#include "model/policy.h"
+#include "model/policy/policy.h"
 
 extern "C" {
 char *slurm_xstrdup(const char *);

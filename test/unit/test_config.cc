@@ -6,7 +6,7 @@
 #include <string>
 
 #include "catch.h"
-#include "model/config.h"
+#include "model/policy/config.h"
 
 using namespace jfp;
 

@@ -12,14 +12,14 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.h"
-#include "model/bounded_queue.h"
-#include "model/engine.h"
-#include "model/feature_log.h"
-#include "model/features.h"
-#include "model/model_bundle.h"
-#include "model/script_head_pool.h"
-#include "model/sqlite_util.h"
-#include "model/time_util.h"
+#include "model/archive/script_head_pool.h"
+#include "model/runtime/engine.h"
+#include "model/scoring/feature_log.h"
+#include "model/scoring/features.h"
+#include "model/scoring/model_bundle.h"
+#include "model/util/bounded_queue.h"
+#include "model/util/sqlite_util.h"
+#include "model/util/time_util.h"
 #include "test_support.h"
 
 using namespace jfp;

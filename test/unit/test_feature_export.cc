@@ -9,7 +9,7 @@
 
 #include "catch.h"
 #include "test_support.h"
-#include "tools/feature_export.h"
+#include "tools/train/feature_export.h"
 
 using namespace jfp;
 using jfp::test::TempDir;

@@ -3,12 +3,12 @@
 #include <memory>
 
 #include "catch.h"
-#include "model/history_store.h"
-#include "model/sacct_reader.h"
-#include "model/time_util.h"
+#include "model/accounting/sacct_reader.h"
+#include "model/history/history_store.h"
+#include "model/util/time_util.h"
 #include "test_support.h"
-#include "tools/store_writer.h"
-#include "tools/synth.h"
+#include "tools/ingest/store_writer.h"
+#include "tools/ingest/synth.h"
 
 using namespace jfp;
 

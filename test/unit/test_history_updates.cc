@@ -5,8 +5,8 @@
 #include <random>
 
 #include "catch.h"
-#include "model/history_snapshot.h"
-#include "model/history_store.h"
+#include "model/history/history_snapshot.h"
+#include "model/history/history_store.h"
 #include "test_support.h"
 
 using namespace jfp;

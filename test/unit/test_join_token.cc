@@ -4,8 +4,8 @@
 #include <unordered_set>
 
 #include "catch.h"
-#include "model/join_token.h"
-#include "model/recent_submissions.h"
+#include "model/jobs/join_token.h"
+#include "model/runtime/recent_submissions.h"
 
 using jfp::JoinToken;
 

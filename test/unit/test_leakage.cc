@@ -6,11 +6,11 @@
 #include <map>
 
 #include "catch.h"
-#include "model/feature_sweep.h"
-#include "model/sacct_reader.h"
-#include "model/time_util.h"
+#include "model/accounting/sacct_reader.h"
+#include "model/scoring/feature_sweep.h"
+#include "model/util/time_util.h"
 #include "test_support.h"
-#include "tools/synth.h"
+#include "tools/ingest/synth.h"
 
 using namespace jfp;
 

@@ -4,7 +4,7 @@
 #include <string>
 
 #include "catch.h"
-#include "model/time_util.h"
+#include "model/util/time_util.h"
 
 namespace {
 // POSIX rule strings: glibc needs no zoneinfo files for these, so the test means the same everywhere.

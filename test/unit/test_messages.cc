@@ -4,14 +4,14 @@
 #include <sstream>
 
 #include "catch.h"
-#include "model/advice.h"
-#include "model/policy.h"
-#include "model/script_traits.h"
-#include "model/explain.h"
-#include "model/swf_reader.h"
-#include "model/text.h"
-#include "model/time_util.h"
-#include "model/user_message.h"
+#include "model/accounting/swf_reader.h"
+#include "model/archive/script_traits.h"
+#include "model/policy/advice.h"
+#include "model/policy/explain.h"
+#include "model/policy/policy.h"
+#include "model/policy/user_message.h"
+#include "model/util/text.h"
+#include "model/util/time_util.h"
 
 using namespace jfp;
 

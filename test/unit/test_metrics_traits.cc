@@ -3,10 +3,10 @@
 #include <string>
 
 #include "catch.h"
-#include "model/features.h"
-#include "model/script_traits.h"
-#include "tools/metrics.h"
-#include "tools/synth.h"
+#include "model/archive/script_traits.h"
+#include "model/scoring/features.h"
+#include "tools/evaluate/metrics.h"
+#include "tools/ingest/synth.h"
 
 using namespace jfp;
 

@@ -8,15 +8,15 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.h"
-#include "model/feature_sweep.h"
-#include "model/model_bundle.h"
-#include "model/sacct_reader.h"
-#include "model/time_util.h"
+#include "model/accounting/sacct_reader.h"
+#include "model/scoring/feature_sweep.h"
+#include "model/scoring/model_bundle.h"
+#include "model/util/time_util.h"
 #include "test_support.h"
-#include "tools/metrics.h"
-#include "tools/synth.h"
-#include "tools/trainer.h"
-#include "tools/xgb.h"
+#include "tools/evaluate/metrics.h"
+#include "tools/ingest/synth.h"
+#include "tools/train/trainer.h"
+#include "tools/train/xgb.h"
 
 using namespace jfp;
 

@@ -4,10 +4,10 @@
 #include <vector>
 
 #include "catch.h"
-#include "model/cluster_defaults.h"
-#include "model/policy.h"
-#include "model/submit_request.h"
-#include "model/time_util.h"
+#include "model/jobs/cluster_defaults.h"
+#include "model/policy/policy.h"
+#include "model/runtime/submit_request.h"
+#include "model/util/time_util.h"
 
 using namespace jfp;
 

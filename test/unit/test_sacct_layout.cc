@@ -6,9 +6,9 @@
 #include <vector>
 
 #include "catch.h"
-#include "model/sacct_layout.h"
-#include "model/sacct_row.h"
-#include "model/text.h"
+#include "model/accounting/sacct_layout.h"
+#include "model/accounting/sacct_row.h"
+#include "model/util/text.h"
 
 using namespace jfp;
 

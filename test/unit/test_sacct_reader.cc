@@ -5,7 +5,7 @@
 #include <vector>
 
 #include "catch.h"
-#include "model/sacct_reader.h"
+#include "model/accounting/sacct_reader.h"
 
 using namespace jfp;
 

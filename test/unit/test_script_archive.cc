@@ -6,14 +6,14 @@
 #include <thread>
 
 #include "catch.h"
-#include "model/archived_scripts.h"
-#include "model/blob_codec.h"
-#include "model/config.h"
-#include "model/engine.h"
-#include "model/feature_sweep.h"
-#include "model/script_archive.h"
-#include "model/script_archive_writer.h"
-#include "model/time_util.h"
+#include "model/archive/archived_scripts.h"
+#include "model/archive/blob_codec.h"
+#include "model/archive/script_archive.h"
+#include "model/archive/script_archive_writer.h"
+#include "model/policy/config.h"
+#include "model/runtime/engine.h"
+#include "model/scoring/feature_sweep.h"
+#include "model/util/time_util.h"
 #include "test_support.h"
 
 using namespace jfp;

@@ -1,9 +1,9 @@
 #include <cmath>
 
 #include "catch.h"
-#include "model/outcome.h"
-#include "model/slurm_text.h"
-#include "model/time_util.h"
+#include "model/jobs/outcome.h"
+#include "model/jobs/slurm_text.h"
+#include "model/util/time_util.h"
 
 using namespace jfp;
 

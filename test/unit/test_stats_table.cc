@@ -3,8 +3,8 @@
 #include <vector>
 
 #include "catch.h"
-#include "model/history.h"
-#include "model/stats_table.h"
+#include "model/history/history.h"
+#include "model/history/stats_table.h"
 
 using jfp::HistoryStats;
 using jfp::StatsTable;

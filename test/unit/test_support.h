@@ -10,10 +10,10 @@
 #include <stdexcept>
 #include <string>
 
-#include "model/history_store.h"
-#include "model/sacct_reader.h"
-#include "tools/synth.h"
-#include "tools/trainer.h"
+#include "model/accounting/sacct_reader.h"
+#include "model/history/history_store.h"
+#include "tools/ingest/synth.h"
+#include "tools/train/trainer.h"
 
 namespace jfp::test {
 

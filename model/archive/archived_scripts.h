@@ -1,0 +1,34 @@
+// The script archive as a feature source for history: a job whose join token the archive holds gets the
+// script features the plugin's scanner computes from the archived bytes, exactly as at submission. Each
+// distinct script is read and scanned once.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <unordered_map>
+
+#include "model/archive/script_archive.h"
+#include "model/archive/script_traits.h"
+
+namespace jfp {
+
+class ArchivedScripts {
+public:
+    explicit ArchivedScripts(const std::string &archive_path);
+
+    // The traits of the script submitted with this token; nullopt when the archive lacks it.
+    std::optional<ScriptTraits> traits(const std::string &token);
+
+    uint64_t found() const { return found_; }
+    uint64_t missing() const { return missing_; }
+    uint64_t distinct() const { return by_hash_.size(); }
+    const std::string &path() const { return archive_.path(); }
+
+private:
+    ScriptArchive archive_;
+    std::unordered_map<std::string, ScriptTraits> by_hash_;
+    uint64_t found_ = 0, missing_ = 0;
+};
+
+}  // namespace jfp

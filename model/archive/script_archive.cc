@@ -1,0 +1,243 @@
+#include "model/archive/script_archive.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "model/archive/blob_codec.h"
+
+namespace jfp {
+
+namespace {
+
+const char *kSchema = R"(
+CREATE TABLE IF NOT EXISTS blobs (
+    hash TEXT PRIMARY KEY,      -- SHA-256 of the bytes, hex
+    size INTEGER NOT NULL,      -- bytes as submitted
+    codec INTEGER NOT NULL,     -- 0: stored as is, 1: zstd
+    data BLOB NOT NULL
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS submissions (
+    token TEXT PRIMARY KEY,     -- the join token in the job's AdminComment
+    cluster TEXT NOT NULL,
+    submitted INTEGER NOT NULL, -- naive local seconds
+    uid INTEGER NOT NULL,
+    user TEXT,
+    name TEXT,
+    work_dir TEXT,
+    script_hash TEXT NOT NULL,
+    script_bytes INTEGER NOT NULL,
+    env_hash TEXT,
+    env_bytes INTEGER
+);
+CREATE INDEX IF NOT EXISTS submissions_user_name ON submissions(user, name, submitted);
+CREATE INDEX IF NOT EXISTS submissions_submitted ON submissions(submitted);
+CREATE INDEX IF NOT EXISTS submissions_script ON submissions(script_hash);
+CREATE INDEX IF NOT EXISTS submissions_env ON submissions(env_hash) WHERE env_hash IS NOT NULL;
+)";
+
+const char *kColumns = "token, cluster, submitted, uid, user, name, work_dir, script_hash, script_bytes, env_hash, env_bytes";
+
+// Scripts may hold secrets: the file is created private before SQLite opens it (its -wal and -shm take
+// the database file's mode).
+const std::string &create_private(const std::string &path, ScriptArchive::Access access) {
+    if (access == ScriptArchive::Access::ReadWrite) {
+        int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+        if (fd >= 0) ::close(fd);
+        else if (errno != EEXIST)
+            throw SqliteError("cannot create the script archive " + path + ": " + std::strerror(errno) +
+                                  " (check script_archive in jfp.conf and that its directory is writable by SlurmUser)",
+                              SQLITE_CANTOPEN);
+    }
+    return path;
+}
+
+ArchivedSubmission read_row(const Stmt &s) {
+    ArchivedSubmission a;
+    a.token = s.text_at(0);
+    a.cluster = s.text_at(1);
+    a.submitted = s.int_at(2);
+    a.uid = static_cast<uint32_t>(s.int_at(3));
+    a.user = s.text_at(4);
+    a.name = s.text_at(5);
+    a.work_dir = s.text_at(6);
+    a.script_hash = s.text_at(7);
+    a.script_bytes = s.int_at(8);
+    a.env_hash = s.is_null(9) ? std::string() : s.text_at(9);
+    a.env_bytes = s.is_null(10) ? 0 : s.int_at(10);
+    return a;
+}
+
+}  // namespace
+
+ScriptArchive::ScriptArchive(const std::string &path, Access access)
+    : db_(create_private(path, access),
+          access == Access::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE),
+      writable_(access == Access::ReadWrite) {
+    int version = 0;
+    try {
+        Stmt v(db_, "PRAGMA user_version");
+        if (v.step()) version = static_cast<int>(v.int_at(0));
+    } catch (const SqliteError &e) {
+        throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp script archive?)", e.code());
+    }
+    apply_schema(db_, version, kSchemaVersion, writable_, kSchema, "archive");
+    if (!writable_ && version == 0) {
+        throw SqliteError(path + " is not a jfp script archive (empty, or another kind of database); the plugin "
+                                 "creates it when script_archive is set in jfp.conf",
+                          SQLITE_ERROR);
+    }
+}
+
+// IMMEDIATE: a prune by `jfp scripts prune` cannot delete a blob between put()'s look and its insert.
+void ScriptArchive::begin() { db_.exec("BEGIN IMMEDIATE"); }
+void ScriptArchive::commit() { db_.exec("COMMIT"); }
+void ScriptArchive::rollback() noexcept {
+    sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+bool ScriptArchive::store_blob(std::string_view bytes, const std::string &hash) {
+    {
+        Stmt seen(db_, "SELECT 1 FROM blobs WHERE hash = ?1");
+        seen.bind(1, std::string_view(hash));
+        if (seen.step()) return false;
+    }
+    // zstd unless it does not help (binary or tiny content is kept as is).
+    std::string z = zstd_compress(bytes);
+    bool use_z = z.size() < bytes.size();
+    std::string_view data = use_z ? std::string_view(z) : bytes;
+    Stmt ins(db_, "INSERT INTO blobs (hash, size, codec, data) VALUES (?1, ?2, ?3, ?4)");
+    ins.bind(1, std::string_view(hash))
+        .bind(2, static_cast<int64_t>(bytes.size()))
+        .bind(3, static_cast<int64_t>(use_z ? 1 : 0))
+        .bind_blob(4, data.data(), data.size());
+    ins.run();
+    return true;
+}
+
+bool ScriptArchive::put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env) {
+    meta.script_hash = sha256_hex(script);
+    meta.script_bytes = static_cast<int64_t>(script.size());
+    bool fresh = store_blob(script, meta.script_hash);
+    if (env) {
+        meta.env_hash = sha256_hex(*env);
+        meta.env_bytes = static_cast<int64_t>(env->size());
+        store_blob(*env, meta.env_hash);
+    } else {
+        meta.env_hash.clear();
+        meta.env_bytes = 0;
+    }
+    Stmt ins(db_, "INSERT OR REPLACE INTO submissions (token, cluster, submitted, uid, user, name, work_dir, "
+                  "script_hash, script_bytes, env_hash, env_bytes) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+    ins.bind(1, std::string_view(meta.token))
+        .bind(2, std::string_view(meta.cluster))
+        .bind(3, meta.submitted)
+        .bind(4, static_cast<int64_t>(meta.uid))
+        .bind(5, std::string_view(meta.user))
+        .bind(6, std::string_view(meta.name))
+        .bind(7, std::string_view(meta.work_dir))
+        .bind(8, std::string_view(meta.script_hash))
+        .bind(9, meta.script_bytes);
+    if (env) ins.bind(10, std::string_view(meta.env_hash)).bind(11, meta.env_bytes);
+    else ins.bind_null(10).bind_null(11);
+    ins.run();
+    return fresh;
+}
+
+std::optional<ArchivedSubmission> ScriptArchive::by_token(const std::string &token) const {
+    Stmt s(db_, (std::string("SELECT ") + kColumns + " FROM submissions WHERE token = ?1").c_str());
+    s.bind(1, std::string_view(token));
+    if (!s.step()) return std::nullopt;
+    return read_row(s);
+}
+
+std::string ScriptArchive::blob(const std::string &hash) const {
+    Stmt s(db_, "SELECT size, codec, data FROM blobs WHERE hash = ?1");
+    s.bind(1, std::string_view(hash));
+    if (!s.step())
+        throw std::runtime_error("the archive " + path() + " has no content " + hash.substr(0, 12) +
+                                 " (pruned, or the archive is damaged)");
+    auto size = static_cast<size_t>(s.int_at(0));
+    int64_t codec = s.int_at(1);
+    int n = 0;
+    const void *p = s.blob_at(2, n);
+    std::string_view data(static_cast<const char *>(p ? p : ""), static_cast<size_t>(n));
+    std::string out;
+    if (codec == 1) out = zstd_decompress(data, size);
+    else if (codec == 0 && data.size() == size) out.assign(data);
+    else
+        throw std::runtime_error("the archive " + path() + " holds content " + hash.substr(0, 12) +
+                                 " in a form this jfp cannot read (codec " + std::to_string(codec) + ")");
+    if (sha256_hex(out) != hash)
+        throw std::runtime_error("the archive " + path() + " content " + hash.substr(0, 12) +
+                                 " does not match its hash (the archive is damaged)");
+    return out;
+}
+
+std::vector<ArchivedSubmission> ScriptArchive::find(const ArchiveQuery &q) const {
+    std::string sql = std::string("SELECT ") + kColumns +
+                      " FROM submissions WHERE submitted >= ?1 AND submitted < ?2"
+                      " AND (?3 = '' OR user = ?3) AND (?4 = '' OR name = ?4) ORDER BY submitted DESC, rowid DESC";
+    if (q.limit) sql += " LIMIT " + std::to_string(q.limit);
+    Stmt s(db_, sql.c_str());
+    s.bind(1, q.since).bind(2, q.until).bind(3, std::string_view(q.user)).bind(4, std::string_view(q.name));
+    std::vector<ArchivedSubmission> out;
+    while (s.step()) out.push_back(read_row(s));
+    return out;
+}
+
+ArchiveStats ScriptArchive::stats() const {
+    ArchiveStats st;
+    {
+        Stmt s(db_, "SELECT count(*), count(env_hash), count(DISTINCT script_hash), coalesce(sum(script_bytes), 0), "
+                    "coalesce(min(submitted), 0), coalesce(max(submitted), 0) FROM submissions");
+        s.step();
+        st.submissions = static_cast<uint64_t>(s.int_at(0));
+        st.with_env = static_cast<uint64_t>(s.int_at(1));
+        st.scripts = static_cast<uint64_t>(s.int_at(2));
+        st.script_bytes = static_cast<uint64_t>(s.int_at(3));
+        st.first = s.int_at(4);
+        st.last = s.int_at(5);
+    }
+    {
+        Stmt s(db_, "SELECT count(*), coalesce(sum(size), 0), coalesce(sum(length(data)), 0) FROM blobs");
+        s.step();
+        st.blobs = static_cast<uint64_t>(s.int_at(0));
+        st.unique_bytes = static_cast<uint64_t>(s.int_at(1));
+        st.stored_bytes = static_cast<uint64_t>(s.int_at(2));
+    }
+    {
+        Stmt s(db_, "SELECT coalesce(sum(size), 0) FROM blobs WHERE hash IN (SELECT script_hash FROM submissions)");
+        s.step();
+        st.unique_script_bytes = static_cast<uint64_t>(s.int_at(0));
+    }
+    for (const char *suffix : {"", "-wal"}) {
+        struct stat sb {};
+        if (::stat((path() + suffix).c_str(), &sb) == 0) st.file_bytes += static_cast<uint64_t>(sb.st_size);
+    }
+    return st;
+}
+
+PruneResult ScriptArchive::prune(int64_t before) {
+    PruneResult r;
+    begin();
+    try {
+        Stmt del(db_, "DELETE FROM submissions WHERE submitted < ?1");
+        del.bind(1, before);
+        del.run();
+        r.submissions = static_cast<uint64_t>(sqlite3_changes(db_.get()));
+        db_.exec("DELETE FROM blobs WHERE hash NOT IN (SELECT script_hash FROM submissions) "
+                 "AND hash NOT IN (SELECT env_hash FROM submissions WHERE env_hash IS NOT NULL)");
+        r.blobs = static_cast<uint64_t>(sqlite3_changes(db_.get()));
+        commit();
+    } catch (...) {
+        rollback();
+        throw;
+    }
+    return r;
+}
+
+}  // namespace jfp

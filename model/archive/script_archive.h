@@ -1,0 +1,85 @@
+// The job-script archive: every batch script the plugin saw (and, if the admin asks, the job's submit
+// environment), stored once per distinct content, compressed, in one SQLite file in WAL mode.
+//
+// A submission is keyed by its join token (AdminComment "jfp:t=..."): at job_submit no job id exists yet.
+// The history store maps tokens to job ids and outcomes once sacct is ingested; `jfp scripts` joins the two.
+// Scripts may hold secrets (tokens, passwords): the file is created 0600 and stays the SlurmUser's.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "model/util/sqlite_util.h"
+
+namespace jfp {
+
+struct ArchivedSubmission {
+    std::string token, cluster;
+    int64_t submitted = 0;  // naive local seconds, as the plugin's submit_time
+    uint32_t uid = 0;
+    std::string user, name, work_dir;
+    std::string script_hash, env_hash;  // env_hash empty: environment not kept
+    int64_t script_bytes = 0, env_bytes = 0;
+};
+
+struct ArchiveQuery {
+    std::string user, name;  // empty: any
+    int64_t since = INT64_MIN, until = INT64_MAX;
+    size_t limit = 0;  // 0: no limit
+};
+
+struct ArchiveStats {
+    uint64_t submissions = 0, with_env = 0;
+    uint64_t scripts = 0;             // distinct scripts
+    uint64_t script_bytes = 0;        // as submitted, summed over submissions
+    uint64_t unique_script_bytes = 0; // distinct scripts, uncompressed
+    uint64_t unique_bytes = 0;        // distinct blobs (scripts and environments), uncompressed
+    uint64_t stored_bytes = 0;        // the same, as stored
+    uint64_t blobs = 0;
+    int64_t first = 0, last = 0;      // submitted, 0 when empty
+    uint64_t file_bytes = 0;          // the database file with its WAL
+};
+
+struct PruneResult {
+    uint64_t submissions = 0, blobs = 0;
+};
+
+class ScriptArchive {
+public:
+    enum class Access { ReadOnly, ReadWrite };
+    static constexpr int kSchemaVersion = 1;
+
+    // ReadWrite creates the file (mode 0600) and its tables when missing.
+    ScriptArchive(const std::string &path, Access access);
+    ScriptArchive(const ScriptArchive &) = delete;
+    ScriptArchive &operator=(const ScriptArchive &) = delete;
+
+    // Writer side. put() stores the blobs it has not seen and the submission row; call it between
+    // begin() and commit() (a batch is one transaction). true when the script itself was new.
+    void begin();
+    void commit();
+    void rollback() noexcept;
+    bool put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env);
+
+    std::optional<ArchivedSubmission> by_token(const std::string &token) const;
+    // The bytes exactly as submitted; throws when the blob is missing or damaged.
+    std::string blob(const std::string &hash) const;
+    // Newest first.
+    std::vector<ArchivedSubmission> find(const ArchiveQuery &q) const;
+    ArchiveStats stats() const;
+    // Submissions older than `before` (naive local seconds), then blobs no submission references.
+    PruneResult prune(int64_t before);
+    void vacuum() { db_.exec("VACUUM"); }
+
+    const std::string &path() const { return db_.path(); }
+
+private:
+    bool store_blob(std::string_view bytes, const std::string &hash);
+    Db db_;
+    bool writable_;
+};
+
+}  // namespace jfp

@@ -1,0 +1,143 @@
+#include "model/archive/script_archive_writer.h"
+
+#include <chrono>
+#include <memory>
+
+#include "model/util/background_thread.h"
+#include "model/util/log.h"
+
+namespace jfp {
+
+namespace {
+int64_t now_s() {
+    return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
+
+ScriptArchiveWriter::ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes, int64_t log_interval_seconds)
+    : path_(std::move(path)), max_bytes_(max_bytes), log_interval_(log_interval_seconds), queue_(max_entries),
+      last_report_(now_s()), thread_([this] { run(); }) {}
+
+ScriptArchiveWriter::~ScriptArchiveWriter() {
+    stop_.store(true);
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+bool ScriptArchiveWriter::reserve(int64_t bytes) {
+    if (bytes_.fetch_add(bytes, std::memory_order_relaxed) + bytes > max_bytes_) {
+        bytes_.fetch_sub(bytes, std::memory_order_relaxed);
+        return false;
+    }
+    return true;
+}
+
+void ScriptArchiveWriter::push(ScriptArchiveEntry &&e, int64_t bytes) {
+    auto q = std::make_unique<Queued>(Queued{std::move(e), bytes});
+    if (!queue_.try_push(std::move(q))) {
+        bytes_.fetch_sub(bytes, std::memory_order_relaxed);
+        dropped_.fetch_add(1, std::memory_order_relaxed);
+        return;
+    }
+    pushed_.fetch_add(1, std::memory_order_relaxed);
+}
+
+void ScriptArchiveWriter::flush() {
+    uint64_t target = pushed_.load();
+    cv_.notify_all();
+    while (archived_.load() + failed_.load() < target) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+ScriptArchiveCounters ScriptArchiveWriter::counters() const {
+    return {archived_.load(), new_scripts_.load(), dropped_.load(), failed_.load()};
+}
+
+// One line per interval at most, however many submissions were turned away.
+void ScriptArchiveWriter::report_drops(bool final) {
+    uint64_t d = dropped_.load(), f = failed_.load();
+    if (d == dropped_reported_ && f == failed_reported_) return;
+    int64_t now = now_s();
+    if (!final && reported_once_ && now - last_report_ < log_interval_) return;
+    std::string msg = "script archive " + path_ + ": " + std::to_string((d - dropped_reported_) + (f - failed_reported_)) +
+                      " scripts not archived in the last " + std::to_string(now - last_report_) + " s (";
+    std::string budget = max_bytes_ >= (1 << 20) ? std::to_string(max_bytes_ >> 20) + " MiB" : std::to_string(max_bytes_) + " bytes";
+    msg += std::to_string(d - dropped_reported_) + " over the queue's budget of " + budget + " (script_archive_queue_mb), " +
+           std::to_string(f - failed_reported_) + " not written";
+    msg += "); jobs are not affected";
+    log_error(msg);
+    dropped_reported_ = d;
+    failed_reported_ = f;
+    last_report_ = now;
+    reported_once_ = true;
+}
+
+void ScriptArchiveWriter::run() {
+    name_this_thread("jfp-archive");
+    lower_this_thread_priority(10);
+    RateLimitedLog errors(log_interval_);
+    std::unique_ptr<ScriptArchive> archive;
+    std::unique_ptr<Queued> q;
+    auto fail = [&](std::unique_ptr<Queued> &x) {
+        failed_.fetch_add(1);
+        bytes_.fetch_sub(x->bytes, std::memory_order_relaxed);
+        x.reset();
+    };
+    while (true) {
+        report_drops(false);
+        if (!queue_.try_pop(q)) {
+            if (stop_.load()) break;
+            std::unique_lock<std::mutex> lk(mu_);
+            cv_.wait_for(lk, std::chrono::milliseconds(50));
+            continue;
+        }
+        if (!archive) {
+            try {
+                archive = std::make_unique<ScriptArchive>(path_, ScriptArchive::Access::ReadWrite);
+            } catch (const std::exception &ex) {
+                errors.log(LogLevel::Error, std::string("script archive: ") + ex.what() +
+                                                "; scripts are not archived until it can be opened (jobs are not affected)");
+                // Drain what is queued so the budget frees up behind a broken file; try again later.
+                fail(q);
+                while (queue_.try_pop(q)) fail(q);
+                std::unique_lock<std::mutex> lk(mu_);
+                cv_.wait_for(lk, std::chrono::seconds(5), [&] { return stop_.load(); });
+                continue;
+            }
+        }
+        // A batch is one transaction: all of it is archived, or all of it counts as failed.
+        uint64_t batch = 0, fresh = 0;
+        int64_t charged = 0;
+        bool holding = true;  // q holds an entry not yet in the batch
+        try {
+            archive->begin();
+            do {
+                holding = true;
+                std::string_view env(q->e.env);
+                if (archive->put(q->e.meta, q->e.script, q->e.has_env ? &env : nullptr)) ++fresh;
+                ++batch;
+                charged += q->bytes;
+                q.reset();
+                holding = false;
+            } while (batch < 256 && queue_.try_pop(q));
+            archive->commit();
+            archived_.fetch_add(batch);
+            new_scripts_.fetch_add(fresh);
+        } catch (const std::exception &ex) {
+            archive->rollback();
+            if (holding) {
+                ++batch;
+                charged += q->bytes;
+                q.reset();
+            }
+            failed_.fetch_add(batch);
+            errors.log(LogLevel::Error, "script archive " + path_ + ": " + ex.what() +
+                                            "; scripts are not archived until it can be written (free space or fix "
+                                            "permissions there; jobs are not affected)");
+            archive.reset();
+        }
+        bytes_.fetch_sub(charged, std::memory_order_relaxed);
+    }
+    report_drops(true);
+}
+
+}  // namespace jfp

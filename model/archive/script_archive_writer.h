@@ -1,0 +1,76 @@
+// The plugin's side of the script archive: job_submit copies the script (and environment) into a bounded
+// queue and returns; a background thread hashes, compresses and writes them (ScriptArchive).
+//
+// It never blocks or fails a submission: past its entry or byte budget (slurmctld's memory), or while the
+// archive cannot be written (a full disk, a lock held too long), scripts are dropped, counted, and the
+// reason is logged at most once per interval.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "model/archive/script_archive.h"
+#include "model/util/bounded_queue.h"
+
+namespace jfp {
+
+struct ScriptArchiveEntry {
+    ArchivedSubmission meta;  // token, cluster, submitted, uid, user, name, work_dir
+    std::string script, env;
+    bool has_env = false;
+};
+
+struct ScriptArchiveCounters {
+    uint64_t archived = 0, new_scripts = 0, dropped = 0, failed = 0;
+};
+
+class ScriptArchiveWriter {
+public:
+    ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes, int64_t log_interval_seconds = 60);
+    ~ScriptArchiveWriter();  // writes what is queued, then stops
+    ScriptArchiveWriter(const ScriptArchiveWriter &) = delete;
+    ScriptArchiveWriter &operator=(const ScriptArchiveWriter &) = delete;
+
+    // Whether an entry of this many bytes fits the budget now; charges it if so. The submit path asks
+    // before it copies anything, so a full queue costs no copy.
+    bool reserve(int64_t bytes);
+    // Queues an entry reserved with reserve(bytes); never blocks.
+    void push(ScriptArchiveEntry &&e, int64_t bytes);
+    // Counts a submission reserve() turned away.
+    void count_drop() { dropped_.fetch_add(1, std::memory_order_relaxed); }
+    // Blocks until everything pushed so far is written or failed (tests, shutdown).
+    void flush();
+
+    ScriptArchiveCounters counters() const;
+    const std::string &path() const { return path_; }
+
+private:
+    struct Queued {
+        ScriptArchiveEntry e;
+        int64_t bytes = 0;
+    };
+    void run();
+    void report_drops(bool final);
+    std::string path_;
+    int64_t max_bytes_;
+    int64_t log_interval_;
+    // Pointers: the queue's cells are allocated up front, and 65,536 entries inline would be ~20 MiB of
+    // slurmctld's memory before the first job.
+    BoundedQueue<std::unique_ptr<Queued>> queue_;
+    std::atomic<int64_t> bytes_{0};
+    std::atomic<uint64_t> pushed_{0}, archived_{0}, new_scripts_{0}, dropped_{0}, failed_{0};
+    uint64_t dropped_reported_ = 0, failed_reported_ = 0;  // writer thread only
+    int64_t last_report_ = 0;
+    bool reported_once_ = false;
+    std::atomic<bool> stop_{false};
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::thread thread_;
+};
+
+}  // namespace jfp

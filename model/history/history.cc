@@ -1,0 +1,138 @@
+#include "model/history/history.h"
+
+#include <cmath>
+#include <limits>
+
+namespace jfp {
+
+void HistoryStats::add(const JobRecord &j) {
+    ++n;
+    last = static_cast<uint8_t>(j.outcome);
+    if (j.end > last_end) last_end = j.end;
+    if (known(j.max_rss_mb) && j.max_rss_mb > max_rss_mb) max_rss_mb = static_cast<float>(j.max_rss_mb);
+    if (j.outcome == Outcome::Cancelled) ++n_cancel;
+    if (!is_labeled(j.outcome)) return;
+    ++n_labeled;
+    bool failed = is_failure(j.outcome);
+    recent = static_cast<uint16_t>(((recent << 1) | (failed ? 1u : 0u)) & ((1u << kRecent) - 1));
+    if (recent_n < kRecent) ++recent_n;
+    if (failed) {
+        ++n_fail;
+        ++streak;
+        last_fail_end = j.end;
+        if (j.outcome == Outcome::Timeout) {
+            ++n_timeout;
+            if (known(j.timelimit_min) && std::isfinite(j.timelimit_min))
+                last_fail_timelimit_min = static_cast<float>(j.timelimit_min);
+        } else if (j.outcome == Outcome::OutOfMemory) {
+            ++n_oom;
+            if (known(j.req_mem_mb)) last_oom_req_mem_mb = static_cast<float>(j.req_mem_mb);
+        }
+    } else {
+        streak = 0;
+        if (known(j.elapsed_s) && j.elapsed_s > max_ok_elapsed_s) max_ok_elapsed_s = static_cast<float>(j.elapsed_s);
+        if (known(j.max_rss_mb) && j.max_rss_mb > max_ok_rss_mb) max_ok_rss_mb = static_cast<float>(j.max_rss_mb);
+    }
+}
+
+bool HistoryStats::operator==(const HistoryStats &o) const {
+    return n == o.n && n_labeled == o.n_labeled && n_fail == o.n_fail && n_timeout == o.n_timeout && n_oom == o.n_oom &&
+           n_cancel == o.n_cancel && streak == o.streak && recent == o.recent && recent_n == o.recent_n &&
+           last == o.last && last_end == o.last_end && last_fail_end == o.last_fail_end &&
+           max_ok_elapsed_s == o.max_ok_elapsed_s && max_rss_mb == o.max_rss_mb && max_ok_rss_mb == o.max_ok_rss_mb &&
+           last_fail_timelimit_min == o.last_fail_timelimit_min && last_oom_req_mem_mb == o.last_oom_req_mem_mb;
+}
+
+double HistoryStats::recent_fail_rate() const {
+    if (recent_n == 0) return std::numeric_limits<double>::quiet_NaN();
+    return static_cast<double>(__builtin_popcount(recent)) / recent_n;
+}
+
+std::string_view name_stem(std::string_view name) {
+    size_t e = name.size();
+    while (e > 0 && ((name[e - 1] >= '0' && name[e - 1] <= '9') || name[e - 1] == '_' || name[e - 1] == '-' ||
+                     name[e - 1] == '.'))
+        --e;
+    if (e == 0) return name;
+    return name.substr(0, e);
+}
+
+std::string_view first_partition(std::string_view p) {
+    auto comma = p.find(',');
+    return comma == std::string_view::npos ? p : p.substr(0, comma);
+}
+
+namespace {
+
+enum Scope : uint8_t { kUserName = 1, kUserStem, kUser, kPartition, kAccount };
+
+// FNV-1a over the bytes with a separator between parts, then a murmur3 finaliser for mixing.
+struct KeyHash {
+    uint64_t h = 1469598103934665603ull;
+    void byte(unsigned char c) {
+        h ^= c;
+        h *= 1099511628211ull;
+    }
+    KeyHash &part(std::string_view s) {
+        for (unsigned char c : s) byte(c);
+        byte(0x1f);
+        return *this;
+    }
+    explicit KeyHash(Scope s) { byte(static_cast<unsigned char>(s)); }
+    uint64_t done() const {
+        uint64_t k = h;
+        k ^= k >> 33;
+        k *= 0xff51afd7ed558ccdull;
+        k ^= k >> 33;
+        k *= 0xc4ceb9fe1a85ec53ull;
+        k ^= k >> 33;
+        return k;
+    }
+};
+
+uint64_t key_user_name(std::string_view u, std::string_view n) { return KeyHash(kUserName).part(u).part(n).done(); }
+uint64_t key_user_stem(std::string_view u, std::string_view n) {
+    return KeyHash(kUserStem).part(u).part(name_stem(n)).done();
+}
+uint64_t key_user(std::string_view u) { return KeyHash(kUser).part(u).done(); }
+uint64_t key_partition(std::string_view p) { return KeyHash(kPartition).part(first_partition(p)).done(); }
+uint64_t key_account(std::string_view a) { return KeyHash(kAccount).part(a).done(); }
+
+}  // namespace
+
+void HistoryIndex::add(const JobRecord &j) {
+    if (!j.ended()) return;
+    ++added_;
+    map_[key_user_name(j.user, j.name)].add(j);
+    map_[key_user_stem(j.user, j.name)].add(j);
+    map_[key_user(j.user)].add(j);
+    if (!j.partition.empty()) map_[key_partition(j.partition)].add(j);
+    if (!j.account.empty()) map_[key_account(j.account)].add(j);
+}
+
+HistoryView HistoryIndex::lookup(const JobRequest &r) const {
+    // All keys first, then their slots and values fetched together (see stats_table.h).
+    constexpr size_t kKeys = 5;
+    uint64_t key[kKeys] = {key_user_name(r.user, r.name), key_user_stem(r.user, r.name), key_user(r.user), 0, 0};
+    bool wanted[kKeys] = {true, true, true, !r.partition.empty(), !r.account.empty()};
+    if (wanted[3]) key[3] = key_partition(r.partition);
+    if (wanted[4]) key[4] = key_account(r.account);
+    for (size_t i = 0; i < kKeys; ++i)
+        if (wanted[i]) map_.prefetch_slot(key[i]);
+    uint32_t at[kKeys];
+    for (size_t i = 0; i < kKeys; ++i) {
+        at[i] = wanted[i] ? map_.locate(key[i]) : StatsTable::kNone;
+        map_.prefetch_value(at[i]);
+    }
+    auto stats = [&](size_t i) { return at[i] == StatsTable::kNone ? nullptr : &map_.value(at[i]); };
+    HistoryView v;
+    v.user_name = stats(0);
+    v.user_stem = stats(1);
+    v.user = stats(2);
+    v.partition = stats(3);
+    v.account = stats(4);
+    v.loaded = true;
+    return v;
+}
+
+}  // namespace jfp

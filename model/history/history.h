@@ -1,0 +1,54 @@
+// Per-key history of ended jobs, and the index the feature builder looks keys up in. The trainer
+// replays ended jobs into a HistoryIndex in end order while it sweeps submissions (so every job sees
+// only jobs that ended before it was submitted); the plugin's loader replays the store into one the
+// same way. One add(), one lookup(): the two sides cannot drift apart.
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+#include "model/history/history_stats.h"
+#include "model/history/stats_table.h"
+#include "model/jobs/job_record.h"
+#include "model/jobs/job_request.h"
+
+namespace jfp {
+
+// Which keys a job's history is looked up under.
+struct HistoryView {
+    const HistoryStats *user_name = nullptr;  // same user, same job name
+    const HistoryStats *user_stem = nullptr;  // same user, job name without its trailing number
+    const HistoryStats *user = nullptr;
+    const HistoryStats *partition = nullptr;  // every user's jobs in the partition
+    const HistoryStats *account = nullptr;
+    bool loaded = false;  // a history was loaded; false: the store is missing or failed (no evidence either way)
+};
+
+// "wrf_run_017" -> "wrf_run", "app123" -> "app", "run-2024.07" -> "run": the part of a name that stays
+// the same across a series of runs. A name with nothing else left keeps itself.
+std::string_view name_stem(std::string_view name);
+
+// The first partition of a comma list.
+std::string_view first_partition(std::string_view partitions);
+
+class HistoryIndex {
+public:
+    void add(const JobRecord &job);
+    HistoryView lookup(const JobRequest &req) const;
+    size_t keys() const { return map_.size(); }
+    uint64_t jobs_added() const { return added_; }
+    void reserve(size_t n) { map_.reserve(n); }
+    size_t slot_count() const { return map_.slot_count(); }
+    // Room for `jobs` more jobs' keys, built without writing to the index (see StatsTable::rehashed_for).
+    StatsTable::Rehash rehashed_for_jobs(size_t jobs) const { return map_.rehashed_for(map_.size() + kKeysPerJob * jobs); }
+    void adopt(StatsTable::Rehash &&r) { map_.adopt(std::move(r)); }
+    bool operator==(const HistoryIndex &o) const { return added_ == o.added_ && map_ == o.map_; }
+
+private:
+    static constexpr size_t kKeysPerJob = 5;  // add()'s keys: user+name, user+stem, user, partition, account
+    // Keys are 64-bit hashes of (scope, strings): no allocation per lookup on the submit path.
+    StatsTable map_;
+    uint64_t added_ = 0;
+};
+
+}  // namespace jfp

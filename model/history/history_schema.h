@@ -1,0 +1,23 @@
+// The history store's SQL: its tables, the job columns every reader and writer agree on, and the
+// statements built from them. Only history_store.cc and job_cursor.cc use it.
+#pragma once
+
+#include <string>
+
+#include "model/jobs/outcome.h"
+
+namespace jfp {
+
+extern const char *const kHistorySchema;
+// Job columns in the order put_job binds them and JobCursor reads them (JobCursor reads by position).
+extern const char *const kJobColumns;
+constexpr int kUnfinishedOutcome = static_cast<int>(Outcome::Unfinished);
+
+// Inserts a job row, or updates it only when something changed (a change gets the next change number)
+// and never with an unfinished state over a final one.
+std::string job_upsert_sql();
+// kJobColumns (and extra_columns) of job rows, not step stubs; ended_only: with an end and a verdict.
+// `order` follows the WHERE clause: more conditions ("AND ...") and ORDER BY.
+std::string select_jobs(bool ended_only, const char *order, const char *extra_columns = "");
+
+}  // namespace jfp

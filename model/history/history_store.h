@@ -1,0 +1,126 @@
+// The history store: one SQLite file (WAL) holding every job jfp has ingested, keyed by cluster +
+// job key (JobIDRaw), so re-ingesting overlapping exports never duplicates. The CLI writes it; the
+// plugin's loader thread reads it.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+#include "model/accounting/sacct_reader.h"
+#include "model/history/job_cursor.h"
+#include "model/jobs/job_record.h"
+#include "model/util/sqlite_util.h"
+
+namespace jfp {
+
+class HistoryStore {
+public:
+    enum class Access { ReadOnly, ReadWrite };
+
+    // ReadWrite creates the file and schema when missing. Throws SqliteError with the path and
+    // what to do when the file is not a jfp store or was written by a newer jfp.
+    HistoryStore(const std::string &path, Access access);
+    ~HistoryStore();
+    HistoryStore(const HistoryStore &) = delete;
+    HistoryStore &operator=(const HistoryStore &) = delete;
+
+    const std::string &path() const { return db_.path(); }
+
+    // ---- ingest. All writes between begin_ingest and finish_ingest are batched in transactions.
+    int64_t begin_ingest(const std::string &source);
+    // Inserts or updates one job. A row that already holds a final state is never overwritten by an
+    // unfinished one (an older export ingested after a newer one).
+    void put_job(const JobRecord &job);
+    void put_step(const StepInfo &step);
+    void finish_ingest(int64_t ingest_id, const SacctReadReport &report);
+    void abort_ingest();
+
+    // ---- reading
+    uint64_t job_count() const;
+    // Every job with a job row (not step stubs), in submit order.
+    JobCursor jobs_by_submit() const;
+    // Jobs that ended (have an end time and a final state), in end order: what history is built from.
+    JobCursor ended_jobs_by_end() const;
+    void for_each_job(const std::function<void(JobRecord &&)> &fn) const;
+    void for_each_ended_job(const std::function<void(JobRecord &&)> &fn) const;
+    // The plugin's full load, which must be quick at tens of millions of jobs: ended jobs in the same
+    // order with only the columns HistoryIndex::add reads (the others empty); and every job row, in no
+    // particular order, with only who submitted it, where, and when.
+    JobCursor ended_jobs_for_index() const;
+    struct Submission {
+        std::string_view cluster, job_key, user, account, qos;
+        int64_t uid = -1, submit = 0;
+    };
+    void for_each_submission(const std::function<void(const Submission &)> &fn) const;
+    // Jobs not ended that carry a join token, in submit order.
+    JobCursor unfinished_tokened_jobs() const;
+    // Tasks per array (cluster + array job id); the feature array_size of each task.
+    std::unordered_map<std::string, double> array_sizes() const;
+    // Labeled jobs (COMPLETED or failed) submitted before `before` that also ended before it (all of
+    // them when before is unset): the rows a model trained at that moment could learn from.
+    uint64_t count_labeled(std::optional<int64_t> before) const;
+    // Submit time of the offset-th such job in submit order.
+    std::optional<int64_t> labeled_submit_at(uint64_t offset, std::optional<int64_t> before) const;
+    // Job id -> join token of the jobs in slurmctld's queue (pending, running), from `scontrol show job`:
+    // accounting records a job's AdminComment only when it ends, and job_modify needs it earlier.
+    void replace_queue_tokens(const std::vector<std::pair<std::string, std::string>> &tokens);
+    std::vector<std::pair<std::string, std::string>> queue_tokens() const;
+    // ---- single jobs, for `jfp scripts`: newest first
+    std::vector<JobRecord> jobs_with_id(const std::string &job_id) const;
+    std::optional<JobRecord> job_with_token(const std::string &token) const;
+    // The user's runs of a job name submitted before `before` that carry a join token.
+    std::vector<JobRecord> tokened_runs(const std::string &user, const std::string &name, int64_t before) const;
+    // ---- changes, for the plugin's incremental reload
+    // False for a schema-1 store opened read-only (nothing numbers its changes: only full loads).
+    bool tracks_changes() const { return tracks_changes_; }
+    // Highest change number in the store; 0 when empty or not tracked.
+    int64_t last_change() const;
+    // Job rows changed after change number `seq`, in the order ended_jobs_by_end() replays them
+    // (rows not ended first). Read with next(JobRecord&, JobSeqs&).
+    JobCursor changed_since(int64_t seq) const;
+    // How many job rows changed after `seq`, and how many of those had already ended by then
+    // (end_seq <= seq) or end before `end` (they would have to be replayed before jobs already loaded).
+    struct ChangeCount {
+        uint64_t changed = 0, updated_after_end = 0, ended_late = 0;
+    };
+    ChangeCount count_changes(int64_t seq, int64_t end) const;
+    // Holds one read transaction (one consistent view of the store) across several queries.
+    class ReadTransaction {
+    public:
+        explicit ReadTransaction(const HistoryStore &store);
+        ~ReadTransaction();
+        ReadTransaction(const ReadTransaction &) = delete;
+        ReadTransaction &operator=(const ReadTransaction &) = delete;
+
+    private:
+        const Db &db_;
+    };
+
+    // Latest End time in the store (naive local), for `jfp ingest --follow`.
+    std::optional<int64_t> latest_end() const;
+    // The bad lines recorded by one ingest (all of them, not only those printed).
+    std::vector<BadLine> bad_lines(int64_t ingest_id) const;
+
+    static constexpr int kSchemaVersion = 2;
+
+private:
+    void maybe_commit();
+    void begin_batch();
+    void migrate_from_1();
+
+    Db db_;
+    bool writable_ = false;
+    bool tracks_changes_ = true;
+    bool in_tx_ = false;
+    int64_t next_seq_ = 1;
+    uint64_t pending_writes_ = 0;
+    struct Statements;
+    Statements *st_ = nullptr;
+};
+
+}  // namespace jfp

@@ -1,0 +1,107 @@
+#include "model/policy/advice.h"
+
+#include <cmath>
+
+#include "model/archive/script_traits.h"
+#include "model/jobs/outcome.h"
+#include "model/policy/explain.h"
+#include "model/scoring/features.h"
+#include "model/util/text.h"
+#include "model/util/time_util.h"
+
+namespace jfp {
+
+namespace {
+
+std::string quoted(const std::string &s) { return quote_for_message(s, 40); }
+
+// Names a shell command can carry between single quotes as they are.
+bool shell_safe(const std::string &s) {
+    if (s.empty() || s.size() > 40) return false;
+    for (unsigned char c : s)
+        if (!(std::isalnum(c) || c == '_' || c == '-' || c == '.' || c == '+' || c == '@' || c == ':')) return false;
+    return true;
+}
+
+std::string mem_text(double mb) {
+    auto m = static_cast<long>(mb);
+    return m % 1024 == 0 ? std::to_string(m / 1024) + "G" : std::to_string(m) + "M";
+}
+
+}  // namespace
+
+double suggest_minutes(double longest_ok_minutes) { return std::ceil(longest_ok_minutes * 1.25 / 5.0) * 5.0; }
+
+double suggest_mem_mb(double max_rss_mb) {
+    double mb = std::ceil(max_rss_mb * 1.25 / 256.0) * 256;
+    return mb < 256 ? 256 : mb;
+}
+
+std::string suggest_mem(double max_rss_mb) { return mem_text(suggest_mem_mb(max_rss_mb)); }
+
+Suggestion suggest(int top_class, const JobRequest &r, const HistoryView &h) {
+    Suggestion s;
+    const HistoryStats *un = r.name.empty() ? nullptr : h.user_name;
+    if (!un) return s;
+    if (top_class == 1 && un->max_ok_elapsed_s > 0) {
+        double t = suggest_minutes(un->max_ok_elapsed_s / 60.0);
+        if (!(known(r.timelimit_min) && r.timelimit_min >= t)) s.time_min = t;
+    }
+    if (top_class == 2 && un->max_ok_rss_mb > 0) {
+        double m = suggest_mem_mb(un->max_ok_rss_mb);
+        if (!(known(r.req_mem_mb) && r.req_mem_mb >= m)) s.mem_mb = m;
+    }
+    return s;
+}
+
+std::string suggestion_fields(const Suggestion &s) {
+    std::string out;
+    if (known(s.time_min)) out += ",time=" + format_minutes(s.time_min);
+    if (known(s.mem_mb)) out += ",mem=" + mem_text(s.mem_mb);
+    return out;
+}
+
+std::string advice(int top_class, const JobRequest &r, const HistoryView &h, const std::string &checkpoint_url) {
+    const bool named = !r.name.empty();
+    const HistoryStats *un = named ? h.user_name : nullptr;
+    const std::string name = quoted(r.name);
+    switch (top_class) {
+        case 1: {
+            std::string out;
+            if (un && un->max_ok_elapsed_s > 0) {
+                double longest = un->max_ok_elapsed_s / 60.0;
+                out = "Your longest successful run of " + name + " took " + format_minutes(longest) +
+                      "; if it needs as long, ask for that and a margin (-t " + format_minutes(suggest_minutes(longest)) + ").";
+            } else {
+                out = "If it needs longer, ask for more time (-t), or make it checkpoint and resume.";
+            }
+            // Only what the script shows: the scan is of the script as submitted.
+            if (!checkpoint_url.empty() && r.script_known && !shows_checkpointing(r.script))
+                out += " Its script shows no checkpoint/restart: " + checkpoint_url +
+                       " tells how to make it resume after a time limit instead of starting over.";
+            return out;
+        }
+        case 2:
+            if (un && un->max_ok_rss_mb > 0)
+                return "Your completed runs of " + name + " used up to " + format_mb(un->max_ok_rss_mb) +
+                       " (MaxRSS); ask for that and a margin (--mem=" + suggest_mem(un->max_ok_rss_mb) + ").";
+            if (un && un->max_rss_mb > 0)
+                return "Your runs of " + name + " used up to " + format_mb(un->max_rss_mb) +
+                       " (MaxRSS) but none completed; it may need more than that (--mem).";
+            return "If it needs more memory, ask for it (--mem or --mem-per-cpu).";
+        case 3: return "Node failures are rarely the job's fault; if it keeps happening, tell your admins.";
+        default: break;
+    }
+    if (!un || un->n_labeled == 0)
+        return "Test it first with a short time limit (for example -t 10) before a long run.";
+    if (un->n_fail == 0)
+        return "Check what differs from your completed runs of " + name + " (script, inputs, modules).";
+    std::string which = is_failure(static_cast<Outcome>(un->last)) ? "your last run" : "your last failed run";
+    std::string out = "Check the error output of " + which + " of " + name;
+    if (shell_safe(r.name) && un->last_fail_end > 0)
+        out += " (sacct -X -u $USER --name=" + r.name + " -S " + format_sacct_time(un->last_fail_end).substr(0, 10) +
+               " -o JobID,State,ExitCode,End)";
+    return out + " and fix the cause first.";
+}
+
+}  // namespace jfp

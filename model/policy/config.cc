@@ -1,0 +1,219 @@
+#include "model/policy/config.h"
+
+#include <cerrno>
+#include <charconv>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "model/util/text.h"
+
+namespace jfp {
+
+const char *mode_name(Mode m) {
+    switch (m) {
+        case Mode::Off: return "off";
+        case Mode::Shadow: return "shadow";
+        case Mode::Warn: return "warn";
+        case Mode::Annotate: return "annotate";
+        case Mode::Reject: return "reject";
+    }
+    return "?";
+}
+
+std::optional<Mode> parse_mode(std::string_view s) {
+    std::string v = to_lower(trim(s));
+    if (v == "off") return Mode::Off;
+    if (v == "shadow") return Mode::Shadow;
+    if (v == "warn") return Mode::Warn;
+    if (v == "annotate") return Mode::Annotate;
+    if (v == "reject") return Mode::Reject;
+    return std::nullopt;
+}
+
+std::string Config::resolved_feature_log_path() const {
+    if (!feature_log_path.empty()) return feature_log_path;
+    auto slash = store_path.rfind('/');
+    std::string dir = slash == std::string::npos ? "." : store_path.substr(0, slash);
+    return dir + "/features.db";
+}
+
+// One log line however broken the file: the first few errors, then how many more.
+std::string ConfigParseResult::error_text() const {
+    const size_t shown = 5;
+    std::string out;
+    for (size_t i = 0; i < errors.size() && i < shown; ++i) {
+        const auto &e = errors[i];
+        if (!out.empty()) out += "; ";
+        out += config.origin;
+        if (e.line > 0) out += ":" + std::to_string(e.line);
+        out += ": " + e.message;
+    }
+    if (errors.size() > shown) out += "; and " + std::to_string(errors.size() - shown) + " more errors";
+    return out;
+}
+
+namespace {
+
+std::optional<bool> parse_bool(std::string_view s) {
+    std::string v = to_lower(trim(s));
+    if (v == "yes" || v == "true" || v == "1" || v == "on") return true;
+    if (v == "no" || v == "false" || v == "0" || v == "off") return false;
+    return std::nullopt;
+}
+
+std::optional<double> parse_probability(std::string_view s) {
+    auto d = parse_double(trim(s));
+    if (!d || *d < 0.0 || *d > 1.0) return std::nullopt;
+    return d;
+}
+
+std::set<std::string> parse_list(std::string_view s) {
+    std::set<std::string> out;
+    for (auto item : split(s, ',')) {
+        auto t = trim(item);
+        if (!t.empty()) out.emplace(t);
+    }
+    return out;
+}
+
+}  // namespace
+
+ConfigParseResult parse_config(std::string_view text, const std::string &origin) {
+    ConfigParseResult r;
+    r.config.origin = origin;
+    Config &c = r.config;
+    int lineno = 0;
+    for (auto raw : split(text, '\n')) {
+        ++lineno;
+        auto hash = raw.find('#');
+        auto line = trim(hash == std::string_view::npos ? raw : raw.substr(0, hash));
+        if (line.empty()) continue;
+        auto eq = line.find('=');
+        if (eq == std::string_view::npos) {
+            r.errors.push_back({lineno, "expected key = value, found " + quote_for_message(line, 60)});
+            continue;
+        }
+        std::string key = to_lower(trim(line.substr(0, eq)));
+        std::string_view value = trim(line.substr(eq + 1));
+        auto bad = [&](const std::string &what) {
+            r.errors.push_back({lineno, "invalid value " + quote_for_message(value, 60) + " for " + key + ": " + what});
+        };
+        auto set_threshold_map = [&](std::map<std::string, double> &m, std::string_view name) {
+            if (name.empty()) return bad("missing name after the dot");
+            auto p = parse_probability(value);
+            if (!p) return bad("expected a probability between 0 and 1");
+            m[std::string(name)] = *p;
+        };
+
+        if (key == "mode") {
+            auto m = parse_mode(value);
+            if (!m) bad("expected off, shadow, warn, annotate or reject");
+            else c.mode = *m;
+        } else if (key == "model") {
+            if (value.empty()) bad("expected a path to a model bundle");
+            else c.model_path = value;
+        } else if (key == "store") {
+            if (value.empty()) bad("expected a path to the history store");
+            else c.store_path = value;
+        } else if (key == "feature_log") {
+            c.feature_log_path = value;
+        } else if (key == "script_archive") {
+            if (!value.empty() && value.front() != '/') bad("expected an absolute path (or nothing: no archive)");
+            else c.script_archive_path = value;
+        } else if (key == "script_archive_env") {
+            auto b = parse_bool(value);
+            if (!b) bad("expected yes or no");
+            else c.script_archive_env = *b;
+        } else if (key == "script_archive_queue_mb") {
+            auto n = parse_int(value);
+            if (!n || *n < 1 || *n > 4096) bad("expected a whole number of MiB between 1 and 4096");
+            else c.script_archive_queue_bytes = *n << 20;
+        } else if (key == "checkpoint_url") {
+            if (value.size() > 200 || value.find_first_of(" \t") != std::string_view::npos) bad("expected one URL of at most 200 characters");
+            else c.checkpoint_url = value;
+        } else if (key == "threshold") {
+            auto p = parse_probability(value);
+            if (!p) bad("expected a probability between 0 and 1");
+            else c.threshold = *p;
+        } else if (starts_with(key, "threshold.partition.")) {
+            set_threshold_map(c.partition_threshold, std::string_view(key).substr(20));
+        } else if (starts_with(key, "threshold.account.")) {
+            set_threshold_map(c.account_threshold, std::string_view(key).substr(18));
+        } else if (starts_with(key, "threshold.qos.")) {
+            set_threshold_map(c.qos_threshold, std::string_view(key).substr(14));
+        } else if (key == "exempt_users") {
+            c.exempt_users = parse_list(value);
+        } else if (key == "exempt_accounts") {
+            c.exempt_accounts = parse_list(value);
+        } else if (key == "exempt_partitions") {
+            c.exempt_partitions = parse_list(value);
+        } else if (key == "exempt_qos") {
+            c.exempt_qos = parse_list(value);
+        } else if (key == "min_history") {
+            auto n = parse_int(value);
+            if (!n || *n < 0 || *n > 1000000) bad("expected a whole number >= 0");
+            else c.min_history = static_cast<int>(*n);
+        } else if (key == "allow_override") {
+            auto b = parse_bool(value);
+            if (!b) bad("expected yes or no");
+            else c.allow_override = *b;
+        } else if (key == "override_token") {
+            if (value.size() < 3 || value.find_first_of(" \t,|") != std::string_view::npos)
+                bad("expected a word of at least 3 characters without spaces, commas or '|'");
+            else c.override_token = value;
+        } else if (key == "annotate_field") {
+            bool comment = false, admin = false, any_bad = false;
+            for (const auto &f : parse_list(to_lower(value))) {
+                if (f == "comment") comment = true;
+                else if (f == "admin_comment") admin = true;
+                else any_bad = true;
+            }
+            if (any_bad || (!comment && !admin)) bad("expected comment, admin_comment or both, comma separated");
+            else { c.annotate_comment = comment; c.annotate_admin_comment = admin; }
+        } else if (key == "explain") {
+            auto b = parse_bool(value);
+            if (!b) bad("expected yes or no");
+            else c.explain = *b;
+        } else if (key == "log_queue_size") {
+            auto n = parse_int(value);
+            if (!n || *n < 0 || *n > 10000000) bad("expected a whole number between 0 and 10000000");
+            else c.log_queue_size = static_cast<size_t>(*n);
+        } else if (key == "stats_interval") {
+            auto d = parse_double(value);
+            if (!d || *d < 0 || *d > 86400) bad("expected seconds between 0 and 86400 (0: no statistics lines)");
+            else c.stats_interval_seconds = *d;
+        } else if (key == "reload_interval") {
+            auto d = parse_double(value);
+            if (!d || *d < 0 || *d > 3600) bad("expected seconds between 0 and 3600");
+            else c.reload_interval_seconds = *d;
+        } else {
+            r.errors.push_back({lineno, "unknown key " + quote_for_message(key, 60) + " (see jfp.conf(5) for the keys)"});
+        }
+    }
+    return r;
+}
+
+ConfigParseResult load_config_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) {
+        ConfigParseResult r;
+        r.config.origin = path;
+        r.errors.push_back({0, std::string("cannot read: ") + std::strerror(errno)});
+        return r;
+    }
+    // A jfp.conf is a few hundred bytes; a huge file is the wrong file, and is not read into slurmctld.
+    const std::streamsize limit = 1 << 20;
+    std::string text(static_cast<size_t>(limit) + 1, '\0');
+    in.read(text.data(), limit + 1);
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (static_cast<std::streamsize>(text.size()) > limit) {
+        ConfigParseResult r;
+        r.config.origin = path;
+        r.errors.push_back({0, "larger than 1 MiB: not a jfp.conf (see jfp.conf(5)); refused unread"});
+        return r;
+    }
+    return parse_config(text, path);
+}
+
+}  // namespace jfp

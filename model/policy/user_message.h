@@ -1,0 +1,37 @@
+// The text a user sees at sbatch, salloc or srun: one place, so the plugin and `jfp predict --explain`
+// print the same words.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "model/policy/policy.h"
+
+namespace jfp {
+
+struct MessageParts {
+    Action action = Action::Warn;  // Warn or Reject
+    double p_fail = 0;
+    int top_class = 0;          // index into kFailureClassOutcomes
+    std::string why;            // explain()
+    std::string what;           // advice()
+    bool override_used = false;
+    bool allow_override = true;
+    std::string override_token = "jfp:override";
+    bool interactive = false;   // salloc/srun: wrapped for a terminal
+};
+
+std::string user_message(const MessageParts &m);
+
+// Terminal width interactive messages are wrapped to. salloc and srun print every line of the message
+// after their own prefix ("salloc: error: ", up to 15 columns), and a rejection's first line after
+// more ("srun: error: Unable to allocate resources: ", 43 columns).
+inline constexpr size_t kTerminalWidth = 100;
+inline constexpr size_t kLinePrefix = 16;
+inline constexpr size_t kFirstLinePrefix = 46;
+
+// Breaks text at spaces so the first line holds at most first_width columns and the others at most
+// width; continuation lines start with two spaces. A word longer than a line is left whole.
+std::string wrap_text(std::string_view text, size_t first_width, size_t width);
+
+}  // namespace jfp

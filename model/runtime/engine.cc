@@ -1,0 +1,422 @@
+#include "model/runtime/engine.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <deque>
+#include <random>
+
+#include "jfp_config.h"
+#include "model/policy/advice.h"
+#include "model/policy/explain.h"
+#include "model/policy/user_message.h"
+#include "model/runtime/recent_submissions.h"
+#include "model/scoring/features.h"
+#include "model/util/background_thread.h"
+#include "model/util/text.h"
+#include "model/util/time_util.h"
+
+namespace jfp {
+
+namespace {
+
+uint64_t splitmix64(uint64_t x) {
+    x += 0x9e3779b97f4a7c15ull;
+    x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+    x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+    return x ^ (x >> 31);
+}
+
+}  // namespace
+
+Engine::Engine(EngineOptions options) : opt_(std::move(options)), recent_(std::make_unique<RecentSubmissions>()) {
+    std::random_device rd;
+    token_seed_ = (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(getpid());
+    auto initial = std::make_shared<State>();
+    initial->config.mode = Mode::Off;
+    initial->defaults = std::make_shared<ClusterDefaults>();
+    initial->config_note = "not read yet";
+    std::atomic_store(&state_, std::shared_ptr<const State>(initial));
+    passwd_names_ = std::make_shared<const std::unordered_map<uint32_t, std::string>>();
+    // The history store may take seconds to load: slurmctld's start does not wait for it.
+    poll(!opt_.background);
+    if (opt_.background) thread_ = std::thread([this] { run(); });
+}
+
+Engine::~Engine() {
+    stop_.store(true);
+    wake_.notify_all();
+    if (thread_.joinable()) thread_.join();
+    try {
+        log_stats(true);
+    } catch (...) {
+    }
+    // Each writer drains its queue as it is destroyed, the current one with the last snapshot.
+    retired_writers_.clear();
+    std::atomic_store(&state_, std::shared_ptr<const State>());
+}
+
+void Engine::run() {
+    name_this_thread("jfp-background");
+    bool first = true;
+    while (!stop_.load()) {
+        if (first) {
+            first = false;
+            try {
+                poll();
+            } catch (const std::exception &e) {
+                fault_log_.log(LogLevel::Error, std::string("first load: ") + e.what());
+            }
+            continue;
+        }
+        double interval = state()->config.reload_interval_seconds;
+        {
+            std::unique_lock<std::mutex> lk(wake_mu_);
+            wake_.wait_for(lk, std::chrono::milliseconds(static_cast<int64_t>(std::max(0.05, interval) * 1000)),
+                           [&] { return stop_.load() || kick_.exchange(false); });
+        }
+        if (stop_.load()) break;
+        recent_->drain();
+        log_stats(false);
+        try {
+            poll();
+        } catch (const std::exception &e) {
+            fault_log_.log(LogLevel::Error, std::string("reload: ") + e.what() + "; keeping the last good state");
+        } catch (...) {
+            fault_log_.log(LogLevel::Error, "reload: unknown exception; keeping the last good state");
+        }
+    }
+}
+
+std::string Engine::user_name(const State &st, uint32_t uid) {
+    if (st.history)
+        if (const std::string *n = st.history->user_name(uid)) return *n;
+    auto names = std::atomic_load(&passwd_names_);
+    auto it = names->find(uid);
+    if (it != names->end()) return it->second;
+    uid_misses_.try_push(uint32_t(uid));  // resolved in the background for the next submission
+    kick();
+    return "uid:" + std::to_string(uid);
+}
+
+void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryView &hv, const FeatureVector &x,
+                          std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update,
+                          DeferredScript script) {
+    const ModelBundle &model = *st.model;
+    const Config &cfg = st.config;
+    Score s = model.score(x);
+    apply_policy(cfg, r, hv, comment, model.threshold(), s, out.decision);
+    Decision &d = out.decision;
+    counters_.scored.fetch_add(1, std::memory_order_relaxed);
+    if (d.exempt) counters_.exempt.fetch_add(1, std::memory_order_relaxed);
+
+    if (out.token.empty()) {
+        uint64_t t = splitmix64(token_seed_ ^ token_counter_.fetch_add(1, std::memory_order_relaxed));
+        out.token = JoinToken::hex(t);
+        // One allocation: the annotation usually follows the token.
+        out.admin_comment_append.reserve(6 + out.token.size() + 1 + 64 + model.model_id().size());
+        out.admin_comment_append.append("jfp:t=").append(out.token.view());
+    }
+
+    if (d.action == Action::Annotate) {
+        // A job that is acted on carries what its history suggests, for the user and for tools reading
+        // sacct. The text is written once, into the admin comment when that is annotated.
+        std::string suggestion = d.above ? suggestion_fields(suggest(s.top_class, r, hv)) : std::string();
+        std::string own;
+        std::string_view annotation;
+        if (cfg.annotate_admin_comment) {
+            std::string &admin = out.admin_comment_append;
+            if (!admin.empty()) admin += ' ';
+            size_t at = admin.size();
+            append_annotation_text(admin, s.p_fail, s.top_class, model.model_id(), d.override_used, suggestion);
+            annotation = std::string_view(admin).substr(at);
+        } else {
+            append_annotation_text(own, s.p_fail, s.top_class, model.model_id(), d.override_used, suggestion);
+            annotation = own;
+        }
+        if (cfg.annotate_comment) {
+            if (auto c = append_annotation(comment, annotation)) out.new_comment = std::move(*c);
+            else counters_.comment_full.fetch_add(1, std::memory_order_relaxed);
+        }
+        counters_.annotated.fetch_add(1, std::memory_order_relaxed);
+    }
+
+    const char *cls = outcome_name(kFailureClassOutcomes[s.top_class]);
+    if (d.action == Action::Warn || d.action == Action::Reject) {
+        MessageParts m;
+        m.action = d.action;
+        m.p_fail = static_cast<double>(s.p_fail);
+        m.top_class = s.top_class;
+        m.why = cfg.explain ? explain(model.failure_model(), x, r, hv, s.top_class) : std::string("it resembles jobs that failed");
+        m.what = advice(s.top_class, r, hv, cfg.checkpoint_url);
+        m.override_used = d.override_used;
+        m.allow_override = cfg.allow_override;
+        m.override_token = cfg.override_token;
+        m.interactive = r.interactive == 1;
+        out.user_message = user_message(m);
+        out.reject = d.action == Action::Reject;
+        if (out.reject) {
+            counters_.rejected.fetch_add(1, std::memory_order_relaxed);
+        } else {
+            if (d.override_used) counters_.overrides.fetch_add(1, std::memory_order_relaxed);
+            counters_.warned.fetch_add(1, std::memory_order_relaxed);
+        }
+    }
+
+    // slurmctld's log: acted-on (and would-be) decisions at info, the rest at debug.
+    bool info = d.action == Action::Warn || d.action == Action::Reject || (cfg.mode == Mode::Shadow && d.above);
+    if (info || debug_enabled()) {
+        char line[512];
+        const char *verb = is_update ? "update" : "submit";
+        std::snprintf(line, sizeof line, "%s%s user=%s name=%s p=%.3f class=%s threshold=%.3f action=%s%s%s%s model=%s token=%s",
+                      cfg.mode == Mode::Shadow ? "shadow " : "", verb, r.user.c_str(), quote_for_message(r.name, 60).c_str(),
+                      static_cast<double>(s.p_fail), cls, d.threshold,
+                      cfg.mode == Mode::Shadow && d.above && !d.exempt ? "would-act" : action_name(d.action),
+                      d.exempt ? " exempt" : "", d.override_used ? " override" : "",
+                      d.below_min_history ? " below-min-history" : d.no_history ? " no-history" : "", model.model_id().c_str(), out.token.c_str());
+        if (info) log_info(line);
+        else log_debug(line);
+    }
+
+    // The feature vector goes to the log through the bounded queue; never waits.
+    if (FeatureLogWriter *w = st.feature_log.get()) {
+        FeatureLogEntry e;
+        e.token = out.token;
+        e.scored_at = r.submit_time;
+        e.model_id = std::shared_ptr<const std::string>(st.model, &model.model_id());  // shares the bundle: no copy
+        e.uid = uid;
+        e.user = r.user;
+        e.name = r.name;
+        e.p_fail = s.p_fail;
+        e.top_class = static_cast<int8_t>(s.top_class);
+        e.action = static_cast<uint8_t>(d.action);
+        e.threshold = static_cast<float>(d.threshold);
+        e.x = x;
+        e.script = std::move(script);
+        w->push(std::move(e));
+    }
+}
+
+namespace {
+uint64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+struct LatencyScope {
+    LatencyHistogram &h;
+    uint64_t t0 = monotonic_ns();
+    ~LatencyScope() { h.record(monotonic_ns() - t0); }
+};
+}  // namespace
+
+SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
+    LatencyScope timed{submit_latency_};
+    SubmitOutcome out;
+    counters_.evaluated.fetch_add(1, std::memory_order_relaxed);
+    auto st = state();
+    if (!st->config_present || st->config.mode == Mode::Off) return out;
+
+    std::string_view comment = req.comment;
+    if (auto n = neutralize(req.comment)) {
+        out.new_comment = *n;
+        counters_.neutralized.fetch_add(1, std::memory_order_relaxed);
+    }
+    std::string neutral_comment = out.new_comment ? *out.new_comment : std::string(comment);
+    if (!st->model) {
+        counters_.unscored.fetch_add(1, std::memory_order_relaxed);
+        unscored_log_.log(LogLevel::Error, "no usable model (" + st->model_note + "): jobs pass unscored");
+        return out;
+    }
+    auto history_lock = read_history(*st);
+    std::string user = user_name(*st, req.uid);
+    JobRequest r = resolve_request(req, user, *st->defaults, st->history.get());
+    HistoryView hv = st->history ? st->history->index.lookup(r) : HistoryView{};
+    // Scanning the script was a third of this call (bench/hotpath). A model that splits on no script
+    // feature cannot be moved by one, so then the scan is left to the feature-log thread (which logs
+    // the full vector for training) or, with no feature log, skipped.
+    ScriptScan scan = ScriptScan::Now;
+    DeferredScript deferred;
+    if (r.script_known && !st->model->uses_script_features()) {
+        if (st->feature_log) deferred = st->feature_log->defer(r.script);
+        if (deferred.pending() || !st->feature_log) scan = ScriptScan::Later;
+    }
+    FeatureVector x;
+    build_features(r, hv, x, scan);
+    fill_outcome(*st, r, hv, x, neutral_comment, req.uid, out, false, std::move(deferred));
+    history_lock = {};
+    if (st->script_archive && r.script_known && !out.token.empty()) archive_script(*st, req, r, out.token);
+
+    if (recent_->put(out.token, std::move(r), x, std::move(neutral_comment))) kick();
+    return out;
+}
+
+SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid) {
+    SubmitOutcome out;
+    auto st = state();
+    if (!st->config_present || st->config.mode == Mode::Off) return out;
+    std::optional<std::string> neutral_comment;
+    if (!delta.comment.empty()) {
+        neutral_comment = neutralize(delta.comment);
+        if (neutral_comment) {
+            out.new_comment = *neutral_comment;
+            counters_.neutralized.fetch_add(1, std::memory_order_relaxed);
+        } else {
+            neutral_comment = std::string(delta.comment);
+        }
+    }
+    bool request_changes = !delta.name.empty() || !delta.partition.empty() || !delta.account.empty() ||
+                           !delta.qos.empty() || known(delta.time_limit_min) || known(delta.mem_mb) ||
+                           known(delta.min_cpus) || known(delta.num_tasks) || known(delta.min_nodes);
+    if (!request_changes && !neutral_comment) return out;
+    if (!st->model) return out;
+
+    // Which submission is this? job id -> token from the store (pending jobs ingested), token -> request.
+    std::optional<RecentSubmissions::Entry> entry;
+    JoinToken token;
+    auto history_lock = read_history(*st);
+    if (st->history) {
+        if (const std::string *t = st->history->token_of(job_id); t && JoinToken::fits(*t)) {
+            token = *t;
+            entry = recent_->get(token);
+        }
+    }
+    if (!entry) {
+        counters_.modify_unknown.fetch_add(1, std::memory_order_relaxed);
+        log_debug("update of job " + job_id + " not re-scored: its submission is not in the history store yet");
+        return out;
+    }
+    counters_.modified.fetch_add(1, std::memory_order_relaxed);
+    JobRequest r = entry->req;
+    if (!delta.name.empty()) r.name = std::string(delta.name);
+    if (!delta.partition.empty()) r.partition = std::string(first_partition(delta.partition));
+    if (!delta.account.empty()) r.account = std::string(delta.account);
+    if (!delta.qos.empty()) r.qos = std::string(delta.qos);
+    if (known(delta.time_limit_min)) r.timelimit_min = delta.time_limit_min;
+    if (known(delta.min_cpus) && delta.min_cpus > 0) r.req_cpus = delta.min_cpus;
+    if (known(delta.min_nodes) && delta.min_nodes > 0) r.req_nodes = delta.min_nodes;
+    if (known(delta.mem_mb) && delta.mem_mb > 0)
+        r.req_mem_mb = delta.mem_per_cpu ? delta.mem_mb * r.req_cpus : delta.mem_mb * r.req_nodes;
+    r.submit_time = naive_local_now();
+    HistoryView hv = st->history->index.lookup(r);
+    FeatureVector x;
+    build_features(r, hv, x);
+    RecentSubmissions::restore_script_features(*entry, x);
+    std::string comment = neutral_comment ? *neutral_comment : entry->user_comment;
+    out.token = token;  // the job keeps its token; the log row is replaced
+    fill_outcome(*st, r, hv, x, comment, updater_uid, out, true);
+    out.admin_comment_append.clear();  // already carries its token
+    if (!out.new_comment && neutral_comment) out.new_comment = *neutral_comment;
+    if (!out.reject) {  // a refused update leaves the job, and so the cached request, as it was
+        entry->req = r;
+        RecentSubmissions::keep_script_features(x, *entry);
+        entry->user_comment = comment;
+        recent_->update(token, std::move(*entry));
+    }
+    return out;
+}
+
+// One line every stats_interval with what job_submit cost inside slurmctld and what it decided, for the
+// interval just past; nothing when no job came.
+void Engine::log_stats(bool final) {
+    double interval = state()->config.stats_interval_seconds;
+    if (interval <= 0) return;
+    auto now = std::chrono::steady_clock::now();
+    if (stats_last_.time_since_epoch().count() == 0) stats_last_ = started_;
+    double elapsed = std::chrono::duration<double>(now - stats_last_).count();
+    if (!final && elapsed < interval) return;
+    stats_last_ = now;
+    LatencyHistogram::Summary s = submit_latency_.take();
+    uint64_t cur[] = {counters_.scored.load(), counters_.annotated.load(), counters_.warned.load(),
+                      counters_.rejected.load(), counters_.unscored.load()};
+    uint64_t d[5];
+    for (int i = 0; i < 5; ++i) {
+        d[i] = cur[i] - stats_prev_[i];
+        stats_prev_[i] = cur[i];
+    }
+    if (s.count == 0) return;
+    char line[320];
+    std::snprintf(line, sizeof line,
+                  "stats: %" PRIu64 " submissions in the last %.0f s%s; job_submit p50 %.1f us, p99 %.1f us, max %.1f us; "
+                  "scored %" PRIu64 ", annotated %" PRIu64 ", warned %" PRIu64 ", rejected %" PRIu64 ", unscored %" PRIu64,
+                  s.count, elapsed, final ? " (plugin unloading)" : "", s.p50_us, s.p99_us, s.max_us, d[0], d[1], d[2], d[3], d[4]);
+    log_info(line);
+}
+
+void Engine::kick() {
+    {
+        std::lock_guard<std::mutex> lk(wake_mu_);
+        kick_.store(true);
+    }
+    wake_.notify_one();
+}
+
+
+Mode Engine::mode() const { return state()->config_present ? state()->config.mode : Mode::Off; }
+
+// The submit path's share of archiving: one copy of the script (and environment) into the queue, when
+// the budget has room; hashing, compression and SQLite happen on the archive's thread.
+void Engine::archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const JoinToken &token) {
+    ScriptArchiveWriter &w = *st.script_archive;
+    bool env = st.config.script_archive_env && req.env && req.env_count;
+    size_t env_bytes = 0;
+    if (env)
+        for (size_t i = 0; i < req.env_count; ++i) env_bytes += req.env[i] ? std::strlen(req.env[i]) + 1 : 0;
+    auto bytes = static_cast<int64_t>(r.script.size() + env_bytes + sizeof(ScriptArchiveEntry));
+    if (!w.reserve(bytes)) {
+        w.count_drop();
+        return;
+    }
+    ScriptArchiveEntry e;
+    e.meta.token = token.str();
+    e.meta.cluster = opt_.cluster_name;
+    e.meta.submitted = r.submit_time;
+    e.meta.uid = req.uid;
+    e.meta.user = r.user;
+    e.meta.name = r.name;
+    e.meta.work_dir = req.work_dir;
+    e.script.assign(r.script);
+    if (env) {
+        e.env.reserve(env_bytes);
+        for (size_t i = 0; i < req.env_count; ++i) {
+            if (!req.env[i]) continue;
+            e.env.append(req.env[i]);
+            e.env.push_back('\0');  // as /proc/PID/environ: NAME=value, each ended by NUL
+        }
+        e.has_env = true;
+    }
+    w.push(std::move(e), bytes);
+}
+
+ScriptArchiveCounters Engine::script_archive_counters() const {
+    auto st = state();
+    return st && st->script_archive ? st->script_archive->counters() : ScriptArchiveCounters{};
+}
+
+std::string Engine::model_id() const {
+    auto st = state();
+    return st->model ? st->model->model_id() : std::string();
+}
+
+size_t Engine::history_jobs() const {
+    auto st = state();
+    auto history_lock = read_history(*st);
+    return st->history ? st->history->jobs : 0;
+}
+
+std::string Engine::describe() const {
+    auto st = state();
+    std::string s = "config=" + opt_.config_path + " (" + st->config_note + ")";
+    if (st->config_present) {
+        s += " model=" + st->config.model_path + " (" + (st->model_note.empty() ? "not loaded" : st->model_note) + ")";
+        s += " store=" + st->config.store_path + " (" + (st->history_note.empty() ? "loading" : st->history_note) + ")";
+    }
+    s += std::string(" mode=") + mode_name(st->config_present ? st->config.mode : Mode::Off);
+    s += std::string(" jfp=") + PACKAGE_VERSION;
+    return s;
+}
+
+}  // namespace jfp

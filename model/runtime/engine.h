@@ -1,0 +1,185 @@
+// The plugin's core, with no Slurm type in sight: the shim in plugin/ turns a job descriptor into a
+// SubmitRequest, calls evaluate(), and copies the SubmitOutcome's strings into Slurm's memory.
+//
+// State (config, model bundle, history, slurm.conf defaults) is an immutable snapshot behind an atomic
+// shared_ptr. A background thread stats the files every reload_interval and swaps in a new snapshot when
+// one changed; a failed reload keeps the last good part and logs why once. The submit path reads the
+// snapshot and touches no file, database or network: feature vectors go to a bounded queue that a second
+// background thread writes to SQLite.
+#pragma once
+
+#include <sys/types.h>
+
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <shared_mutex>
+#include <string>
+#include <thread>
+#include <unordered_map>
+#include <unordered_set>
+#include <vector>
+
+#include "model/archive/script_archive_writer.h"
+#include "model/history/history_snapshot.h"
+#include "model/jobs/cluster_defaults.h"
+#include "model/jobs/join_token.h"
+#include "model/policy/config.h"
+#include "model/policy/policy.h"
+#include "model/runtime/submit_request.h"
+#include "model/scoring/feature_log.h"
+#include "model/scoring/model_bundle.h"
+#include "model/util/file_check.h"
+#include "model/util/latency_histogram.h"
+#include "model/util/log.h"
+
+namespace jfp {
+
+class RecentSubmissions;
+
+struct EngineOptions {
+    std::string config_path;      // jfp.conf
+    std::string slurm_conf_path;  // for partition defaults; empty: none
+    std::vector<uid_t> trusted_uids{0};  // owners allowed for jfp.conf and the model (root, SlurmUser)
+    std::string cluster_name;     // slurm.conf's ClusterName, recorded with archived scripts
+    bool background = true;       // false: no threads; tests call poll() and the writer is not started
+};
+
+struct SubmitOutcome {
+    Decision decision;
+    JoinToken token;                         // empty when nothing was scored
+    std::optional<std::string> new_comment;  // replace the job's comment with this
+    std::string admin_comment_append;        // append (space separated) to admin_comment
+    std::string user_message;                // warn/reject text for the user (err_msg)
+    bool reject = false;
+};
+
+struct EngineCounters {
+    std::atomic<uint64_t> evaluated{0}, scored{0}, annotated{0}, warned{0}, rejected{0}, overrides{0},
+        exempt{0}, unscored{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0},
+        history_loads{0}, history_updates{0}, model_loads{0};
+};
+
+class Engine {
+public:
+    explicit Engine(EngineOptions options);
+    ~Engine();
+    Engine(const Engine &) = delete;
+    Engine &operator=(const Engine &) = delete;
+
+    // The submit path: thread-safe, no locks around scoring, no I/O.
+    SubmitOutcome evaluate(const SubmitRequest &req);
+
+    // scontrol update: delta holds only what the update changes. job_id is the job's id as text.
+    SubmitOutcome evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid);
+
+    // One reload check: stat the files and load what changed. The background thread runs it every
+    // reload_interval; tests call it directly.
+    void poll() { poll(true); }
+    void poll(bool load_history);
+
+    // What the plugin found, for the init log line.
+    std::string describe() const;
+    const EngineCounters &counters() const { return counters_; }
+    // What was recorded since the last call: the background thread's stats line, and tests.
+    LatencyHistogram::Summary take_latency() { return submit_latency_.take(); }
+    Mode mode() const;
+    std::string model_id() const;
+    size_t history_jobs() const;
+    // Background writers alive (feature log, script archive): the current ones and those retired by a
+    // config change that a submission in flight may still hold (each closed once none does).
+    size_t background_writers() const { return live_writers_.load(); }
+    // The script archive's counters (zeros when none is configured).
+    ScriptArchiveCounters script_archive_counters() const;
+
+private:
+    struct State {
+        Config config;
+        bool config_present = false;
+        std::shared_ptr<const ModelBundle> model;
+        // Kept current in place by the loader under history_mu_ (incremental reloads); replaced whole
+        // after a full load.
+        std::shared_ptr<HistorySnapshot> history;
+        std::shared_ptr<const ClusterDefaults> defaults;
+        // Held through the snapshot, so a submission keeps the writer it started with alive; the
+        // background thread destroys retired writers (joining their threads), never a submit thread.
+        std::shared_ptr<FeatureLogWriter> feature_log;
+        std::shared_ptr<ScriptArchiveWriter> script_archive;
+        std::string model_note, history_note, config_note;
+    };
+
+    std::shared_ptr<const State> state() const { return std::atomic_load(&state_); }
+    // Shared while a submission reads a history snapshot, exclusive while the loader writes a chunk of
+    // changes into the published one (a few milliseconds at most).
+    std::shared_lock<std::shared_mutex> read_history(const State &st) const {
+        return st.history ? std::shared_lock<std::shared_mutex>(history_mu_) : std::shared_lock<std::shared_mutex>();
+    }
+    bool update_history(State &next, const std::string &store_path);
+    std::vector<std::pair<uint32_t, std::string>> unknown_user_uids(const HistorySnapshot &snap);
+    void load_whole_history(State &next, const std::string &store_path);
+    std::string user_name(const State &st, uint32_t uid);
+    void fill_outcome(const State &st, const JobRequest &r, const HistoryView &hv, const FeatureVector &x,
+                      std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update,
+                      DeferredScript script = DeferredScript());
+    void publish(const std::shared_ptr<State> &working);
+    void archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const JoinToken &token);
+    template <class W> void replace_writer(std::shared_ptr<W> &slot, std::shared_ptr<W> next);
+    void run();
+    void resolve_pending_uids();
+    void kick();  // wake the background thread now
+    void log_stats(bool final);
+
+    EngineOptions opt_;
+    std::shared_ptr<const State> state_;
+    // What every submission writes, on cache lines apart from what it only reads (state_ above) and
+    // from what the background thread writes: the token counter and the hot counters share one line.
+    alignas(64) std::atomic<uint64_t> token_counter_{0};
+    EngineCounters counters_;
+    alignas(64) LatencyHistogram submit_latency_;  // every evaluate(), logged by the background thread
+
+    // Loader bookkeeping (background thread only).
+    FileSig config_sig_, model_sig_, store_sig_, slurm_conf_sig_;
+    // A connection kept open to the store: PRAGMA data_version changes when another connection (jfp ingest)
+    // commits. The store's files cannot tell: merely reading a WAL database touches its -wal and -shm.
+    std::unique_ptr<Db> store_watch_;
+    int64_t store_data_version_ = -1;
+    std::string model_path_loaded_, store_path_loaded_;
+    mutable std::shared_mutex history_mu_;
+    std::unordered_set<std::string> passwd_tried_;  // user names looked up in the password database
+    std::string last_config_error_, last_model_error_, last_store_error_;
+    // A store that failed to load is tried again this often even when its file looks unchanged (a
+    // remount, a fixed permission or lock): seldom enough that a slow failure costs the host little.
+    static constexpr std::chrono::seconds kStoreRetry{10};
+    std::chrono::steady_clock::time_point store_tried_{};
+
+    // uid -> name from the password database, resolved in the background for uids the store lacks.
+    std::shared_ptr<const std::unordered_map<uint32_t, std::string>> passwd_names_;
+    BoundedQueue<uint32_t> uid_misses_{1024};
+
+    // Writers replaced after a config change, kept until no published snapshot holds them (background
+    // thread only).
+    std::vector<std::shared_ptr<void>> retired_writers_;
+    std::atomic<size_t> live_writers_{0};
+    std::string feature_log_path_, script_archive_path_;
+    int64_t script_archive_budget_ = 0;
+    void close_retired_writers();
+
+    std::unique_ptr<RecentSubmissions> recent_;  // for job_modify
+    uint64_t token_seed_ = 0;
+
+    RateLimitedLog unscored_log_{60}, fault_log_{60};
+
+    std::atomic<bool> stop_{false}, kick_{false};
+    static constexpr size_t kArchiveQueueEntries = 65536;  // the byte budget (jfp.conf) usually binds first
+    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+    std::chrono::steady_clock::time_point stats_last_{};  // background thread only
+    uint64_t stats_prev_[5] = {};
+    std::mutex wake_mu_;
+    std::condition_variable wake_;
+    std::thread thread_;
+};
+
+}  // namespace jfp

@@ -1,0 +1,344 @@
+// The engine's background half: jfp.conf, the model bundle, the history store, the feature log and
+// slurm.conf's partition defaults, each reloaded when its file changes, into a new published State.
+#include "model/runtime/engine.h"
+
+#include <pwd.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cinttypes>
+#include <cstdio>
+
+#include "jfp_config.h"
+
+#ifdef HAVE_MALLOC_TRIM
+#include <malloc.h>
+#endif
+
+namespace jfp {
+
+namespace {
+
+int64_t ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+}
+
+void trim_heap() {
+#ifdef HAVE_MALLOC_TRIM
+    malloc_trim(0);  // JSON parsing leaves freed memory glibc would otherwise keep in slurmctld
+#endif
+}
+
+std::optional<std::string> passwd_name(uint32_t uid) {
+    struct passwd pw {};
+    struct passwd *res = nullptr;
+    std::vector<char> buf(16384);
+    if (getpwuid_r(uid, &pw, buf.data(), buf.size(), &res) != 0 || !res) return std::nullopt;
+    return std::string(res->pw_name);
+}
+
+std::optional<uint32_t> passwd_uid(const std::string &name) {
+    struct passwd pw {};
+    struct passwd *res = nullptr;
+    std::vector<char> buf(16384);
+    if (getpwnam_r(name.c_str(), &pw, buf.data(), buf.size(), &res) != 0 || !res) return std::nullopt;
+    return static_cast<uint32_t>(res->pw_uid);
+}
+
+}  // namespace
+
+void Engine::poll(bool load_history) {
+    auto cur = state();
+    auto next = std::make_shared<State>(*cur);
+    bool changed = false;
+
+    // ---- jfp.conf
+    FileSig cs = file_sig(opt_.config_path);
+    if (cs != config_sig_) {
+        config_sig_ = cs;
+        if (!cs.exists) {
+            if (next->config_present) log_info("config " + opt_.config_path + " was removed: the plugin is off");
+            next->config = Config();
+            next->config.mode = Mode::Off;
+            next->config_present = false;
+            next->config_note = "missing, plugin is off";
+            changed = true;
+        } else {
+            std::string problem = trust_problem(opt_.config_path, opt_.trusted_uids);
+            ConfigParseResult r;
+            if (problem.empty()) r = load_config_file(opt_.config_path);
+            if (problem.empty() && r.ok()) {
+                bool was_present = next->config_present;
+                next->config = r.config;
+                next->config_present = true;
+                next->config_note = "loaded";
+                last_config_error_.clear();
+                changed = true;
+                publish(next);
+                if (was_present) log_info("reloaded " + opt_.config_path + ": mode=" + mode_name(r.config.mode));
+            } else {
+                std::string err = problem.empty() ? r.error_text() : "refused: " + problem;
+                if (err != last_config_error_) {
+                    log_error("config " + opt_.config_path + " not used (" + err + "); " +
+                              (next->config_present ? "keeping the last good config" : "the plugin stays off"));
+                    last_config_error_ = err;
+                }
+                next->config_note = (next->config_present ? "invalid, keeping the last good config: " : "invalid, plugin is off: ") + err;
+                changed = true;
+            }
+        }
+    }
+    if (changed) publish(next);
+    const Config &cfg = next->config;
+
+    // ---- the model bundle
+    if (next->config_present) {
+        FileSig ms = file_sig(cfg.model_path);
+        if (ms != model_sig_ || cfg.model_path != model_path_loaded_) {
+            model_sig_ = ms;
+            model_path_loaded_ = cfg.model_path;
+            std::string err;
+            if (!ms.exists) {
+                err = "missing (train one with jfp train --out " + cfg.model_path + ")";
+            } else if (std::string problem = trust_problem(cfg.model_path, opt_.trusted_uids); !problem.empty()) {
+                err = "refused: " + problem;
+            } else {
+                try {
+                    auto t0 = std::chrono::steady_clock::now();
+                    auto b = std::make_shared<const ModelBundle>(ModelBundle::load_file(cfg.model_path));
+                    trim_heap();
+                    char buf[256];
+                    std::snprintf(buf, sizeof buf, "loaded model %s (%zu trees, threshold %.4f, %zu reference rows checked) in %" PRId64 " ms",
+                                  b->model_id().c_str(), b->failure_model().num_trees(), b->threshold(),
+                                  b->reference_rows_checked(), ms_since(t0));
+                    next->model = b;
+                    next->model_note = std::string("model ") + b->model_id();
+                    counters_.model_loads.fetch_add(1);
+                    publish(next);  // score with it now, not after the history has loaded too
+                    log_info(std::string(buf) + " from " + cfg.model_path);
+                    last_model_error_.clear();
+                    changed = true;
+                } catch (const std::exception &e) {
+                    err = e.what();
+                }
+            }
+            if (!err.empty()) {
+                if (err != last_model_error_) {
+                    log_error("model " + cfg.model_path + " not used: " + err + "; " +
+                              (next->model ? "keeping model " + next->model->model_id() : "jobs pass unscored"));
+                    unscored_log_.hold();  // that line says it: the reminder comes an interval later
+                    last_model_error_ = err;
+                }
+                next->model_note = (next->model ? "keeping " + next->model->model_id() + "; " : "") + err;
+                changed = true;
+            }
+        }
+
+        // ---- the history store: reload when its file was replaced or another connection committed
+        FileSig ss = file_sig(cfg.store_path);
+        bool replaced = ss.exists != store_sig_.exists || ss.inode != store_sig_.inode ||
+                        cfg.store_path != store_path_loaded_;
+        bool committed = false;
+        if (ss.exists && !replaced && store_watch_) {
+            try {
+                Stmt v(*store_watch_, "PRAGMA data_version");
+                int64_t dv = v.step() ? v.int_at(0) : -1;
+                committed = dv != store_data_version_;
+            } catch (const std::exception &) {
+                committed = true;
+            }
+        }
+        bool retry = !last_store_error_.empty() && ss.exists &&
+                     std::chrono::steady_clock::now() - store_tried_ >= kStoreRetry;
+        if (load_history && (replaced || committed || retry)) {
+            store_tried_ = std::chrono::steady_clock::now();
+            store_sig_ = ss;
+            store_path_loaded_ = cfg.store_path;
+            // The watch opens before the load: a commit that lands during the load is seen next time.
+            store_watch_.reset();
+            store_data_version_ = -1;
+            if (ss.exists) {
+                try {
+                    store_watch_ = std::make_unique<Db>(cfg.store_path, SQLITE_OPEN_READONLY);
+                    Stmt v(*store_watch_, "PRAGMA data_version");
+                    store_data_version_ = v.step() ? v.int_at(0) : -1;
+                } catch (const std::exception &) {
+                    store_watch_.reset();
+                }
+            }
+            std::string err;
+            if (!ss.exists) {
+                err = "missing (fill it with jfp ingest --db " + cfg.store_path + ")";
+            } else {
+                try {
+                    // A commit to the store already loaded: apply what changed; anything else loads it whole.
+                    // After a failed attempt the history held came from an earlier file (a store copied
+                    // in place is seen half-written, then "committed"): only a whole load is right.
+                    bool in_place = committed && !replaced && last_store_error_.empty() && next->history;
+                    if (!(in_place && update_history(*next, cfg.store_path)))
+                        load_whole_history(*next, cfg.store_path);
+                    publish(next);
+                    last_store_error_.clear();
+                    changed = true;
+                } catch (const std::exception &e) {
+                    err = e.what();
+                }
+            }
+            if (!err.empty()) {
+                if (err != last_store_error_) {
+                    log_error("history store " + cfg.store_path + " not used: " + err + "; " +
+                              (next->history ? "keeping the last history loaded" : "scoring without history"));
+                    last_store_error_ = err;
+                }
+                next->history_note = (next->history ? "keeping the last history; " : "") + err;
+                changed = true;
+            }
+        }
+
+        // ---- the feature log writer follows the config
+        std::string flp = cfg.resolved_feature_log_path();
+        if (opt_.background && flp != feature_log_path_) {
+            replace_writer(next->feature_log, std::make_shared<FeatureLogWriter>(flp, cfg.log_queue_size));
+            feature_log_path_ = flp;
+            changed = true;
+        }
+        // ---- and so does the script archive's
+        const std::string &sap = cfg.script_archive_path;
+        if (opt_.background && (sap != script_archive_path_ || cfg.script_archive_queue_bytes != script_archive_budget_)) {
+            replace_writer(next->script_archive,
+                           sap.empty() ? nullptr
+                                       : std::make_shared<ScriptArchiveWriter>(sap, kArchiveQueueEntries, cfg.script_archive_queue_bytes));
+            if (sap != script_archive_path_)
+                log_info(sap.empty() ? std::string("script archive off")
+                                     : "archiving job scripts in " + sap + (cfg.script_archive_env ? " with their environment" : ""));
+            script_archive_path_ = sap;
+            script_archive_budget_ = cfg.script_archive_queue_bytes;
+            changed = true;
+        }
+    }
+
+    // ---- slurm.conf: partition defaults
+    if (!opt_.slurm_conf_path.empty()) {
+        FileSig sc = file_sig(opt_.slurm_conf_path);
+        if (sc != slurm_conf_sig_) {
+            slurm_conf_sig_ = sc;
+            std::string err;
+            auto d = std::make_shared<const ClusterDefaults>(load_slurm_conf(opt_.slurm_conf_path, &err));
+            if (!err.empty()) log_error("partition defaults: " + err + "; unset requests stay unknown");
+            next->defaults = d;
+            changed = true;
+        }
+    }
+
+    if (changed) publish(next);
+    cur.reset();  // the snapshot this poll started from may hold a writer just retired
+    close_retired_writers();
+    resolve_pending_uids();
+}
+
+// Applies the store's changes to the published snapshot in place, a chunk at a time under the history
+// lock. False when a full load is needed (logged with the reason); the snapshot is then untouched.
+bool Engine::update_history(State &next, const std::string &store_path) {
+    auto t0 = std::chrono::steady_clock::now();
+    HistoryStore store(store_path, HistoryStore::Access::ReadOnly);
+    HistorySnapshot &snap = *next.history;
+    auto u = update_history_snapshot(snap, store, [&](const std::function<void()> &write) {
+        std::unique_lock<std::shared_mutex> lock(history_mu_);
+        write();
+    });
+    if (u.full_load_reason) {
+        log_info("history store " + store_path + " changed: loading it whole, as " + *u.full_load_reason);
+        return false;
+    }
+    auto names = unknown_user_uids(snap);
+    if (!names.empty()) {
+        std::unique_lock<std::shared_mutex> lock(history_mu_);
+        for (auto &[uid, name] : names) snap.uid_names.emplace(uid, std::move(name));
+    }
+    uint64_t jobs;
+    {
+        std::shared_lock<std::shared_mutex> lock(history_mu_);
+        jobs = snap.jobs;
+    }
+    next.history_note = std::to_string(jobs) + " jobs";
+    counters_.history_updates.fetch_add(1);
+    // One line per ingest that changed something: an admin (and a test) sees the ingest reach slurmctld.
+    if (u.applied || u.queue_tokens)
+        log_info("applied " + std::to_string(u.applied) + " changed jobs from " + store_path + " in " +
+                 std::to_string(ms_since(t0)) + " ms (" + std::to_string(jobs) + " jobs" +
+                 (u.queue_tokens ? "; " + std::to_string(*u.queue_tokens) + " queued job tokens" : std::string()) + ")");
+    return true;
+}
+
+void Engine::load_whole_history(State &next, const std::string &store_path) {
+    auto t0 = std::chrono::steady_clock::now();
+    HistoryStore store(store_path, HistoryStore::Access::ReadOnly);
+    auto snap = std::make_shared<HistorySnapshot>(load_history_snapshot(store));
+    passwd_tried_.clear();  // a full load asks again: users may have been added since
+    for (auto &[uid, name] : unknown_user_uids(*snap)) snap->uid_names.emplace(uid, std::move(name));
+    trim_heap();
+    std::string msg = "loaded history of " + std::to_string(snap->jobs) + " jobs (" +
+                      std::to_string(snap->index.jobs_added()) + " ended, " + std::to_string(snap->index.keys()) +
+                      " keys) from " + store_path + " in " + std::to_string(ms_since(t0)) + " ms";
+    next.history_note = std::to_string(snap->jobs) + " jobs";
+    next.history = std::move(snap);
+    counters_.history_loads.fetch_add(1);
+    log_info(msg);
+}
+
+// Users known only by name (exports without UID): ask the password database, here in the background,
+// never on the submit path; each name once.
+std::vector<std::pair<uint32_t, std::string>> Engine::unknown_user_uids(const HistorySnapshot &snap) {
+    std::vector<std::pair<uint32_t, std::string>> out;
+    std::unordered_map<std::string, uint32_t> known_names;
+    {
+        std::shared_lock<std::shared_mutex> lock(history_mu_);
+        for (const auto &[uid, name] : snap.uid_names) known_names.emplace(name, uid);
+        for (const auto &[user, acct] : snap.last_account) {
+            (void)acct;
+            if (!known_names.count(user) && passwd_tried_.insert(user).second) out.emplace_back(0, user);
+        }
+    }
+    std::vector<std::pair<uint32_t, std::string>> found;
+    for (auto &[uid, user] : out)
+        if (auto u = passwd_uid(user)) found.emplace_back(*u, std::move(user));
+    return found;
+}
+
+// Readers hold the published object; the loader keeps working on its own copy.
+void Engine::publish(const std::shared_ptr<State> &working) {
+    std::atomic_store(&state_, std::shared_ptr<const State>(std::make_shared<State>(*working)));
+}
+
+template <class W>
+void Engine::replace_writer(std::shared_ptr<W> &slot, std::shared_ptr<W> next) {
+    if (slot) retired_writers_.push_back(std::move(slot));
+    if (next) live_writers_.fetch_add(1);
+    slot = std::move(next);
+}
+
+// A retired writer that only this list still holds can be reached by no submission: destroying it here
+// writes what it has queued and closes its file and thread.
+void Engine::close_retired_writers() {
+    auto held_elsewhere = [](const std::shared_ptr<void> &w) { return w.use_count() > 1; };
+    auto keep = std::partition(retired_writers_.begin(), retired_writers_.end(), held_elsewhere);
+    size_t closed = static_cast<size_t>(retired_writers_.end() - keep);
+    retired_writers_.erase(keep, retired_writers_.end());
+    live_writers_.fetch_sub(closed);
+}
+
+void Engine::resolve_pending_uids() {
+    uint32_t uid;
+    std::shared_ptr<std::unordered_map<uint32_t, std::string>> updated;
+    while (uid_misses_.try_pop(uid)) {
+        auto cur = std::atomic_load(&passwd_names_);
+        if (cur->count(uid) || (updated && updated->count(uid))) continue;
+        if (!updated) updated = std::make_shared<std::unordered_map<uint32_t, std::string>>(*cur);
+        auto name = passwd_name(uid);
+        (*updated)[uid] = name ? *name : "uid:" + std::to_string(uid);
+    }
+    if (updated) std::atomic_store(&passwd_names_, std::shared_ptr<const std::unordered_map<uint32_t, std::string>>(updated));
+}
+
+}  // namespace jfp

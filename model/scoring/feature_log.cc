@@ -1,0 +1,196 @@
+#include "model/scoring/feature_log.h"
+
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <memory>
+
+#include "model/util/background_thread.h"
+#include "model/util/log.h"
+#include "model/util/sqlite_util.h"
+
+namespace jfp {
+
+DeferredScript::DeferredScript(std::string_view script, ScriptHeadPool &pool) {
+    block_ = pool.acquire();
+    if (!block_) return;  // not pending: the caller scans now
+    pool_ = &pool;
+    len_ = std::min(script.size(), ScriptHeadPool::block_size());
+    std::memcpy(block_, script.data(), len_);
+    bytes_ = static_cast<double>(script.size());
+}
+
+DeferredScript &DeferredScript::operator=(DeferredScript &&o) noexcept {
+    if (this != &o) {
+        release();
+        pool_ = o.pool_;
+        block_ = o.block_;
+        len_ = o.len_;
+        bytes_ = o.bytes_;
+        o.pool_ = nullptr;
+        o.block_ = nullptr;
+        o.len_ = 0;
+    }
+    return *this;
+}
+
+void DeferredScript::release() {
+    if (block_) pool_->release(block_);
+    pool_ = nullptr;
+    block_ = nullptr;
+    len_ = 0;
+}
+
+ScriptTraits DeferredScript::scan() const {
+    ScriptTraits t = scan_script(std::string_view(block_, len_));
+    t.bytes = bytes_;
+    return t;
+}
+
+namespace {
+
+const char *kFeatureLogSchema = R"(
+CREATE TABLE IF NOT EXISTS scored (
+    token TEXT PRIMARY KEY,
+    scored_at INTEGER NOT NULL,
+    model_id TEXT NOT NULL,
+    schema_version INTEGER NOT NULL,
+    uid INTEGER,
+    user TEXT,
+    name TEXT,
+    p_fail REAL,
+    top_class INTEGER,
+    action INTEGER,
+    threshold REAL,
+    features BLOB NOT NULL
+);
+)";
+
+}  // namespace
+
+FeatureLogWriter::FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use)
+    : path_(std::move(path)), heads_(max_heads_in_use, kIdleHeads), queue_(capacity), thread_([this] { run(); }) {}
+
+FeatureLogWriter::~FeatureLogWriter() {
+    stop_.store(true);
+    cv_.notify_all();
+    if (thread_.joinable()) thread_.join();
+}
+
+bool FeatureLogWriter::push(FeatureLogEntry &&e) {
+    if (!queue_.try_push(std::move(e))) {
+        dropped_.fetch_add(1, std::memory_order_relaxed);
+        return false;
+    }
+    // Wake the writer every kWakeEvery entries rather than on its 50 ms timer alone: a burst would
+    // otherwise hold more script heads than the pool keeps idle, and each one past that is a malloc
+    // here and a free there. Without a waiter notify_one is a load; with one, a futex wake per 32 jobs.
+    if ((pushed_.fetch_add(1, std::memory_order_relaxed) + 1) % kWakeEvery == 0) cv_.notify_one();
+    return true;
+}
+
+void FeatureLogWriter::flush() {
+    uint64_t target = pushed_.load();
+    cv_.notify_all();
+    while (written_.load() + failed_.load() < target) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+}
+
+void FeatureLogWriter::run() {
+    name_this_thread("jfp-featurelog");
+    lower_this_thread_priority(10);
+    RateLimitedLog errors(300);
+    std::unique_ptr<Db> db;
+    std::unique_ptr<Stmt> insert;
+    FeatureLogEntry e;
+    auto open = [&]() -> bool {
+        if (db) return true;
+        try {
+            db = std::make_unique<Db>(path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+            db->exec("PRAGMA journal_mode=WAL");
+            db->exec("PRAGMA synchronous=NORMAL");
+            db->exec(kFeatureLogSchema);
+            insert = std::make_unique<Stmt>(
+                *db, "INSERT OR REPLACE INTO scored (token, scored_at, model_id, schema_version, uid, user, name, "
+                     "p_fail, top_class, action, threshold, features) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+            return true;
+        } catch (const std::exception &ex) {
+            insert.reset();
+            db.reset();
+            errors.log(LogLevel::Error, std::string("feature log: ") + ex.what() +
+                                            "; scored jobs are not logged until it can be written (check feature_log "
+                                            "in jfp.conf and the directory's permissions)");
+            return false;
+        }
+    };
+    while (true) {
+        bool any = queue_.try_pop(e);
+        if (!any) {
+            if (stop_.load()) break;
+            std::unique_lock<std::mutex> lk(mu_);
+            cv_.wait_for(lk, std::chrono::milliseconds(50));
+            continue;
+        }
+        if (!open()) {
+            failed_.fetch_add(1);
+            // Drain what is queued so the queue does not fill up behind a broken file.
+            while (queue_.try_pop(e)) failed_.fetch_add(1);
+            std::unique_lock<std::mutex> lk(mu_);
+            cv_.wait_for(lk, std::chrono::seconds(5), [&] { return stop_.load(); });
+            continue;
+        }
+        uint64_t batch = 0;
+        try {
+            db->exec("BEGIN");
+            do {
+                if (e.script.pending()) {
+                    fill_script_features(e.script.scan(), e.x);
+                    e.script = DeferredScript();  // returns its bytes to the budget
+                }
+                Stmt &s = *insert;
+                s.bind(1, e.token.view()).bind(2, e.scored_at).bind(3, e.model_id ? std::string_view(*e.model_id) : std::string_view(""));
+                s.bind(4, static_cast<int64_t>(kFeatureSchemaVersion)).bind(5, static_cast<int64_t>(e.uid));
+                s.bind(6, std::string_view(e.user)).bind(7, std::string_view(e.name));
+                s.bind(8, static_cast<double>(e.p_fail)).bind(9, static_cast<int64_t>(e.top_class));
+                s.bind(10, static_cast<int64_t>(e.action)).bind(11, static_cast<double>(e.threshold));
+                s.bind_blob(12, e.x.data(), sizeof(float) * e.x.size());
+                s.run();
+                ++batch;
+            } while (batch < 1000 && queue_.try_pop(e));
+            db->exec("COMMIT");
+            written_.fetch_add(batch);
+        } catch (const std::exception &ex) {
+            failed_.fetch_add(batch + 1);
+            errors.log(LogLevel::Error, std::string("feature log ") + path_ + ": " + ex.what() +
+                                            "; scored jobs are not logged until it can be written (free space or "
+                                            "fix permissions there; jobs are not affected)");
+            try {
+                db->exec("ROLLBACK");
+            } catch (...) {
+            }
+            insert.reset();
+            db.reset();
+        }
+    }
+}
+
+std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::string &path) {
+    std::unordered_map<std::string, LoggedFeatures> out;
+    Db db(path, SQLITE_OPEN_READONLY);
+    Stmt s(db, "SELECT token, schema_version, model_id, p_fail, features, scored_at, threshold FROM scored");
+    while (s.step()) {
+        LoggedFeatures f;
+        f.schema_version = static_cast<int>(s.int_at(1));
+        f.model_id = s.text_at(2);
+        f.p_fail = static_cast<float>(s.real_at(3));
+        f.scored_at = s.int_at(5);
+        f.threshold = static_cast<float>(s.real_at(6));
+        int n = 0;
+        const void *blob = s.blob_at(4, n);
+        if (f.schema_version != kFeatureSchemaVersion || n != static_cast<int>(sizeof(float) * kNumFeatures)) continue;
+        std::memcpy(f.x.data(), blob, static_cast<size_t>(n));
+        out.emplace(s.text_at(0), f);
+    }
+    return out;
+}
+
+}  // namespace jfp

@@ -1,0 +1,114 @@
+// The plugin's record of what it computed: one row per scored job with the feature vector, the score
+// and a join token that travels with the job in AdminComment ("jfp:t=<token>"). `jfp ingest` stores the
+// token from sacct, so `jfp train` can use the vector the plugin actually saw instead of one rebuilt from
+// sacct, and `jfp parity` can compare the two.
+//
+// The submit path only pushes into a bounded queue; a background thread writes SQLite. A full queue
+// drops (and counts) rather than blocks.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+#include <unordered_map>
+
+#include "model/archive/script_head_pool.h"
+#include "model/archive/script_traits.h"
+#include "model/jobs/join_token.h"
+#include "model/scoring/features.h"
+#include "model/util/bounded_queue.h"
+
+namespace jfp {
+
+// A job script's head waiting for the writer thread to scan it (the submit path skips the scan when the
+// model does not use script features). The head sits in a block of the writer's ScriptHeadPool, whose
+// cap on blocks in use bounds what a backed-up queue can pin in slurmctld.
+class DeferredScript {
+public:
+    DeferredScript() = default;
+    // Copies the first kScriptScanBytes of script into a block of pool if one is free; check pending().
+    DeferredScript(std::string_view script, ScriptHeadPool &pool);
+    DeferredScript(DeferredScript &&o) noexcept { *this = std::move(o); }
+    DeferredScript &operator=(DeferredScript &&o) noexcept;
+    DeferredScript(const DeferredScript &) = delete;
+    DeferredScript &operator=(const DeferredScript &) = delete;
+    ~DeferredScript() { release(); }
+
+    bool pending() const { return block_ != nullptr; }
+    // The scan the submit path skipped: the same traits scan_script gives for the whole script.
+    ScriptTraits scan() const;
+
+private:
+    void release();
+    ScriptHeadPool *pool_ = nullptr;
+    char *block_ = nullptr;
+    size_t len_ = 0;
+    double bytes_ = 0;
+};
+
+struct FeatureLogEntry {
+    JoinToken token;
+    int64_t scored_at = 0;  // naive local
+    std::shared_ptr<const std::string> model_id;  // usually points into the bundle scored with
+    uint32_t uid = 0;
+    std::string user, name;
+    float p_fail = 0;
+    int8_t top_class = 0;
+    uint8_t action = 0;
+    float threshold = 0;
+    FeatureVector x{};
+    DeferredScript script;  // pending: x's script features are filled by the writer before it writes
+};
+
+class FeatureLogWriter {
+public:
+    // Up to 1024 script heads (16 MiB) in flight; 64 idle blocks kept.
+    static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 128, kWakeEvery = 32;
+    FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use = kMaxHeadsInUse);
+    ~FeatureLogWriter();  // drains what is queued, then stops
+    FeatureLogWriter(const FeatureLogWriter &) = delete;
+    FeatureLogWriter &operator=(const FeatureLogWriter &) = delete;
+
+    // Never blocks. false (and counted) when the queue is full.
+    bool push(FeatureLogEntry &&e);
+    // A script head to send with an entry; not pending when the pool's blocks are all in use.
+    DeferredScript defer(std::string_view script) { return DeferredScript(script, heads_); }
+    size_t heads_in_use() const { return heads_.in_use(); }
+    // Blocks until everything pushed so far is written (tests, shutdown).
+    void flush();
+
+    uint64_t written() const { return written_.load(); }
+    uint64_t dropped() const { return dropped_.load(); }
+    uint64_t failed() const { return failed_.load(); }
+    const std::string &path() const { return path_; }
+
+private:
+    void run();
+    std::string path_;
+    ScriptHeadPool heads_;  // before queue_: outlives the entries that hold its blocks
+    BoundedQueue<FeatureLogEntry> queue_;
+    std::atomic<uint64_t> pushed_{0}, written_{0}, dropped_{0}, failed_{0};
+    std::atomic<bool> stop_{false};
+    std::mutex mu_;
+    std::condition_variable cv_;
+    std::thread thread_;
+};
+
+struct LoggedFeatures {
+    int schema_version = 0;
+    std::string model_id;
+    float p_fail = 0;
+    int64_t scored_at = 0;  // naive-local submit time
+    float threshold = 1;    // the threshold in force when it was scored
+    FeatureVector x{};
+};
+
+// token -> what the plugin logged. Throws SqliteError when the file cannot be read.
+std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::string &path);
+
+}  // namespace jfp

@@ -1,0 +1,64 @@
+// The model bundle: what `jfp train` publishes and job_submit/jfp loads. One JSON file holding the
+// failure model and the failure-class model (both in XGBoost's own JSON format), the feature schema
+// they were trained on, the decision threshold, training metadata, and reference rows scored by XGBoost
+// itself. Loading re-scores the reference rows with the tree walk and refuses the bundle if any differs.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <optional>
+#include <string>
+
+#include "model/jobs/outcome.h"
+#include "model/scoring/features.h"
+#include "model/scoring/tree_ensemble.h"
+
+namespace jfp {
+
+inline constexpr const char *kBundleFormat = "jfp-model-bundle";
+inline constexpr int kBundleFormatVersion = 1;
+
+struct Score {
+    float p_fail = 0;
+    // P(class | failed) for FAILED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL.
+    std::array<float, kFailureClasses> p_class{};
+    int top_class = 0;  // index into kFailureClassOutcomes
+};
+
+class ModelBundle {
+public:
+    // Throws std::runtime_error naming the file and what is wrong: unreadable, not JSON, another format
+    // version, a feature schema this build does not compute, or reference rows that do not reproduce.
+    static ModelBundle load_file(const std::string &path);
+    static ModelBundle from_json(const nlohmann::json &bundle, const std::string &origin);
+
+    Score score(const FeatureVector &x) const;
+
+    const std::string &model_id() const { return model_id_; }
+    double threshold() const { return threshold_; }
+    const TreeEnsemble &failure_model() const { return failure_; }
+    bool has_class_model() const { return class_model_.has_value(); }
+    // Whether either model splits on a script feature. When neither does, the plugin need not scan the
+    // job script on the submit path (scores cannot depend on it).
+    bool uses_script_features() const { return uses_script_features_; }
+    const TreeEnsemble *class_model() const { return class_model_ ? &*class_model_ : nullptr; }
+    const nlohmann::json &metadata() const { return metadata_; }  // everything except the models
+    size_t reference_rows_checked() const { return reference_checked_; }
+
+private:
+    std::string model_id_;
+    double threshold_ = 0.5;
+    TreeEnsemble failure_;
+    std::optional<TreeEnsemble> class_model_;
+    bool uses_script_features_ = true;
+    std::array<float, kFailureClasses> class_prior_{};
+    nlohmann::json metadata_;
+    size_t reference_checked_ = 0;
+};
+
+// Feature vectors travel through JSON with NaN as null.
+nlohmann::json features_to_json(const float *x, int n);
+void features_from_json(const nlohmann::json &j, float *x, int n);
+
+}  // namespace jfp

@@ -1,0 +1,52 @@
+#include "model/util/log.h"
+
+#include <cstdio>
+#include <ctime>
+
+namespace jfp {
+
+namespace {
+
+void stderr_sink(LogLevel level, const char *message) {
+    const char *tag = level == LogLevel::Error ? "error: " : level == LogLevel::Warning ? "warning: " : "";
+    if (level == LogLevel::Debug) return;
+    std::fprintf(stderr, "jfp: %s%s\n", tag, message);
+}
+
+LogSink g_sink = stderr_sink;
+bool no_debug() { return false; }
+DebugProbe g_debug_probe = no_debug;
+
+int64_t monotonic_seconds() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec;
+}
+
+}  // namespace
+
+void set_log_sink(LogSink sink) { g_sink = sink ? sink : stderr_sink; }
+void set_debug_probe(DebugProbe probe) { g_debug_probe = probe ? probe : no_debug; }
+bool debug_enabled() { return g_debug_probe(); }
+
+void log_msg(LogLevel level, const std::string &message) { g_sink(level, message.c_str()); }
+
+void RateLimitedLog::hold() { last_.store(monotonic_seconds(), std::memory_order_relaxed); }
+
+bool RateLimitedLog::log(LogLevel level, const std::string &message) {
+    int64_t now = monotonic_seconds();
+    int64_t last = last_.load(std::memory_order_relaxed);
+    if (now - last < interval_ || !last_.compare_exchange_strong(last, now)) {
+        suppressed_.fetch_add(1, std::memory_order_relaxed);
+        pending_.fetch_add(1, std::memory_order_relaxed);
+        return false;
+    }
+    uint64_t n = pending_.exchange(0, std::memory_order_relaxed);
+    if (n == 0)
+        log_msg(level, message);
+    else
+        log_msg(level, message + " (" + std::to_string(n) + " similar messages suppressed)");
+    return true;
+}
+
+}  // namespace jfp

@@ -1,0 +1,136 @@
+#include "model/util/sqlite_util.h"
+
+namespace jfp {
+
+Db::Db(const std::string &path, int flags) : path_(path) {
+    int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
+    if (rc != SQLITE_OK) {
+        std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
+        sqlite3_close(db_);
+        db_ = nullptr;
+        throw SqliteError("cannot open " + path + ": " + msg, rc);
+    }
+    sqlite3_extended_result_codes(db_, 1);
+    sqlite3_busy_timeout(db_, 5000);
+}
+
+Db::~Db() {
+    if (db_) sqlite3_close_v2(db_);
+}
+
+Db &Db::operator=(Db &&o) noexcept {
+    if (this != &o) {
+        if (db_) sqlite3_close_v2(db_);
+        db_ = o.db_;
+        path_ = std::move(o.path_);
+        o.db_ = nullptr;
+    }
+    return *this;
+}
+
+void Db::fail(const std::string &what) const {
+    int code = sqlite3_extended_errcode(db_);
+    throw SqliteError(path_ + ": " + what + ": " + sqlite3_errmsg(db_), code);
+}
+
+void Db::exec(const char *sql) {
+    char *err = nullptr;
+    int rc = sqlite3_exec(db_, sql, nullptr, nullptr, &err);
+    if (rc != SQLITE_OK) {
+        std::string msg = err ? err : sqlite3_errstr(rc);
+        sqlite3_free(err);
+        std::string head(sql);
+        if (head.size() > 60) head = head.substr(0, 60) + "...";
+        throw SqliteError(path_ + ": " + msg + " (in: " + head + ")", rc);
+    }
+}
+
+Stmt::Stmt(const Db &db, const char *sql) : db_(db), sql_(sql) {
+    if (sqlite3_prepare_v2(db.get(), sql, -1, &s_, nullptr) != SQLITE_OK)
+        db.fail(std::string("preparing '") + sql_.substr(0, 60) + "'");
+}
+
+Stmt::~Stmt() { sqlite3_finalize(s_); }
+
+Stmt &Stmt::bind(int i, int64_t v) {
+    sqlite3_bind_int64(s_, i, v);
+    return *this;
+}
+
+Stmt &Stmt::bind(int i, double v) {
+    if (std::isnan(v)) sqlite3_bind_null(s_, i);
+    else sqlite3_bind_double(s_, i, v);
+    return *this;
+}
+
+Stmt &Stmt::bind(int i, std::string_view v) {
+    sqlite3_bind_text(s_, i, v.data(), static_cast<int>(v.size()), SQLITE_TRANSIENT);
+    return *this;
+}
+
+Stmt &Stmt::bind_text_or_null(int i, std::string_view v) {
+    if (v.empty()) sqlite3_bind_null(s_, i);
+    else bind(i, v);
+    return *this;
+}
+
+Stmt &Stmt::bind_null(int i) {
+    sqlite3_bind_null(s_, i);
+    return *this;
+}
+
+Stmt &Stmt::bind_blob(int i, const void *p, size_t n) {
+    sqlite3_bind_blob(s_, i, p, static_cast<int>(n), SQLITE_TRANSIENT);
+    return *this;
+}
+
+bool Stmt::step() {
+    int rc = sqlite3_step(s_);
+    if (rc == SQLITE_ROW) return true;
+    if (rc == SQLITE_DONE) return false;
+    std::string what = "running '" + sql_.substr(0, 60) + "'";
+    sqlite3_reset(s_);
+    db_.fail(what);
+}
+
+void Stmt::reset() {
+    sqlite3_reset(s_);
+    sqlite3_clear_bindings(s_);
+}
+
+double Stmt::real_at(int c) const {
+    if (sqlite3_column_type(s_, c) == SQLITE_NULL) return std::numeric_limits<double>::quiet_NaN();
+    return sqlite3_column_double(s_, c);
+}
+
+std::string Stmt::text_at(int c) const { return std::string(view_at(c)); }
+
+std::string_view Stmt::view_at(int c) const {
+    const unsigned char *p = sqlite3_column_text(s_, c);
+    if (!p) return {};
+    return std::string_view(reinterpret_cast<const char *>(p), static_cast<size_t>(sqlite3_column_bytes(s_, c)));
+}
+
+const void *Stmt::blob_at(int c, int &n) const {
+    const void *p = sqlite3_column_blob(s_, c);
+    n = sqlite3_column_bytes(s_, c);
+    return p;
+}
+
+void apply_schema(Db &db, int found, int current, bool writable, const char *schema, const char *kind) {
+    if (found > current)
+        throw SqliteError(db.path() + " was written by a newer jfp (" + kind + " schema " + std::to_string(found) +
+                              ", this jfp reads up to " + std::to_string(current) + "); upgrade jfp",
+                          SQLITE_ERROR);
+    if (!writable) return;
+    db.exec("PRAGMA journal_mode=WAL");
+    db.exec("PRAGMA synchronous=NORMAL");
+    if (found == 0) {
+        db.exec("BEGIN IMMEDIATE");
+        db.exec(schema);
+        db.exec(("PRAGMA user_version=" + std::to_string(current)).c_str());
+        db.exec("COMMIT");
+    }
+}
+
+}  // namespace jfp

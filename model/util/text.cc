@@ -1,0 +1,82 @@
+#include "model/util/text.h"
+
+#include <cstdio>
+
+namespace jfp {
+
+std::string to_lower(std::string_view s) {
+    std::string out(s);
+    for (char &c : out)
+        if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+    return out;
+}
+
+std::vector<std::string_view> split(std::string_view s, char sep) {
+    std::vector<std::string_view> out;
+    split_into(s, sep, out);
+    return out;
+}
+
+void split_into(std::string_view s, char sep, std::vector<std::string_view> &out) {
+    out.clear();
+    size_t start = 0;
+    while (true) {
+        size_t pos = s.find(sep, start);
+        if (pos == std::string_view::npos) {
+            out.push_back(s.substr(start));
+            return;
+        }
+        out.push_back(s.substr(start, pos - start));
+        start = pos + 1;
+    }
+}
+
+namespace {
+// Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlongs, surrogates or values past
+// U+10FFFF), or 0 when there is none.
+size_t utf8_sequence(std::string_view s, size_t i) {
+    auto c = [&](size_t k) { return static_cast<unsigned char>(s[i + k]); };
+    unsigned char b = c(0);
+    size_t len = b >= 0xc2 && b <= 0xdf ? 2 : b >= 0xe0 && b <= 0xef ? 3 : b >= 0xf0 && b <= 0xf4 ? 4 : 0;
+    if (len == 0 || i + len > s.size()) return 0;
+    unsigned char lo = 0x80, hi = 0xbf;  // the second byte's range depends on the first
+    if (b == 0xe0) lo = 0xa0;
+    if (b == 0xed) hi = 0x9f;
+    if (b == 0xf0) lo = 0x90;
+    if (b == 0xf4) hi = 0x8f;
+    if (c(1) < lo || c(1) > hi) return 0;
+    for (size_t k = 2; k < len; ++k)
+        if (c(k) < 0x80 || c(k) > 0xbf) return 0;
+    return len;
+}
+}  // namespace
+
+// Shows text as typed (UTF-8 included) but never writes a control character or a broken byte sequence to
+// a user's terminal or a log; a cut never splits a character.
+std::string printable(std::string_view s, size_t max_len) {
+    std::string out;
+    size_t i = 0;
+    while (i < s.size()) {
+        auto c = static_cast<unsigned char>(s[i]);
+        size_t len = c < 0x80 ? 1 : utf8_sequence(s, i);
+        bool escape = c < 0x20 || c == 0x7f || len == 0;
+        if (escape) len = 1;
+        if (i + len > max_len) {
+            out += "...";
+            break;
+        }
+        if (escape) {
+            char buf[8];
+            std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+        } else {
+            out.append(s.substr(i, len));
+        }
+        i += len;
+    }
+    return out;
+}
+
+std::string quote_for_message(std::string_view s, size_t max_len) { return "'" + printable(s, max_len) + "'"; }
+
+}  // namespace jfp

@@ -1,0 +1,156 @@
+// jfp eval: how well the model would have done on jobs submitted after a time, beside two baselines.
+#include <cmath>
+#include <memory>
+#include <cstdio>
+
+#include "model/scoring/feature_sweep.h"
+#include "model/scoring/model_bundle.h"
+#include "model/util/time_util.h"
+#include "tools/cli/commands.h"
+#include "tools/evaluate/metrics.h"
+
+namespace jfp {
+
+namespace {
+
+struct EvalArgs {
+    std::string db, model, after, script_archive;
+    double threshold = -1;
+    bool json = false;
+};
+
+nlohmann::json metrics_json(const BinaryMetrics &m) {
+    return {{"roc_auc", m.roc_auc}, {"pr_auc", m.pr_auc},   {"recall_at_precision_0.9", m.recall_at_p90}, {"threshold", m.threshold}, {"precision", m.precision},
+            {"recall", m.recall},   {"f1", m.f1},           {"flagged", m.flagged()},   {"true_positives", m.tp},
+            {"false_positives", m.fp}, {"false_negatives", m.fn}};
+}
+
+nlohmann::json cost_json(const CostAtThreshold &c) {
+    return {{"failed_caught", c.failed_caught},
+            {"failed_caught_core_hours", c.failed_caught_core_hours},
+            {"failed_core_hours", c.failed_core_hours},
+            {"good_flagged", c.good_flagged},
+            {"good_flagged_core_hours", c.good_flagged_core_hours}};
+}
+
+void print_cost_row(const char *name, const CostAtThreshold &c) {
+    double share = c.failed_core_hours > 0 ? 100.0 * c.failed_caught_core_hours / c.failed_core_hours : 0;
+    std::printf("  %-32s %8zu %14.1f %6.1f%% %8zu %14.1f\n", name, c.failed_caught, c.failed_caught_core_hours, share,
+                c.good_flagged, c.good_flagged_core_hours);
+}
+
+void print_row(const char *name, const BinaryMetrics &m) {
+    std::printf("  %-32s %7.3f %7.3f %7.3f %9.4f %9.3f %7.3f %6.3f %8zu\n", name, m.roc_auc, m.pr_auc, m.recall_at_p90,
+                m.threshold, m.precision, m.recall, m.f1, m.flagged());
+}
+
+void run_eval(const EvalArgs &a) {
+    int64_t after = parse_time_option(a.after, "--after");
+    auto bundle = ModelBundle::load_file(a.model);
+    double thr = a.threshold >= 0 ? a.threshold : bundle.threshold();
+    HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
+
+    std::vector<float> model_p, last_outcome, user_rate;
+    std::vector<int> labels;
+    std::vector<double> core_hours;  // elapsed x CPUs: what each job consumed
+    // Which failure, among failed jobs: rows = actual class, columns = predicted class.
+    std::array<std::array<uint64_t, kFailureClasses>, kFailureClasses> confusion{};
+    std::unique_ptr<ArchivedScripts> scripts;
+    if (!a.script_archive.empty()) scripts = std::make_unique<ArchivedScripts>(a.script_archive);
+    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
+        if (j.submit < after || !is_labeled(j.outcome)) return;
+        Score s = bundle.score(x);
+        model_p.push_back(s.p_fail);
+        labels.push_back(is_failure(j.outcome) ? 1 : 0);
+        core_hours.push_back(known(j.elapsed_s) && known(j.req_cpus) ? j.elapsed_s * j.req_cpus / 3600.0 : kUnknown);
+        // Baseline 1: the last finished run of the same user + job name failed.
+        last_outcome.push_back(x[F_un_streak] > 0 ? 1.0f : 0.0f);
+        // Baseline 2: the user's failure rate over their last 10 finished jobs.
+        user_rate.push_back(std::isnan(x[F_u_recent_fail_rate]) ? 0.0f : x[F_u_recent_fail_rate]);
+        int actual = failure_class_index(j.outcome);
+        if (actual >= 0) ++confusion[static_cast<size_t>(actual)][static_cast<size_t>(s.top_class)];
+    }, nullptr, nullptr, scripts.get());
+    if (labels.empty())
+        throw std::runtime_error("no finished jobs (COMPLETED or failed) were submitted at or after " +
+                                 format_sacct_time(after) + "; choose an earlier --after");
+    auto m = evaluate_binary(model_p, labels, thr);
+    auto b1 = evaluate_binary(last_outcome, labels, 0.5);
+    auto b2 = evaluate_binary(user_rate, labels, 0.5);
+    auto cm_cost = cost_at(model_p, labels, core_hours, thr);
+    auto b1_cost = cost_at(last_outcome, labels, core_hours, 0.5);
+    auto b2_cost = cost_at(user_rate, labels, core_hours, 0.5);
+    uint64_t failed = 0, class_right = 0;
+    for (size_t c = 0; c < kFailureClasses; ++c)
+        for (size_t p = 0; p < kFailureClasses; ++p) {
+            failed += confusion[c][p];
+            if (c == p) class_right += confusion[c][p];
+        }
+
+    if (a.json) {
+        nlohmann::json cm = nlohmann::json::object();
+        for (size_t c = 0; c < kFailureClasses; ++c) {
+            nlohmann::json row = nlohmann::json::object();
+            for (size_t p = 0; p < kFailureClasses; ++p) row[outcome_name(kFailureClassOutcomes[p])] = confusion[c][p];
+            cm[outcome_name(kFailureClassOutcomes[c])] = row;
+        }
+        nlohmann::json j = {
+            {"after", format_sacct_time(after)},
+            {"model_id", bundle.model_id()},
+            {"jobs", m.n},
+            {"failures", m.positives},
+            {"failure_rate", static_cast<double>(m.positives) / static_cast<double>(m.n)},
+            {"model", metrics_json(m)},
+            {"baselines",
+             {{"last_outcome_user_name", metrics_json(b1)}, {"user_failure_rate_last10", metrics_json(b2)}}},
+            {"cost", {{"model", cost_json(cm_cost)},
+                      {"last_outcome_user_name", cost_json(b1_cost)},
+                      {"user_failure_rate_last10", cost_json(b2_cost)}}},
+            {"failure_class", {{"failed_jobs", failed},
+                               {"accuracy", failed ? static_cast<double>(class_right) / static_cast<double>(failed) : 0.0},
+                               {"confusion", cm}}}};
+        std::printf("%s\n", j.dump(2).c_str());
+        return;
+    }
+    std::printf("jfp eval: %zu finished jobs submitted from %s, %zu failed (%.1f%%); model %s\n", m.n,
+                format_sacct_time(after).c_str(), m.positives, 100.0 * static_cast<double>(m.positives) / static_cast<double>(m.n),
+                bundle.model_id().c_str());
+    std::printf("  %-32s %7s %7s %7s %9s %9s %7s %6s %8s\n", "", "ROC-AUC", "PR-AUC", "R@P.9", "threshold", "precision",
+                "recall", "F1", "flagged");
+    print_row("model", m);
+    print_row("last run of user+name failed", b1);
+    print_row("user failure rate, last 10", b2);
+    std::printf("  at the threshold, in core-hours (elapsed x CPUs) of %.1f burnt by failed jobs:\n", cm_cost.failed_core_hours);
+    std::printf("  %-32s %8s %14s %7s %8s %14s\n", "", "failed", "their core-h", "share", "good", "their core-h");
+    print_cost_row("model", cm_cost);
+    print_cost_row("last run of user+name failed", b1_cost);
+    print_cost_row("user failure rate, last 10", b2_cost);
+    if (failed > 0) {
+        std::printf("  failure class (of %llu failed jobs, predicted class right %.1f%%):\n",
+                    static_cast<unsigned long long>(failed), 100.0 * static_cast<double>(class_right) / static_cast<double>(failed));
+        std::printf("    %-14s", "actual\\pred");
+        for (size_t p = 0; p < kFailureClasses; ++p) std::printf(" %13s", outcome_name(kFailureClassOutcomes[p]));
+        std::printf("\n");
+        for (size_t c = 0; c < kFailureClasses; ++c) {
+            std::printf("    %-14s", outcome_name(kFailureClassOutcomes[c]));
+            for (size_t p = 0; p < kFailureClasses; ++p) std::printf(" %13llu", static_cast<unsigned long long>(confusion[c][p]));
+            std::printf("\n");
+        }
+    }
+}
+
+}  // namespace
+
+void add_eval_command(CLI::App &app) {
+    auto a = std::make_shared<EvalArgs>();
+    auto *c = app.add_subcommand("eval", "Evaluate a model on jobs submitted at or after a time, beside two baselines");
+    c->add_option("--db", a->db, "history store")->required();
+    c->add_option("--model", a->model, "model bundle")->required();
+    c->add_option("--after", a->after, "first submit time to evaluate (jobs before it are history only)")->required();
+    c->add_option("--threshold", a->threshold, "decision threshold (default: the bundle's)");
+    c->add_option("--script-archive", a->script_archive,
+                  "the plugin's script archive: script features for the jobs it kept (as the model was trained)");
+    c->add_flag("--json", a->json, "print one JSON object");
+    c->callback([a] { run_eval(*a); });
+}
+
+}  // namespace jfp

@@ -1,0 +1,64 @@
+// jfp export-features: the training matrix for a distributed trainer (tools/train/jfp-train-dask).
+#include <cstdio>
+
+#include "tools/cli/commands.h"
+#include "tools/train/feature_export.h"
+
+namespace jfp {
+
+namespace {
+
+struct ExportArgs {
+    std::string db, before;
+    double train_fraction = 0;
+    TrainOptions opt;
+    ExportOptions out;
+    bool quiet = false;
+};
+
+void run_export(ExportArgs &a) {
+    if (!a.before.empty()) a.opt.before = parse_time_option(a.before, "--before");
+    if (a.train_fraction > 0) a.opt.train_fraction = a.train_fraction;
+    HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
+    ExportSummary s = export_features(store, a.opt, a.out);
+    if (a.quiet) return;
+    std::printf("jfp export-features: wrote %zu CSV part%s (%.1f MiB) and manifest.json to %s\n", s.parts,
+                s.parts == 1 ? "" : "s", static_cast<double>(s.bytes) / 1048576.0, a.out.dir.c_str());
+    std::printf("  training rows   %llu (%llu failed)\n", static_cast<unsigned long long>(s.train_rows),
+                static_cast<unsigned long long>(s.train_failures));
+    std::printf("  validation rows %llu (%llu failed)\n", static_cast<unsigned long long>(s.val_rows),
+                static_cast<unsigned long long>(s.val_failures));
+    std::printf("  feature sweep   %.1f s\n", s.sources.seconds);
+    std::printf("  train on it with: jfp-train-dask --features %s --out model.json\n", a.out.dir.c_str());
+}
+
+}  // namespace
+
+void add_export_command(CLI::App &app) {
+    auto a = std::make_shared<ExportArgs>();
+    auto *c = app.add_subcommand("export-features",
+                                 "Write the training matrix (features, label, submit time, split) as partitioned CSV "
+                                 "for a distributed trainer such as jfp-train-dask");
+    c->add_option("--db", a->db, "history store")->required();
+    c->add_option("-o,--output", a->out.dir, "directory to write (new or empty)")->required();
+    auto *before = c->add_option("--before", a->before, "only jobs submitted and ended before this time, as jfp train");
+    c->add_option("--train-fraction", a->train_fraction, "or: the earliest fraction of finished jobs (e.g. 0.7)")
+        ->excludes(before)
+        ->check(CLI::Range(0.0, 1.0));
+    c->add_option("--validation-fraction", a->opt.validation_fraction,
+                  "latest part of the window marked for validation (early stopping and the threshold)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.01, 0.5));
+    c->add_option("--rows-per-part", a->out.rows_per_part, "rows per CSV file")
+        ->capture_default_str()
+        ->check(CLI::Range(uint64_t{1000}, uint64_t{1} << 40));
+    c->add_flag("--replace", a->out.replace, "the directory holds an earlier export: replace it");
+    c->add_option("--feature-log", a->opt.feature_log,
+                  "the plugin's feature log: use the vectors it logged for jobs that carry its token");
+    c->add_option("--script-archive", a->opt.script_archive,
+                  "the plugin's script archive: script features for the jobs it kept");
+    c->add_flag("-q,--quiet", a->quiet, "no summary");
+    c->callback([a] { run_export(*a); });
+}
+
+}  // namespace jfp

@@ -1,0 +1,142 @@
+// jfp monitor: does the deployed model still hold? Joins what the plugin scored at submission (the feature
+// log: score, threshold, features) to the outcomes ingested since, per day or week, and measures drift of
+// live features from the training window. Exits 2 when live precision falls below the bundle's target or
+// drift passes the limit, so cron or a monitoring system can alert.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "model/scoring/model_bundle.h"
+#include "model/util/time_util.h"
+#include "tools/cli/commands.h"
+#include "tools/evaluate/live_monitor.h"
+
+namespace jfp {
+
+namespace {
+
+struct MonitorArgs {
+    std::string db, feature_log, model, since, period = "week";
+    double min_precision = -1;  // default: the bundle's target precision
+    double max_psi = 0.25;
+    size_t min_flagged = 20;
+    bool json = false;
+};
+
+nlohmann::json period_json(const LivePeriod &p) {
+    auto ratio = [](double a, double b) -> nlohmann::json { return b > 0 ? nlohmann::json(a / b) : nlohmann::json(nullptr); };
+    return {{"scored", p.scored},
+            {"with_outcome", p.with_outcome},
+            {"failed", p.failed},
+            {"flagged", p.flagged},
+            {"true_positives", p.tp},
+            {"precision", ratio(static_cast<double>(p.tp), static_cast<double>(p.flagged))},
+            {"recall", ratio(static_cast<double>(p.tp), static_cast<double>(p.failed))},
+            {"mean_predicted", ratio(p.sum_p, static_cast<double>(p.with_outcome))},
+            {"observed_failure_rate", ratio(static_cast<double>(p.failed), static_cast<double>(p.with_outcome))}};
+}
+
+std::string cell(const nlohmann::json &v, const char *f) {
+    if (v.is_null()) return "-";
+    char buf[32];
+    std::snprintf(buf, sizeof buf, f, v.get<double>());
+    return buf;
+}
+
+void run_monitor(const MonitorArgs &a) {
+    const bool weekly = a.period == "week";
+    int64_t since = a.since.empty() ? 0 : parse_time_option(a.since, "--since");
+    auto bundle = ModelBundle::load_file(a.model);
+    HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
+
+    LiveSummary live = summarize_live(store, bundle, a.feature_log, since, weekly);
+    const auto &periods = live.periods;
+    const auto &total = live.total;
+    const auto &drift = live.drift;
+    double target = a.min_precision >= 0 ? a.min_precision : bundle.metadata().value("target_precision", 0.9);
+    auto tj = period_json(total);
+    std::vector<std::string> alerts;
+    if (total.flagged >= a.min_flagged && !tj["precision"].is_null() && tj["precision"].get<double>() < target)
+        alerts.push_back("live precision " + cell(tj["precision"], "%.3f") + " is below " + cell(target, "%.3f") + " (" +
+                         std::to_string(total.tp) + " of " + std::to_string(total.flagged) + " flagged jobs failed)");
+    if (!drift.empty() && drift.front().first > a.max_psi)
+        alerts.push_back(std::string("feature ") + feature_names()[static_cast<size_t>(drift.front().second)] +
+                         " drifted: PSI " + cell(drift.front().first, "%.3f") + " > " + cell(a.max_psi, "%.3f"));
+    std::string note = total.flagged < a.min_flagged ? "only " + std::to_string(total.flagged) +
+                                                           " flagged jobs have an outcome: too few to judge precision (--min-flagged)"
+                                                     : "";
+
+    if (a.json) {
+        nlohmann::json per = nlohmann::json::array();
+        for (const auto &[start, p] : periods) {
+            auto j = period_json(p);
+            j["start"] = format_sacct_time(start).substr(0, 10);
+            per.push_back(j);
+        }
+        nlohmann::json d = nlohmann::json::array();
+        for (const auto &[v, f] : drift) d.push_back({{"feature", feature_names()[static_cast<size_t>(f)]}, {"psi", v}});
+        nlohmann::json out = {{"model_id", bundle.model_id()},
+                              {"since", since ? nlohmann::json(format_sacct_time(since)) : nlohmann::json(nullptr)},
+                              {"period", a.period},
+                              {"total", tj},
+                              {"periods", per},
+                              {"scored_by_other_models", live.scored_by_other_models},
+                              {"training_window", {live.window_start, live.window_end}},
+                              {"training_rows", live.training_rows},
+                              {"drift", d},
+                              {"target_precision", target},
+                              {"max_psi", a.max_psi},
+                              {"alerts", alerts},
+                              {"note", note}};
+        std::printf("%s\n", out.dump(2).c_str());
+    } else {
+        std::printf("jfp monitor: model %s; %llu jobs scored%s, %llu with an outcome (%llu failed)\n", bundle.model_id().c_str(),
+                    static_cast<unsigned long long>(total.scored), since ? (" since " + format_sacct_time(since)).c_str() : "",
+                    static_cast<unsigned long long>(total.with_outcome), static_cast<unsigned long long>(total.failed));
+        if (live.scored_by_other_models)
+            std::printf("  %llu of them were scored by another model (a reload since)\n",
+                        static_cast<unsigned long long>(live.scored_by_other_models));
+        std::printf("  %-11s %8s %8s %7s %8s %9s %7s %9s %9s\n", weekly ? "week of" : "day", "scored", "outcome", "failed",
+                    "flagged", "precision", "recall", "predicted", "observed");
+        auto row = [&](const std::string &label, const LivePeriod &p) {
+            auto j = period_json(p);
+            std::printf("  %-11s %8llu %8llu %7llu %8llu %9s %7s %9s %9s\n", label.c_str(),
+                        static_cast<unsigned long long>(p.scored), static_cast<unsigned long long>(p.with_outcome),
+                        static_cast<unsigned long long>(p.failed), static_cast<unsigned long long>(p.flagged),
+                        cell(j["precision"], "%.3f").c_str(), cell(j["recall"], "%.3f").c_str(),
+                        cell(j["mean_predicted"], "%.3f").c_str(), cell(j["observed_failure_rate"], "%.3f").c_str());
+        };
+        for (const auto &[start, p] : periods) row(format_sacct_time(start).substr(0, 10), p);
+        row("all", total);
+        std::printf("  drift of the %zu features the model uses, from the training window (%s .. %s, %zu jobs), PSI, "
+                    "largest first:", drift.size(), live.window_start.c_str(), live.window_end.c_str(), live.training_rows);
+        for (size_t i = 0; i < drift.size() && i < 5; ++i)
+            std::printf(" %s %.3f%s", feature_names()[static_cast<size_t>(drift[i].second)], drift[i].first, i + 1 < 5 ? "," : "");
+        std::printf("\n");
+        if (!note.empty()) std::printf("  note: %s\n", note.c_str());
+        for (const auto &al : alerts) std::printf("  ALERT: %s\n", al.c_str());
+    }
+    if (!alerts.empty()) g_exit_status = 2;
+}
+
+}  // namespace
+
+void add_monitor_command(CLI::App &app) {
+    auto a = std::make_shared<MonitorArgs>();
+    auto *c = app.add_subcommand("monitor", "Live precision, recall, calibration and feature drift of the deployed model, "
+                                            "from the plugin's feature log joined to ingested outcomes; exit 2 on alert");
+    c->add_option("--db", a->db, "history store, with outcomes ingested since the jobs were scored")->required();
+    c->add_option("--feature-log", a->feature_log, "the plugin's feature log (feature_log in jfp.conf)")->required();
+    c->add_option("--model", a->model, "the deployed model bundle (model in jfp.conf): its training window and target")
+        ->required();
+    c->add_option("--since", a->since, "only jobs scored at or after this time");
+    c->add_option("--period", a->period, "rows per day or per week")->check(CLI::IsMember({"day", "week"}))->capture_default_str();
+    c->add_option("--min-precision", a->min_precision, "alert below this live precision (default: the bundle's target)");
+    c->add_option("--max-psi", a->max_psi, "alert when a feature's PSI passes this")->capture_default_str();
+    c->add_option("--min-flagged", a->min_flagged, "flagged jobs with an outcome needed to judge precision")->capture_default_str();
+    c->add_flag("--json", a->json, "print one JSON object");
+    c->callback([a] { run_monitor(*a); });
+}
+
+}  // namespace jfp

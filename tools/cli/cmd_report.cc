@@ -1,0 +1,363 @@
+// jfp report: one self-contained HTML file an admin reads before turning on reject: curves of the model
+// against both baselines, calibration, what each threshold would flag, the score distributions, per-partition
+// and per-class tables, the features that move scores, the cost in core-hours, and the training metadata.
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "model/scoring/feature_sweep.h"
+#include "model/scoring/model_bundle.h"
+#include "model/util/time_util.h"
+#include "tools/cli/commands.h"
+#include "tools/evaluate/live_monitor.h"
+#include "tools/evaluate/metrics.h"
+#include "tools/evaluate/svg_chart.h"
+#include "tools/terminal/progress.h"
+
+namespace jfp {
+
+namespace {
+
+struct ReportArgs {
+    std::string db, model, after, output, feature_log, since;
+    double threshold = -1;
+};
+
+// One evaluated job: what the report needs of it.
+struct Row {
+    float p, b1, b2;
+    int label;
+    int actual_class;     // -1 for completed
+    int predicted_class;
+    std::string partition;
+    double core_hours;
+};
+
+const char *kModelColor = "#1f5fbf", *kB1Color = "#c0392b", *kB2Color = "#27ae60";
+
+std::string fmt(const char *f, double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, f, v);
+    return buf;
+}
+
+Chart chart(const char *id, const char *title, const char *x_label, const char *y_label) {
+    Chart c;
+    c.id = id;
+    c.title = title;
+    c.x_label = x_label;
+    c.y_label = y_label;
+    return c;
+}
+
+Series line(std::string label, const char *color, std::vector<std::pair<double, double>> points = {}, bool dashed = false) {
+    Series s;
+    s.label = std::move(label);
+    s.color = color;
+    s.points = std::move(points);
+    s.dashed = dashed;
+    return s;
+}
+
+// ROC and precision-recall points at every distinct score, thinned to at most ~400 per curve.
+void curves(const std::vector<float> &s, const std::vector<int> &l, Series &roc, Series &pr) {
+    auto pts = operating_points(s, l);
+    size_t pos = 0, neg = 0;
+    for (int x : l) (x ? pos : neg) += 1;
+    if (pos == 0 || neg == 0) return;
+    size_t step = std::max<size_t>(1, pts.size() / 400);
+    roc.points.push_back({0, 0});
+    for (size_t i = 0; i < pts.size(); ++i) {
+        if (i % step != 0 && i + 1 != pts.size()) continue;
+        double tpr = static_cast<double>(pts[i].tp) / static_cast<double>(pos);
+        double fpr = static_cast<double>(pts[i].fp) / static_cast<double>(neg);
+        roc.points.push_back({fpr, tpr});
+        pr.points.push_back({tpr, static_cast<double>(pts[i].tp) / static_cast<double>(pts[i].tp + pts[i].fp)});
+    }
+}
+
+std::string metrics_cells(const BinaryMetrics &m) {
+    return "<td>" + fmt("%.3f", m.roc_auc) + "</td><td>" + fmt("%.3f", m.pr_auc) + "</td><td>" + fmt("%.3f", m.recall_at_p90) +
+           "</td><td>" + fmt("%.4f", m.threshold) + "</td><td>" + fmt("%.3f", m.precision) + "</td><td>" +
+           fmt("%.3f", m.recall) + "</td><td>" + std::to_string(m.flagged()) + "</td>";
+}
+
+std::string cost_cells(const CostAtThreshold &c) {
+    double share = c.failed_core_hours > 0 ? 100 * c.failed_caught_core_hours / c.failed_core_hours : 0;
+    return "<td>" + std::to_string(c.failed_caught) + "</td><td>" + fmt("%.1f", c.failed_caught_core_hours) + "</td><td>" +
+           fmt("%.1f%%", share) + "</td><td>" + std::to_string(c.good_flagged) + "</td><td>" +
+           fmt("%.1f", c.good_flagged_core_hours) + "</td>";
+}
+
+const char *kStyle =
+    "body{font-family:system-ui,sans-serif;margin:24px;color:#222;max-width:1120px}"
+    "h1{font-size:22px}h2{font-size:17px;margin-top:28px;border-bottom:1px solid #ddd}"
+    "table{border-collapse:collapse;margin:8px 0;font-size:13px}td,th{border:1px solid #ccc;padding:3px 8px;text-align:right}"
+    "th:first-child,td:first-child{text-align:left}.charts{display:flex;flex-wrap:wrap;gap:12px}"
+    ".chart{border:1px solid #eee}.ct{font-size:13px;font-weight:600}.tick{font-size:10px;fill:#555}"
+    ".axis{font-size:11px}.legend{font-size:11px}.grid{stroke:#eee}.frame{fill:none;stroke:#999}"
+    ".marker{stroke:#000;stroke-dasharray:3,3}.note{color:#555;font-size:13px}";
+
+std::string ratio_cell(double v) { return v < 0 ? "-" : fmt("%.3f", v); }
+
+// The deployed model on live traffic, as jfp monitor reports it.
+std::string live_section(const HistoryStore &store, const ModelBundle &bundle, const ReportArgs &a) {
+    int64_t since = a.since.empty() ? 0 : parse_time_option(a.since, "--since");
+    LiveSummary live = summarize_live(store, bundle, a.feature_log, since, true);
+    std::string h = "<h2>Live traffic</h2><p class=\"note\">What the plugin scored at submission (feature log " +
+                    html_escape(a.feature_log) + ") joined to the outcomes ingested since; precision and recall at the "
+                    "threshold in force when each job was scored.";
+    if (live.scored_by_other_models)
+        h += " " + std::to_string(live.scored_by_other_models) + " jobs were scored by another model.";
+    h += "</p><table id=\"live\"><tr><th>week of</th><th>scored</th><th>with outcome</th><th>failed</th><th>flagged</th>"
+         "<th>precision</th><th>recall</th><th>mean predicted</th><th>observed failure rate</th></tr>";
+    auto row = [&](const std::string &label, const LivePeriod &p) {
+        h += "<tr><td>" + label + "</td><td>" + std::to_string(p.scored) + "</td><td>" + std::to_string(p.with_outcome) +
+             "</td><td>" + std::to_string(p.failed) + "</td><td>" + std::to_string(p.flagged) + "</td><td>" +
+             ratio_cell(p.precision()) + "</td><td>" + ratio_cell(p.recall()) + "</td><td>" + ratio_cell(p.mean_predicted()) +
+             "</td><td>" + ratio_cell(p.observed()) + "</td></tr>";
+    };
+    for (const auto &[start, p] : live.periods) row(format_sacct_time(start).substr(0, 10), p);
+    row("all", live.total);
+    h += "</table><p class=\"note\">Drift of the features the model uses, population stability index between the "
+         "training window (" + html_escape(live.window_start) + " .. " + html_escape(live.window_end) + ", " +
+         std::to_string(live.training_rows) + " jobs) and live traffic; above 0.25 is a shift worth acting on.</p>"
+         "<table id=\"drift\"><tr><th>feature</th><th>PSI</th></tr>";
+    for (size_t i = 0; i < live.drift.size() && i < 10; ++i)
+        h += std::string("<tr><td>") + feature_names()[static_cast<size_t>(live.drift[i].second)] + "</td><td>" +
+             fmt("%.3f", live.drift[i].first) + "</td></tr>";
+    return h + "</table>";
+}
+
+void run_report(const ReportArgs &a) {
+    int64_t after = parse_time_option(a.after, "--after");
+    auto bundle = ModelBundle::load_file(a.model);
+    const double thr = a.threshold >= 0 ? a.threshold : bundle.threshold();
+    HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
+
+    std::vector<Row> rows;
+    std::vector<double> contrib_abs(kNumFeatures, 0), contrib_failed(kNumFeatures, 0);
+    size_t n_failed = 0;
+    std::array<float, kNumFeatures + 1> c{};
+    Progress progress(true);
+    const long jobs_total = static_cast<long>(store.job_count());
+    long jobs_seen = 0;
+    sweep_submissions(store, [&](const Submission &sub) {
+        const JobRecord &j = sub.job;
+        progress.update(++jobs_seen, jobs_total, "jobs");
+        if (j.submit < after || !is_labeled(j.outcome)) return;
+        Score s = bundle.score(sub.x);
+        Row r;
+        r.p = s.p_fail;
+        r.b1 = sub.x[F_un_streak] > 0 ? 1.0f : 0.0f;
+        r.b2 = std::isnan(sub.x[F_u_recent_fail_rate]) ? 0.0f : sub.x[F_u_recent_fail_rate];
+        r.label = is_failure(j.outcome) ? 1 : 0;
+        r.actual_class = failure_class_index(j.outcome);
+        r.predicted_class = s.top_class;
+        r.partition = j.partition.empty() ? "(none)" : std::string(first_partition(j.partition));
+        r.core_hours = known(j.elapsed_s) && known(j.req_cpus) ? j.elapsed_s * j.req_cpus / 3600.0 : kUnknown;
+        bundle.failure_model().contributions(sub.x.data(), c.data());
+        for (int f = 0; f < kNumFeatures; ++f) {
+            contrib_abs[static_cast<size_t>(f)] += std::fabs(c[static_cast<size_t>(f)]);
+            if (r.label) contrib_failed[static_cast<size_t>(f)] += c[static_cast<size_t>(f)];
+        }
+        n_failed += static_cast<size_t>(r.label);
+        rows.push_back(std::move(r));
+    });
+    progress.finish();
+    if (rows.empty())
+        throw std::runtime_error("no finished jobs (COMPLETED or failed) were submitted at or after " +
+                                 format_sacct_time(after) + "; choose an earlier --after");
+
+    std::vector<float> p, b1, b2;
+    std::vector<int> labels;
+    std::vector<double> hours;
+    for (const auto &r : rows) {
+        p.push_back(r.p);
+        b1.push_back(r.b1);
+        b2.push_back(r.b2);
+        labels.push_back(r.label);
+        hours.push_back(r.core_hours);
+    }
+    auto m = evaluate_binary(p, labels, thr), mb1 = evaluate_binary(b1, labels, 0.5), mb2 = evaluate_binary(b2, labels, 0.5);
+
+    // ---- charts
+    Chart roc = chart("roc", "ROC curve", "false positive rate", "true positive rate");
+    Chart prc = chart("pr", "Precision-recall curve", "recall", "precision");
+    Series rm = line("model (AUC " + fmt("%.3f", m.roc_auc) + ")", kModelColor);
+    Series rb1 = line("last user+name failed", kB1Color);
+    Series rb2 = line("user rate, last 10", kB2Color);
+    Series pm = line("model (AP " + fmt("%.3f", m.pr_auc) + ")", kModelColor);
+    Series pb1 = line("last user+name failed", kB1Color);
+    Series pb2 = line("user rate, last 10", kB2Color);
+    curves(p, labels, rm, pm);
+    curves(b1, labels, rb1, pb1);
+    curves(b2, labels, rb2, pb2);
+    roc.series = {rm, rb1, rb2, line("chance", "#999", {{0, 0}, {1, 1}}, true)};
+    double base_rate = static_cast<double>(m.positives) / static_cast<double>(m.n);
+    prc.series = {pm, pb1, pb2, line("failure rate " + fmt("%.3f", base_rate), "#999", {{0, base_rate}, {1, base_rate}}, true)};
+
+    Chart cal = chart("calibration", "Calibration: predicted vs observed failure rate", "mean predicted p (10 bins)", "observed failure rate");
+    Series cal_s = line("model", kModelColor);
+    Series cal_n = line("jobs per bin (share)", "#888");
+    cal_n.bars = true;
+    cal_n.bar_width = 0.1;
+    for (int b = 0; b < 10; ++b) {
+        double sum_p = 0, fails = 0;
+        size_t n = 0;
+        for (const auto &r : rows)
+            if (std::min(9, static_cast<int>(r.p * 10)) == b) {
+                sum_p += r.p;
+                fails += r.label;
+                ++n;
+            }
+        if (n > 0) cal_s.points.push_back({sum_p / static_cast<double>(n), fails / static_cast<double>(n)});
+        cal_n.points.push_back({b / 10.0 + 0.05, static_cast<double>(n) / static_cast<double>(rows.size())});
+    }
+    cal.series = {cal_n, cal_s, line("perfect", "#999", {{0, 0}, {1, 1}}, true)};
+
+    Chart sweep = chart("threshold", "What each threshold would flag", "threshold", "fraction");
+    Series sp = line("precision", kModelColor);
+    Series sr = line("recall", kB1Color);
+    Series sf = line("jobs flagged (share)", kB2Color);
+    for (int i = 0; i <= 100; ++i) {
+        double t = i / 100.0;
+        auto e = evaluate_binary(p, labels, t);
+        if (e.flagged() > 0) sp.points.push_back({t, e.precision});
+        sr.points.push_back({t, e.recall});
+        sf.points.push_back({t, static_cast<double>(e.flagged()) / static_cast<double>(e.n)});
+    }
+    sweep.series = {sp, sr, sf};
+    sweep.x_markers = {{thr, "threshold " + fmt("%.3f", thr)}};
+
+    Chart hist = chart("histogram", "Scores of failed and completed jobs", "p_fail", "share of the group's jobs");
+    Series hf = line("failed", kB1Color);
+    Series hc = line("completed", kModelColor);
+    hf.bars = hc.bars = true;
+    hf.bar_width = hc.bar_width = 0.05;
+    std::vector<double> cf(20, 0), cc(20, 0);
+    for (const auto &r : rows) (r.label ? cf : cc)[static_cast<size_t>(std::min(19, static_cast<int>(r.p * 20)))] += 1;
+    double ymax = 0;
+    for (int b = 0; b < 20; ++b) {
+        double f = n_failed ? cf[static_cast<size_t>(b)] / static_cast<double>(n_failed) : 0;
+        double k = rows.size() > n_failed ? cc[static_cast<size_t>(b)] / static_cast<double>(rows.size() - n_failed) : 0;
+        hf.points.push_back({b / 20.0 + 0.025, f});
+        hc.points.push_back({b / 20.0 + 0.025, k});
+        ymax = std::max({ymax, f, k});
+    }
+    hist.series = {hc, hf};
+    hist.y_max = std::max(0.05, std::ceil(ymax * 20) / 20);
+    hist.x_markers = {{thr, "threshold"}};
+
+    // ---- tables
+    std::string parts;
+    {
+        std::map<std::string, std::pair<std::vector<float>, std::vector<int>>> by;
+        for (const auto &r : rows) {
+            by[r.partition].first.push_back(r.p);
+            by[r.partition].second.push_back(r.label);
+        }
+        for (auto &[name, v] : by) {
+            auto e = evaluate_binary(v.first, v.second, thr);
+            bool both = e.positives > 0 && e.positives < e.n;
+            parts += "<tr><td>" + html_escape(name) + "</td><td>" + std::to_string(e.n) + "</td><td>" +
+                     std::to_string(e.positives) + "</td><td>" + std::to_string(e.flagged()) + "</td><td>" +
+                     (e.flagged() ? fmt("%.3f", e.precision) : "-") + "</td><td>" + (e.positives ? fmt("%.3f", e.recall) : "-") +
+                     "</td><td>" + (both ? fmt("%.3f", e.pr_auc) : "-") + "</td></tr>";
+        }
+    }
+    std::string classes;
+    for (int k = 0; k < kFailureClasses; ++k) {
+        size_t n = 0, caught = 0, right = 0;
+        for (const auto &r : rows)
+            if (r.actual_class == k) {
+                ++n;
+                caught += r.p >= thr;
+                right += r.predicted_class == k;
+            }
+        classes += std::string("<tr><td>") + outcome_name(kFailureClassOutcomes[k]) + "</td><td>" + std::to_string(n) +
+                   "</td><td>" + std::to_string(caught) + "</td><td>" +
+                   (n ? fmt("%.3f", static_cast<double>(caught) / static_cast<double>(n)) : "-") + "</td><td>" +
+                   (n ? fmt("%.1f%%", 100.0 * static_cast<double>(right) / static_cast<double>(n)) : "-") + "</td></tr>";
+    }
+    std::string features;
+    {
+        std::vector<int> order(kNumFeatures);
+        for (int f = 0; f < kNumFeatures; ++f) order[static_cast<size_t>(f)] = f;
+        std::sort(order.begin(), order.end(), [&](int x, int y) { return contrib_abs[static_cast<size_t>(x)] > contrib_abs[static_cast<size_t>(y)]; });
+        for (size_t i = 0; i < 15 && i < order.size(); ++i) {
+            size_t f = static_cast<size_t>(order[i]);
+            if (contrib_abs[f] == 0) break;
+            features += "<tr><td>" + std::string(feature_names()[f]) + "</td><td>" +
+                        fmt("%.4f", contrib_abs[f] / static_cast<double>(rows.size())) + "</td><td>" +
+                        (n_failed ? fmt("%+.4f", contrib_failed[f] / static_cast<double>(n_failed)) : "-") + "</td></tr>";
+        }
+    }
+    auto cost_m = cost_at(p, labels, hours, thr), cost_b1 = cost_at(b1, labels, hours, 0.5), cost_b2 = cost_at(b2, labels, hours, 0.5);
+
+    std::string meta;
+    for (const auto &[k, v] : bundle.metadata().items()) {
+        if (k == "feature_schema" || k == "class_prior") continue;
+        std::string text = v.is_string() ? v.get<std::string>() : v.dump(1);
+        if (text.size() > 600) text = text.substr(0, 600) + " ...";
+        meta += "<tr><td>" + html_escape(k) + "</td><td style=\"text-align:left;white-space:pre-wrap\">" + html_escape(text) + "</td></tr>";
+    }
+
+    std::string h = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>jfp report: model " +
+                    html_escape(bundle.model_id()) + "</title><style>" + kStyle + "</style></head><body>";
+    h += "<h1>jfp: failure prediction report</h1><p class=\"note\">Model <b>" + html_escape(bundle.model_id()) + "</b> on " +
+         std::to_string(m.n) + " finished jobs submitted from " + format_sacct_time(after) + " (" + std::to_string(m.positives) +
+         " failed, " + fmt("%.1f%%", 100 * base_rate) + "), store " + html_escape(a.db) +
+         ". Every score is the one the plugin would have given at submission: features from jobs that ended before it.</p>";
+    h += "<h2>Summary</h2><table><tr><th></th><th>ROC-AUC</th><th>PR-AUC</th><th>recall at precision 0.9</th><th>threshold</th>"
+         "<th>precision</th><th>recall</th><th>flagged</th></tr>";
+    h += "<tr><td>model</td>" + metrics_cells(m) + "</tr><tr><td>last run of user+name failed</td>" + metrics_cells(mb1) +
+         "</tr><tr><td>user failure rate, last 10</td>" + metrics_cells(mb2) + "</tr></table>";
+    h += "<h2>Curves</h2><div class=\"charts\">" + roc.svg() + prc.svg() + "</div>";
+    h += "<h2>Threshold and calibration</h2><div class=\"charts\">" + sweep.svg() + cal.svg() + hist.svg() + "</div>";
+    h += "<h2>Cost at the threshold (core-hours = elapsed × CPUs)</h2><p class=\"note\">Failed jobs burnt " +
+         fmt("%.1f", cost_m.failed_core_hours) +
+         " core-hours. Flagged failed jobs are waste a rejection would have saved; flagged completed jobs are good work it would have blocked.</p>"
+         "<table id=\"cost\"><tr><th></th><th>failed flagged</th><th>their core-hours</th><th>share of waste</th><th>good flagged</th><th>their core-hours</th></tr>";
+    h += "<tr><td>model</td>" + cost_cells(cost_m) + "</tr><tr><td>last run of user+name failed</td>" + cost_cells(cost_b1) +
+         "</tr><tr><td>user failure rate, last 10</td>" + cost_cells(cost_b2) + "</tr></table>";
+    h += "<h2>Per partition</h2><table id=\"partitions\"><tr><th>partition</th><th>jobs</th><th>failed</th><th>flagged</th>"
+         "<th>precision</th><th>recall</th><th>PR-AUC</th></tr>" + parts + "</table>";
+    h += "<h2>Per failure class</h2><table id=\"classes\"><tr><th>class</th><th>jobs</th><th>flagged</th><th>recall</th>"
+         "<th>class predicted right</th></tr>" + classes + "</table>";
+    h += "<h2>Features that move scores most</h2><p class=\"note\">Mean absolute contribution to the margin over all jobs, "
+         "and the mean signed contribution over failed jobs (Saabas, as the plugin's explanations use).</p><table id=\"features\">"
+         "<tr><th>feature</th><th>mean |contribution|</th><th>mean on failed jobs</th></tr>" + features + "</table>";
+    if (!a.feature_log.empty()) h += live_section(store, bundle, a);
+    h += "<h2>Training</h2><table id=\"metadata\">" + meta + "</table></body></html>\n";
+
+    std::string tmp = a.output + ".tmp";
+    {
+        std::ofstream out(tmp, std::ios::binary);
+        out << h;
+        out.close();
+        if (!out) throw std::runtime_error("cannot write " + tmp);
+    }
+    if (std::rename(tmp.c_str(), a.output.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + a.output);
+    std::printf("jfp report: %zu jobs, model %s -> %s (%zu KiB)\n", m.n, bundle.model_id().c_str(), a.output.c_str(), h.size() / 1024);
+}
+
+}  // namespace
+
+void add_report_command(CLI::App &app) {
+    auto a = std::make_shared<ReportArgs>();
+    auto *c = app.add_subcommand("report", "Write a self-contained HTML evaluation report (curves, calibration, thresholds, "
+                                           "costs, per-partition and per-class tables)");
+    c->add_option("--db", a->db, "history store")->required();
+    c->add_option("--model", a->model, "model bundle")->required();
+    c->add_option("--after", a->after, "first submit time to evaluate (jobs before it are history only)")->required();
+    c->add_option("-o,--output", a->output, "HTML file to write")->required();
+    c->add_option("--threshold", a->threshold, "decision threshold (default: the bundle's)");
+    c->add_option("--feature-log", a->feature_log, "the plugin's feature log: adds the live section (as jfp monitor)");
+    c->add_option("--since", a->since, "with --feature-log: live jobs scored at or after this time");
+    c->callback([a] { run_report(*a); });
+}
+
+}  // namespace jfp

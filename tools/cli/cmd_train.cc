@@ -1,0 +1,108 @@
+// jfp train: the model bundle from the history store.
+#include <unistd.h>
+
+#include <cstdio>
+
+#include "tools/cli/commands.h"
+#include "tools/train/trainer.h"
+
+namespace jfp {
+
+namespace {
+
+struct TrainArgs {
+    std::string db, out, before;
+    double train_fraction = 0;
+    TrainOptions opt;
+    bool no_progress = false;
+    bool json = false;
+};
+
+void run_train(TrainArgs &a) {
+    if (!a.before.empty()) a.opt.before = parse_time_option(a.before, "--before");
+    if (a.train_fraction > 0) a.opt.train_fraction = a.train_fraction;
+    a.opt.progress = !a.no_progress;
+    HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
+    TrainSummary s;
+    auto bundle = train_bundle(store, a.opt, s);
+    write_bundle(bundle, a.out);
+    if (a.json) {
+        nlohmann::json j = {{"model", a.out},
+                            {"model_id", s.model_id},
+                            {"training", bundle["training"]},
+                            {"validation_metrics", bundle["validation_metrics"]},
+                            {"threshold", bundle["threshold"]},
+                            {"threshold_choice", bundle["threshold_choice"]}};
+        std::printf("%s\n", j.dump(2).c_str());
+        return;
+    }
+    std::printf("jfp train: wrote %s (model %s)\n", a.out.c_str(), s.model_id.c_str());
+    std::printf("  training rows   %llu (%llu failed), window %s .. %s\n", static_cast<unsigned long long>(s.train_rows),
+                static_cast<unsigned long long>(s.train_failures),
+                bundle["training"]["train_window"][0].get<std::string>().c_str(),
+                bundle["training"]["train_window"][1].get<std::string>().c_str());
+    std::printf("  validation rows %llu (%llu failed), window %s .. %s\n", static_cast<unsigned long long>(s.val_rows),
+                static_cast<unsigned long long>(s.val_failures),
+                bundle["training"]["validation_window"][0].get<std::string>().c_str(),
+                bundle["training"]["validation_window"][1].get<std::string>().c_str());
+    if (!a.opt.feature_log.empty())
+        std::printf("  logged vectors  %llu jobs used the plugin's features\n", static_cast<unsigned long long>(s.logged_vectors));
+    if (!a.opt.script_archive.empty())
+        std::printf("  script archive  %llu jobs had their archived script scanned; the model %s on script features\n",
+                    static_cast<unsigned long long>(s.archived_scripts), s.uses_script_features ? "splits" : "does not split");
+    std::printf("  rounds kept     %d; class model: %s\n", s.best_iteration, s.class_model ? "yes" : "no (too few failures)");
+    std::printf("  validation      ROC-AUC %.3f  PR-AUC %.3f\n", s.validation.roc_auc, s.validation.pr_auc);
+    std::printf("  threshold       %.4f: precision %.3f recall %.3f%s\n", s.threshold.threshold, s.threshold.precision,
+                s.threshold.recall,
+                s.threshold.target_reached ? ""
+                                           : " (target precision not reached: best-F1 threshold instead)");
+}
+
+}  // namespace
+
+void add_train_command(CLI::App &app) {
+    auto a = std::make_shared<TrainArgs>();
+    auto *c = app.add_subcommand("train", "Train the failure model and write the model bundle the plugin loads");
+    c->add_option("--db", a->db, "history store")->required();
+    c->add_option("--out", a->out, "model bundle to write (atomically replaced)")->required();
+    auto *before = c->add_option("--before", a->before, "train only on jobs submitted and ended before this time");
+    c->add_option("--train-fraction", a->train_fraction, "or: train on the earliest fraction of finished jobs (e.g. 0.7)")
+        ->excludes(before)
+        ->check(CLI::Range(0.0, 1.0));
+    c->add_option("--validation-fraction", a->opt.validation_fraction,
+                  "latest part of the training window used for early stopping and the threshold")
+        ->capture_default_str()
+        ->check(CLI::Range(0.01, 0.5));
+    c->add_option("--nthread", a->opt.nthread, "XGBoost threads (0: all cores)")->capture_default_str();
+    c->add_option("--rounds", a->opt.rounds, "maximum boosting rounds")->capture_default_str()->check(CLI::Range(1, 100000));
+    c->add_option("--early-stopping", a->opt.early_stopping_rounds, "stop after this many rounds without improvement")
+        ->capture_default_str();
+    c->add_option("--stop-metric", a->opt.stop_metric, "validation metric for early stopping")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"logloss", "aucpr", "auc"}));
+    c->add_option("--max-depth", a->opt.max_depth, "tree depth")->capture_default_str()->check(CLI::Range(1, 16));
+    c->add_option("--eta", a->opt.eta, "learning rate")->capture_default_str()->check(CLI::Range(0.001, 1.0));
+    c->add_option("--subsample", a->opt.subsample, "share of rows each tree samples (1: all, deterministic)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.05, 1.0));
+    c->add_option("--colsample", a->opt.colsample, "share of features each tree samples (1: all)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.05, 1.0));
+    c->add_option("--scale-pos-weight", a->opt.scale_pos_weight, "weight of failed jobs (0: #completed/#failed)")
+        ->capture_default_str();
+    c->add_option("--target-precision", a->opt.target_precision,
+                  "precision the decision threshold must reach on the validation window")
+        ->capture_default_str()
+        ->check(CLI::Range(0.01, 1.0));
+    c->add_option("--seed", a->opt.seed, "random seed")->capture_default_str();
+    c->add_option("--feature-log", a->opt.feature_log,
+                  "the plugin's feature log (feature_log in jfp.conf): use the vectors it logged for jobs that carry "
+                  "its token");
+    c->add_option("--script-archive", a->opt.script_archive,
+                  "the plugin's script archive (script_archive in jfp.conf): script features for the jobs it kept");
+    c->add_flag("--no-progress", a->no_progress, "no progress bar (it is drawn only on a terminal anyway)");
+    c->add_flag("--json", a->json, "print the summary as JSON");
+    c->callback([a] { run_train(*a); });
+}
+
+}  // namespace jfp

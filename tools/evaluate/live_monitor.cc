@@ -1,0 +1,92 @@
+#include "tools/evaluate/live_monitor.h"
+
+#include <algorithm>
+#include <cmath>
+#include <stdexcept>
+#include <unordered_map>
+
+#include "model/scoring/feature_log.h"
+#include "model/scoring/feature_sweep.h"
+#include "model/util/time_util.h"
+#include "tools/evaluate/metrics.h"
+
+namespace jfp {
+
+namespace {
+
+int64_t period_start(int64_t naive, bool weekly) {
+    int64_t day = naive >= 0 ? naive / 86400 : -((-naive + 86399) / 86400);
+    if (weekly) day -= weekday(day * 86400);  // Monday
+    return day * 86400;
+}
+
+}  // namespace
+
+LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle, const std::string &feature_log,
+                           int64_t since, bool weekly) {
+    auto logged = read_feature_log(feature_log);
+    std::string win_start, win_end;
+    try {
+        const auto &w = bundle.metadata().at("training").at("train_window");
+        win_start = w.at(0).get<std::string>();
+        win_end = w.at(1).get<std::string>();
+    } catch (const std::exception &) {
+        throw std::runtime_error("the model bundle records no training window (training.train_window): drift needs it; retrain "
+                                 "with this jfp");
+    }
+    int64_t t0 = *parse_sacct_time(win_start), t1 = *parse_sacct_time(win_end);
+
+    std::vector<std::vector<float>> train(kNumFeatures), live(kNumFeatures);
+    std::map<int64_t, LivePeriod> periods;
+    LivePeriod total;
+    uint64_t live_models_other = 0;
+    // Outcomes by token, and the training window's features, in one pass over the store.
+    std::unordered_map<std::string, Outcome> outcome_by_token;
+    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
+        if (j.submit >= t0 && j.submit <= t1 && is_labeled(j.outcome))
+            for (int f = 0; f < kNumFeatures; ++f) train[static_cast<size_t>(f)].push_back(x[static_cast<size_t>(f)]);
+        if (!j.jfp_token.empty()) outcome_by_token[j.jfp_token] = j.outcome;
+    });
+    for (const auto &[token, lf] : logged) {
+        if (lf.scored_at < since) continue;
+        if (lf.model_id != bundle.model_id()) ++live_models_other;
+        LivePeriod &p = periods[period_start(lf.scored_at, weekly)];
+        for (LivePeriod *q : {&p, &total}) ++q->scored;
+        for (int f = 0; f < kNumFeatures; ++f) live[static_cast<size_t>(f)].push_back(lf.x[static_cast<size_t>(f)]);
+        auto it = outcome_by_token.find(token);
+        if (it == outcome_by_token.end() || !is_labeled(it->second)) continue;  // not ended, or no verdict
+        bool failed = is_failure(it->second), flagged = lf.p_fail >= lf.threshold;
+        for (LivePeriod *q : {&p, &total}) {
+            ++q->with_outcome;
+            q->failed += failed;
+            q->flagged += flagged;
+            q->tp += failed && flagged;
+            q->sum_p += lf.p_fail;
+        }
+    }
+    if (total.scored == 0)
+        throw std::runtime_error("the feature log " + feature_log + " has no scored job" +
+                                 (since ? " since " + format_sacct_time(since) : std::string()) +
+                                 "; is feature_log set in jfp.conf, and has the plugin scored jobs?");
+
+    // Only features the model splits on: drift elsewhere cannot move a score (the script features, unknown in
+    // every sacct-trained window and present live, would otherwise raise an alarm at every site).
+    std::vector<std::pair<double, int>> drift;
+    if (!train[0].empty())
+        for (int f = 0; f < kNumFeatures; ++f)
+            if (bundle.failure_model().uses_feature(f))
+                drift.push_back({population_stability_index(train[static_cast<size_t>(f)], live[static_cast<size_t>(f)]), f});
+    std::sort(drift.rbegin(), drift.rend());
+
+    LiveSummary out;
+    out.periods = std::move(periods);
+    out.total = total;
+    out.scored_by_other_models = live_models_other;
+    out.window_start = win_start;
+    out.window_end = win_end;
+    out.training_rows = train[0].size();
+    out.drift = std::move(drift);
+    return out;
+}
+
+}  // namespace jfp

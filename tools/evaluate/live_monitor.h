@@ -1,0 +1,40 @@
+// The deployed model on live traffic: what the plugin scored at submission (the feature log) joined to the
+// outcomes ingested since, per day or week, and the drift of live features from the training window.
+// Shared by `jfp monitor` and the live section of `jfp report`.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "model/history/history_store.h"
+#include "model/scoring/model_bundle.h"
+
+namespace jfp {
+
+struct LivePeriod {
+    uint64_t scored = 0, with_outcome = 0, failed = 0, flagged = 0, tp = 0;
+    double sum_p = 0;  // over jobs with an outcome
+    double precision() const { return flagged ? static_cast<double>(tp) / static_cast<double>(flagged) : -1; }
+    double recall() const { return failed ? static_cast<double>(tp) / static_cast<double>(failed) : -1; }
+    double mean_predicted() const { return with_outcome ? sum_p / static_cast<double>(with_outcome) : -1; }
+    double observed() const { return with_outcome ? static_cast<double>(failed) / static_cast<double>(with_outcome) : -1; }
+};
+
+struct LiveSummary {
+    std::map<int64_t, LivePeriod> periods;  // by the period's first day (naive-local seconds)
+    LivePeriod total;
+    uint64_t scored_by_other_models = 0;
+    std::string window_start, window_end;  // the bundle's training window
+    size_t training_rows = 0;
+    std::vector<std::pair<double, int>> drift;  // (PSI, feature), largest first; features the model uses
+};
+
+// Throws with what to do when the log cannot be read, holds nothing since `since`, or the bundle has no
+// training window.
+LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle, const std::string &feature_log,
+                           int64_t since, bool weekly);
+
+}  // namespace jfp

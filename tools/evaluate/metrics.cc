@@ -1,0 +1,168 @@
+#include "tools/evaluate/metrics.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+namespace jfp {
+
+namespace {
+
+std::vector<size_t> order_desc(const std::vector<float> &s) {
+    std::vector<size_t> idx(s.size());
+    std::iota(idx.begin(), idx.end(), 0);
+    std::stable_sort(idx.begin(), idx.end(), [&](size_t a, size_t b) { return s[a] > s[b]; });
+    return idx;
+}
+
+}  // namespace
+
+BinaryMetrics evaluate_binary(const std::vector<float> &scores, const std::vector<int> &labels, double threshold) {
+    BinaryMetrics m;
+    m.n = scores.size();
+    m.threshold = threshold;
+    for (size_t i = 0; i < m.n; ++i) {
+        bool pos = labels[i] != 0;
+        m.positives += pos;
+        bool flag = scores[i] >= threshold;
+        if (flag && pos) ++m.tp;
+        else if (flag) ++m.fp;
+        else if (pos) ++m.fn;
+        else ++m.tn;
+    }
+    m.precision = m.tp + m.fp ? static_cast<double>(m.tp) / static_cast<double>(m.tp + m.fp) : 0;
+    m.recall = m.positives ? static_cast<double>(m.tp) / static_cast<double>(m.positives) : 0;
+    m.f1 = m.precision + m.recall > 0 ? 2 * m.precision * m.recall / (m.precision + m.recall) : 0;
+    size_t neg = m.n - m.positives;
+    if (m.positives == 0 || neg == 0) return m;
+
+    auto idx = order_desc(scores);
+    // ROC-AUC by the rank-sum (Mann-Whitney) statistic with average ranks for ties; AP by walking
+    // distinct score levels from the top.
+    double rank_sum_pos = 0;
+    double ap = 0;
+    size_t tp = 0, seen = 0;
+    size_t i = 0;
+    while (i < m.n) {
+        size_t j = i;
+        size_t pos_here = 0;
+        while (j < m.n && scores[idx[j]] == scores[idx[i]]) {
+            pos_here += labels[idx[j]] != 0;
+            ++j;
+        }
+        size_t count = j - i;
+        // ranks ascending: the top group holds the largest ranks
+        double lo_rank = static_cast<double>(m.n - j + 1), hi_rank = static_cast<double>(m.n - i);
+        rank_sum_pos += static_cast<double>(pos_here) * (lo_rank + hi_rank) / 2;
+        tp += pos_here;
+        seen += count;
+        if (pos_here > 0)
+            ap += (static_cast<double>(pos_here) / static_cast<double>(m.positives)) *
+                  (static_cast<double>(tp) / static_cast<double>(seen));
+        if (static_cast<double>(tp) >= 0.9 * static_cast<double>(seen))
+            m.recall_at_p90 = std::max(m.recall_at_p90, static_cast<double>(tp) / static_cast<double>(m.positives));
+        i = j;
+    }
+    double p = static_cast<double>(m.positives);
+    m.roc_auc = (rank_sum_pos - p * (p + 1) / 2) / (p * static_cast<double>(neg));
+    m.pr_auc = ap;
+    return m;
+}
+
+std::vector<OperatingPoint> operating_points(const std::vector<float> &scores, const std::vector<int> &labels) {
+    std::vector<OperatingPoint> out;
+    auto idx = order_desc(scores);
+    size_t tp = 0, fp = 0, i = 0;
+    while (i < idx.size()) {
+        size_t j = i;
+        while (j < idx.size() && scores[idx[j]] == scores[idx[i]]) {
+            (labels[idx[j]] ? tp : fp) += 1;
+            ++j;
+        }
+        out.push_back({scores[idx[i]], tp, fp});
+        i = j;
+    }
+    return out;
+}
+
+// Population stability index of one feature: deciles of the training values (plus a bin for unknown),
+// PSI = sum (live - train) * ln(live / train) over bins, shares floored so an empty bin stays finite.
+double population_stability_index(const std::vector<float> &train, const std::vector<float> &live) {
+    if (train.empty() || live.empty()) return 0;
+    std::vector<float> known_train;
+    for (float v : train)
+        if (!std::isnan(v)) known_train.push_back(v);
+    std::sort(known_train.begin(), known_train.end());
+    std::vector<float> edges;
+    for (int q = 1; q < 10 && !known_train.empty(); ++q) {
+        float e = known_train[known_train.size() * static_cast<size_t>(q) / 10];
+        if (edges.empty() || e > edges.back()) edges.push_back(e);
+    }
+    size_t bins = edges.size() + 2;  // value bins, then NaN
+    auto bin_of = [&](float v) {
+        if (std::isnan(v)) return bins - 1;
+        return static_cast<size_t>(std::upper_bound(edges.begin(), edges.end(), v) - edges.begin());
+    };
+    std::vector<double> t(bins, 0), l(bins, 0);
+    for (float v : train) t[bin_of(v)] += 1;
+    for (float v : live) l[bin_of(v)] += 1;
+    double out = 0;
+    for (size_t b = 0; b < bins; ++b) {
+        double e = std::max(1e-4, t[b] / static_cast<double>(train.size()));
+        double a = std::max(1e-4, l[b] / static_cast<double>(live.size()));
+        out += (a - e) * std::log(a / e);
+    }
+    return out;
+}
+
+CostAtThreshold cost_at(const std::vector<float> &scores, const std::vector<int> &labels,
+                        const std::vector<double> &core_hours, double threshold) {
+    CostAtThreshold c;
+    for (size_t i = 0; i < scores.size(); ++i) {
+        double h = i < core_hours.size() && core_hours[i] == core_hours[i] ? core_hours[i] : 0;  // NaN: unknown
+        bool flag = scores[i] >= threshold;
+        if (labels[i]) {
+            c.failed_core_hours += h;
+            if (flag) {
+                ++c.failed_caught;
+                c.failed_caught_core_hours += h;
+            }
+        } else if (flag) {
+            ++c.good_flagged;
+            c.good_flagged_core_hours += h;
+        }
+    }
+    return c;
+}
+
+ThresholdChoice choose_threshold(const std::vector<float> &scores, const std::vector<int> &labels,
+                                 double target_precision, size_t min_true_positives) {
+    ThresholdChoice best_f1;
+    ThresholdChoice target;
+    size_t positives = 0;
+    for (int l : labels) positives += l != 0;
+    if (positives == 0 || scores.empty()) return best_f1;
+    auto idx = order_desc(scores);
+    size_t tp = 0, fp = 0, i = 0;
+    double best_f1_value = -1;
+    while (i < idx.size()) {
+        size_t j = i;
+        while (j < idx.size() && scores[idx[j]] == scores[idx[i]]) {
+            (labels[idx[j]] ? tp : fp) += 1;
+            ++j;
+        }
+        double prec = static_cast<double>(tp) / static_cast<double>(tp + fp);
+        double rec = static_cast<double>(tp) / static_cast<double>(positives);
+        double f1 = prec + rec > 0 ? 2 * prec * rec / (prec + rec) : 0;
+        double thr = scores[idx[i]];
+        if (f1 > best_f1_value) {
+            best_f1_value = f1;
+            best_f1 = {thr, prec, rec, false};
+        }
+        if (prec >= target_precision && tp >= min_true_positives) target = {thr, prec, rec, true};
+        i = j;
+    }
+    return target.target_reached ? target : best_f1;
+}
+
+}  // namespace jfp

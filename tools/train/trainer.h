@@ -1,0 +1,35 @@
+// Trains the failure model and the failure-class model from a history store with XGBoost's C API and
+// assembles the model bundle. Splits are by time: the model trained "at" a cutoff sees only jobs that
+// ended before it; early stopping and the threshold use the latest part of that window.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <cstdint>
+#include <string>
+
+#include "model/history/history_store.h"
+#include "tools/evaluate/metrics.h"
+#include "tools/train/training_rows.h"
+
+namespace jfp {
+
+struct TrainSummary {
+    uint64_t train_rows = 0, train_failures = 0, val_rows = 0, val_failures = 0;
+    int best_iteration = 0;
+    BinaryMetrics validation;
+    ThresholdChoice threshold;
+    bool class_model = false;
+    std::string model_id;
+    uint64_t logged_vectors = 0;  // rows whose features came from the plugin's log
+    uint64_t archived_scripts = 0;  // jobs whose script features came from the script archive
+    bool uses_script_features = false;  // the failure model splits on a script feature
+};
+
+// Throws std::runtime_error with what to do when there is too little data to train.
+nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, TrainSummary &summary);
+
+// Writes a bundle atomically (temporary file, fsync, rename), mode 0644: the plugin never sees half a file.
+void write_bundle(const nlohmann::json &bundle, const std::string &path);
+
+}  // namespace jfp

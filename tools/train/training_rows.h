@@ -1,0 +1,66 @@
+// Which jobs a model learns from and which it is validated on, and their features: one definition for
+// every trainer (jfp train in process; jfp export-features for a distributed engine), so a model trained
+// anywhere saw the same rows. Splits are by time: only jobs that ended before the cutoff, validation the
+// latest part of that window, training rows only jobs that ended before validation starts.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+
+#include "model/history/history_store.h"
+#include "model/jobs/job_record.h"
+#include "model/scoring/features.h"
+
+namespace jfp {
+
+struct TrainOptions {
+    std::optional<int64_t> before;          // cutoff (naive local); unset: all history
+    std::optional<double> train_fraction;   // or: the earliest fraction of labeled jobs
+    double validation_fraction = 0.15;      // latest part of the training window
+    int rounds = 400;
+    int early_stopping_rounds = 40;
+    std::string stop_metric = "logloss";  // validation metric for early stopping: logloss, aucpr or auc
+    int max_depth = 6;
+    double eta = 0.1;
+    double subsample = 0.8;
+    double colsample = 0.8;
+    double min_child_weight = 1;
+    double scale_pos_weight = 1;  // >1 up-weights failures; 0 = neg/pos
+    int nthread = 0;              // 0: all cores
+    int seed = 0;
+    double target_precision = 0.9;
+    int class_rounds = 150;
+    int class_max_depth = 4;
+    size_t reference_rows = 32;
+    bool progress = false;
+    std::string feature_log;  // the plugin's feature log: prefer its vectors where a job carries a token
+    std::string script_archive;  // the plugin's script archive: script features for the jobs it kept
+};
+
+struct TrainingWindow {
+    std::optional<int64_t> cutoff;  // rows submitted and ended before it; unset: all history
+    int64_t validation_start = 0;   // submitted at or after it: validation; ended before it: training
+};
+
+enum class Split { Train, Validation };
+const char *split_name(Split s);
+
+// Throws std::runtime_error saying what to do when the window holds too few finished jobs.
+TrainingWindow choose_training_window(const HistoryStore &store, const TrainOptions &opt);
+
+struct SweepSources {
+    uint64_t logged_vectors = 0;    // rows whose features came from the plugin's feature log
+    uint64_t archived_scripts = 0;  // jobs whose script features came from the script archive
+    double seconds = 0;
+};
+
+// row(job, features, split) for every labeled job of the window, in submit order.
+SweepSources sweep_training_rows(const HistoryStore &store, const TrainOptions &opt, const TrainingWindow &window,
+                                 const std::function<void(const JobRecord &, const FeatureVector &, Split)> &row);
+
+// XGBoost's monotone_constraints: more past failure never lowers the risk.
+std::string monotone_constraints();
+
+}  // namespace jfp
