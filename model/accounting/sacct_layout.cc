@@ -72,6 +72,12 @@ const char *recommended_sacct_format() {
     return "JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,AdminComment,Submit,Start,End,ElapsedRaw,State,ExitCode,JobName,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine";
 }
 
+const char *structured_sacct_format() {
+    // No column a user writes: nothing in this output can be made to look like a record. The job names
+    // and submit lines come from sacct --json (model/accounting/slurm_json.h).
+    return "JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,AdminComment,Submit,Start,End,ElapsedRaw,State,ExitCode,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS";
+}
+
 bool SacctLayout::is_free_text(Col c) {
     return c == Col::JobName || c == Col::WorkDir || c == Col::SubmitLine || c == Col::Comment ||
            c == Col::AdminComment || c == Col::Constraints;

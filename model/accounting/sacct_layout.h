@@ -29,6 +29,9 @@ public:
 
 // The sacct --format list that gives jfp everything it can use, for documentation and fixtures.
 const char *recommended_sacct_format();
+// The columns of recommended_sacct_format() that no user writes (no JobName, no SubmitLine): what jfp ingest
+// --from-sacct asks of sacct --parsable2, taking names and submit lines from sacct --json instead.
+const char *structured_sacct_format();
 
 class SacctLayout {
 public:

@@ -1,5 +1,6 @@
 #include "model/accounting/sacct_reader.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
@@ -57,6 +58,10 @@ struct SacctReader::Impl {
         layout.set(names, source);
         report.ignored_columns = layout.ignored_columns();
         report.missing_optional = layout.missing_optional();
+        if (opt.user_text)  // names and submit lines come from sacct --json
+            report.missing_optional.erase(std::remove_if(report.missing_optional.begin(), report.missing_optional.end(),
+                                                         [](const std::string &c) { return c == "JobName" || c == "SubmitLine"; }),
+                                          report.missing_optional.end());
         have_layout = true;
     }
 
@@ -89,6 +94,18 @@ struct SacctReader::Impl {
             return;
         }
         case SacctRow::Kind::Job:
+            if (opt.user_text && !layout.has(SacctCol::JobName)) {
+                auto t = opt.user_text->find(row.job.job_key);
+                if (t == opt.user_text->end()) {
+                    bad(first_line, last_line,
+                        "job " + row.job.job_key + " is not in sacct --json's output, run after this one; the next "
+                        "ingest reads it",
+                        text);
+                    return;
+                }
+                row.job.name = t->second.name;
+                if (t->second.has_submit_line) apply_submit_line(row.job, t->second.submit_line);
+            }
             ++report.job_rows;
             emit_held();
             held = std::move(row.job);
@@ -173,9 +190,13 @@ struct SacctReader::Impl {
                 return Result::Done;
             }
         }
-        std::string why = std::to_string(fields.size()) + " fields where the header has " + std::to_string(expected) +
-                          ": '" + std::string(1, opt.delimiter) + "' inside free text (JobName, WorkDir, SubmitLine, "
-                          "Comment) ";
+        std::string why;
+        if (last_line > first_line)
+            why = "a record short of fields (cut off, or a field holding a newline) read together with the " +
+                  std::to_string(last_line - first_line) + " line(s) after it, as a field's newline may hide a "
+                  "whole record in a job name: ";
+        why += std::to_string(fields.size()) + " fields where the header has " + std::to_string(expected) +
+               ": '" + std::string(1, opt.delimiter) + "' inside free text (JobName, WorkDir, SubmitLine, Comment) ";
         why += valid.empty() ? "that no placement can explain" : "that cannot be placed unambiguously";
         why += "; re-export with a delimiter that cannot occur, e.g. sacct --delimiter=$'\\x1f' and jfp ingest "
                "--delimiter=$'\\x1f'";
@@ -236,20 +257,26 @@ struct SacctReader::Impl {
         }
         if (layout.first_col_is_id()) {
             // Records start with a job id; any other line continues the record before it (a newline
-            // inside a comment, job name or submit line).
-            if (is_record_start(l)) {
+            // inside a comment, job name or submit line). So does a line that starts like a record while
+            // the record before it is still short of fields: a job name may hold a newline and then a
+            // whole record, which must stay part of that name, never become a job of its own.
+            if (is_record_start(l) && !record_short()) {
                 flush_record();
                 rec_text.assign(l.data(), l.size());
+                rec_delims = delimiters_in(l);
                 rec_first = lineno;
                 rec_lines = 1;
                 return;
             }
-            // A fragment (fewer fields than a record) continues the record before it; a full-width line
-            // is a record of its own with a bad job id.
+            // A fragment (fewer fields than a record) continues the record before it, and so does any
+            // line while that record is short; otherwise a full-width line is a record of its own with a
+            // bad job id.
+            bool continues = record_short();
             split_into(l, opt.delimiter, fields);
-            if (rec_lines > 0 && rec_lines < kMaxJoinedLines && fields.size() < layout.width()) {
+            if (rec_lines > 0 && rec_lines < kMaxJoinedLines && (continues || fields.size() < layout.width())) {
                 rec_text += '\n';
                 rec_text.append(l.data(), l.size());
+                rec_delims += delimiters_in(l);
                 ++rec_lines;
             } else if (trim(l).empty()) {
                 ++report.blank_lines;
@@ -291,6 +318,10 @@ struct SacctReader::Impl {
         }
     }
 
+    // The record gathered so far has fewer fields than the header: a field of it holds a newline.
+    bool record_short() const { return rec_lines > 0 && rec_lines < kMaxJoinedLines && rec_delims + 1 < layout.width(); }
+    size_t delimiters_in(std::string_view l) const { return static_cast<size_t>(std::count(l.begin(), l.end(), opt.delimiter)); }
+
     bool is_record_start(std::string_view l) const {
         auto d = l.find(opt.delimiter);
         return parse_job_id(trim(l.substr(0, d))).has_value();
@@ -298,6 +329,7 @@ struct SacctReader::Impl {
 
     // The record gathered so far (first column a job id), processed once the next one starts.
     std::string rec_text;
+    size_t rec_delims = 0;  // delimiters in rec_text
     uint64_t rec_first = 0;
     size_t rec_lines = 0;
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "model/accounting/sacct_layout.h"  // SacctFormatError, recommended_sacct_format
+#include "model/accounting/slurm_json.h"
 #include "model/jobs/job_record.h"
 
 namespace jfp {
@@ -25,6 +26,9 @@ struct SacctReaderOptions {
     std::string cluster = "default";
     // At most this many bad lines are kept with their text; all are counted.
     size_t max_reported_bad_lines = 1000;
+    // For an export without the columns users write (structured_sacct_format()): each job's name and
+    // submit line by JobIDRaw, from sacct --json. A job row missing there is a bad line.
+    const JobUserTextById *user_text = nullptr;
 };
 
 struct BadLine {

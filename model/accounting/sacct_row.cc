@@ -8,6 +8,17 @@ namespace jfp {
 
 using Col = SacctCol;
 
+void apply_submit_line(JobRecord &r, std::string_view sl) {
+    if (sl.empty()) return;
+    r.submit_line = std::string(sl);
+    auto word_end = sl.find(' ');
+    auto cmd = sl.substr(0, word_end);
+    auto slash = cmd.rfind('/');
+    if (slash != std::string_view::npos) cmd = cmd.substr(slash + 1);
+    r.interactive = (cmd == "srun" || cmd == "salloc") ? 1 : 0;
+    r.has_dependency = (sl.find("--dependency") != std::string_view::npos || sl.find(" -d ") != std::string_view::npos) ? 1 : 0;
+}
+
 SacctRow read_sacct_row(const SacctLayout &layout, const std::vector<std::string_view> &f,
                         const std::string &default_cluster) {
     auto field = [&](Col c) { return layout.field(f, c); };
@@ -91,19 +102,7 @@ SacctRow read_sacct_row(const SacctLayout &layout, const std::vector<std::string
     else if (r.start > 0 && r.end >= r.start) r.elapsed_s = static_cast<double>(r.end - r.start);
     if (auto rss = parse_size_mb(field(Col::MaxRSS))) r.max_rss_mb = *rss;
 
-    auto sl = field(Col::SubmitLine);
-    if (!sl.empty()) {
-        r.submit_line = std::string(sl);
-        auto word_end = sl.find(' ');
-        auto cmd = sl.substr(0, word_end);
-        auto slash = cmd.rfind('/');
-        if (slash != std::string_view::npos) cmd = cmd.substr(slash + 1);
-        r.interactive = (cmd == "srun" || cmd == "salloc") ? 1 : 0;
-        r.has_dependency = (sl.find("--dependency") != std::string_view::npos ||
-                            sl.find(" -d ") != std::string_view::npos)
-                               ? 1
-                               : 0;
-    }
+    apply_submit_line(r, field(Col::SubmitLine));
     r.jfp_token = extract_jfp_token(std::string(field(Col::AdminComment)));
 
     row.kind = SacctRow::Kind::Job;

@@ -19,6 +19,9 @@ struct SacctRow {
     std::string problem;    // Kind::Bad: what is wrong, said for a person
 };
 
+// What a submit line says: kept, and whether the job was interactive (srun, salloc) or had a dependency.
+void apply_submit_line(JobRecord &job, std::string_view submit_line);
+
 // Reads a row of layout.width() fields that passed layout.validate(). `default_cluster` is used when
 // the export has no Cluster column (or the field is empty).
 SacctRow read_sacct_row(const SacctLayout &layout, const std::vector<std::string_view> &fields,

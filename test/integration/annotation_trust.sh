@@ -17,8 +17,6 @@ model_id=$(sed -n 's/.*"model_id": *"\([^"]*\)".*/\1/p' "$W/model.json" | head -
 [ -n "$model_id" ] || fail "no model_id in the bundle"
 
 as_user() { runuser -u nobody -- "$@"; }
-# AdminComment from `scontrol -o show job` (the text between "AdminComment=" and the next " Comment=").
-admin_comment_of() { scontrol -o show job "$1" | sed -n 's/.* AdminComment=\(.*\) Comment=.*/\1/p' | sed 's/ *$//'; }
 
 forged_p='jfp:p=0.001,class=FAILED,model=forged'
 # Slurm refuses a comment over 1,024 bytes; this one (1,018 with the forged part) leaves no room for jfp's.

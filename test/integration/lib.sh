@@ -220,6 +220,17 @@ wait_log() {
 
 comment_of() { squeue -h -j "$1" -o %k; }
 
+# admin_comment_of ID: the job's AdminComment, from squeue --json (scontrol's text prints the user's
+# JobName before it, and a name may hold " AdminComment=...").
+admin_comment_of() {
+    squeue --json | /usr/bin/python3 -c 'import json, sys
+for j in json.load(sys.stdin)["jobs"]:
+    if str(j["job_id"]) == sys.argv[1]:
+        print(j.get("admin_comment") or "")' "$1"
+}
+# token_of_job ID: the jfp join token in the job's AdminComment (empty when none).
+token_of_job() { admin_comment_of "$1" | grep -o 'jfp:t=[0-9a-f]\{16\}' | head -n1 | cut -d= -f2; }
+
 # p_of TEXT: the p= of the last jfp annotation in TEXT (empty when none)
 p_of() { printf '%s' "$1" | grep -o 'jfp:p=[0-9.]*' | tail -n1 | cut -d= -f2; }
 model_of() { printf '%s' "$1" | grep -o ',model=[^ ,]*' | tail -n1 | cut -d= -f2; }

@@ -77,17 +77,35 @@ grep -q '<tr><td>all</td><td>12</td><td>12</td><td>6</td><td>6</td><td>1.000</td
     fail "the report's live totals differ from jfp monitor's: $(grep -o '<tr><td>all</td>[^/]*' "$W/report.html")"
 grep -q '<table id="drift">' "$W/report.html" || fail "the report has no drift table"
 
-# What the plugin scores after applying the ingest equals what a full load of the same store gives:
-# the same two jobs scored now, then with a copy of the store (a new path: loaded whole).
-p_inc_d=$(p_of "$(comment_of "$(submit --hold -J doomed --wrap true)")")
-p_inc_s=$(p_of "$(comment_of "$(submit --hold -J steady --wrap true)")")
+# What the plugin scores after applying the ingest equals what a full load of the same store gives: the
+# same two jobs scored now, then with a copy of the store (a new path: loaded whole), compared on the
+# feature vectors the plugin logged. Features of the submission's own second (hours since the last end or
+# failure, the hour and weekday) are left out: the jobs ended seconds ago, and a second later moves them
+# across a split (seen on 26.05: p 0.729 then 0.702 for the same history).
+tokens=()
+for n in doomed steady; do tokens+=("$(token_of_job "$(submit --hold -J $n --wrap true)")"); done
 sqlite3 "$W/history.db" ".backup '$W/copy.db'"
 set_conf "$base
 mode = annotate
 store = $W/copy.db"
 wait_log "loaded history of [0-9]* jobs .* from $W/copy.db"
-p_full_d=$(p_of "$(comment_of "$(submit --hold -J doomed --wrap true)")")
-p_full_s=$(p_of "$(comment_of "$(submit --hold -J steady --wrap true)")")
-expect_eq "$p_full_d" "$p_inc_d" "doomed's p after the incremental update vs a full load"
-expect_eq "$p_full_s" "$p_inc_s" "steady's p after the incremental update vs a full load"
-note "incremental update vs full load: doomed p=$p_inc_d / $p_full_d, steady p=$p_inc_s / $p_full_s"
+for n in doomed steady; do tokens+=("$(token_of_job "$(submit --hold -J $n --wrap true)")"); done
+logged_all() { [ "$(sqlite3 "$W/features.db" "SELECT count(*) FROM scored WHERE token IN ('${tokens[0]}','${tokens[1]}','${tokens[2]}','${tokens[3]}')" 2>/dev/null || echo 0)" = 4 ]; }
+wait_until 60 "the feature log did not get the four comparison jobs" logged_all
+/usr/bin/python3 - "$W/features.db" "$W/model.json" "${tokens[@]}" <<'PY' || fail "history features differ between the incremental update and a full load (above)"
+import json, sqlite3, struct, sys
+db, model, inc_d, inc_s, full_d, full_s = sys.argv[1:7]
+names = json.load(open(model))["feature_schema"]["names"]
+rows = dict(sqlite3.connect(db).execute("SELECT token, features FROM scored"))
+vec = lambda t: struct.unpack("<%df" % len(names), rows[t])
+ok = True
+for what, a, b in (("doomed", inc_d, full_d), ("steady", inc_s, full_s)):
+    same = [n for n, x, y in zip(names, vec(a), vec(b)) if "hours_since" not in n and n not in ("submit_hour", "submit_weekday")
+            and not (x == y or (x != x and y != y))]
+    if same:
+        ok = False
+        print(f"{what}: " + ", ".join(f"{n} {x} vs {y}" for n, x, y in zip(names, vec(a), vec(b)) if n in same))
+compared = sum(1 for n in names if "hours_since" not in n and n not in ("submit_hour", "submit_weekday"))
+print(f"# incremental update vs full load: {compared} of {len(names)} features equal for doomed and steady")
+sys.exit(0 if ok else 1)
+PY

@@ -25,10 +25,9 @@ wait_log "archiving job scripts in $A"
 scripts() { "$JFP" scripts "$@" --archive "$A" --db "$W/history.db"; }
 
 # archived ID: waits until the plugin's writer has stored the job's submission.
-token_of() { squeue -h -j "$1" -o '%k' >/dev/null; scontrol -o show job "$1" | grep -o 'jfp:t=[0-9a-f]*' | head -n1 | cut -d= -f2; }
 archived() {
     local t
-    t=$(token_of "$1")
+    t=$(token_of_job "$1")
     [ -n "$t" ] || fail "job $1 carries no jfp token"
     # The archive's writer runs at a lower priority, off the submit path: on a busy machine it lags.
     wait_until 60 "job $1 (token $t) was not archived" \
@@ -54,7 +53,7 @@ for s in sh py bin big ws; do
 done
 for s in sh py bin big ws; do
     archived "${ID[$s]}"
-    TOK[$s]=$(token_of "${ID[$s]}")
+    TOK[$s]=$(token_of_job "${ID[$s]}")
     scripts show -q "${ID[$s]}" >"$W/out.$s" || fail "jfp scripts show ${ID[$s]} ($s) failed"
     cmp "$W/in/$s" "$W/out.$s" || fail "the $s script did not come back byte for byte"
 done

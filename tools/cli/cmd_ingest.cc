@@ -25,7 +25,7 @@ struct IngestArgs {
     std::string db;
     bool from_sacct = false;
     bool queue = true;
-    std::string scontrol = "scontrol";
+    std::string squeue = "squeue";
     bool follow = false;
     double interval = 300;
     int64_t overlap = 3600;
@@ -49,13 +49,42 @@ struct Source {
     int watch_fd() const { return gz ? fileno(gz) : (in ? fileno(in) : -1); }
 };
 void close_source(const Source &s);
-void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress = nullptr);
+void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress = nullptr,
+                    const JobUserTextById *user_text = nullptr);
 void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress);
 void run_ingest_files(const IngestArgs &a);
 Source open_source(const std::string &f);
 
-// One sacct run from the store's latest end minus the overlap (slurmdbd may complete a job's record
-// seconds after it ended, and an overlapping window picks the full record up), into the store.
+// Runs CMD, its output into a temporary file (rewound), or throws naming CMD.
+std::FILE *run_to_file(const std::string &cmd) {
+    std::FILE *p = popen(cmd.c_str(), "r");
+    if (!p) throw std::runtime_error("cannot run " + cmd + ": " + std::strerror(errno));
+    std::FILE *tmp = std::tmpfile();
+    char buf[1 << 16];
+    size_t n;
+    bool written = tmp != nullptr;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0)
+        if (written && std::fwrite(buf, 1, n, tmp) != n) written = false;
+    int rc = pclose(p);
+    if (!written) {
+        if (tmp) std::fclose(tmp);
+        throw std::runtime_error("cannot keep the output of " + cmd + " in a temporary file (" + std::strerror(errno) +
+                                 "; is TMPDIR full?)");
+    }
+    if (rc != 0) {
+        std::fclose(tmp);
+        throw std::runtime_error(cmd + " failed (status " + std::to_string(rc) + ")");
+    }
+    std::rewind(tmp);
+    return tmp;
+}
+
+// One ingest from sacct, from the store's latest end minus the overlap (slurmdbd may complete a job's
+// record seconds after it ended, and an overlapping window picks the full record up). Users write job
+// names and submit lines, and sacct prints them raw in its text output, where a name holding a newline
+// reads as one more record: so the text output (--parsable2) carries only columns no user writes, and the
+// names and submit lines come from sacct --json, run after it (a job it lists had ended, so the second run
+// lists it too), joined by job id.
 void ingest_from_sacct(const IngestArgs &a) {
     std::string start;
     {
@@ -63,21 +92,31 @@ void ingest_from_sacct(const IngestArgs &a) {
         auto latest = store.latest_end();
         start = latest ? format_sacct_time(*latest - a.overlap) : "now-7days";
     }
-    std::string cmd = shell_quote(a.sacct) + " --allusers --parsable2 --starttime " + shell_quote(start) +
-                      " --endtime now+1days --format=" + recommended_sacct_format();
-    for (const auto &x : a.sacct_args) cmd += " " + shell_quote(x);
-    std::FILE *p = popen(cmd.c_str(), "r");
-    if (!p) throw std::runtime_error("cannot run " + cmd + ": " + std::strerror(errno));
+    std::string window = " --allusers --starttime " + shell_quote(start) + " --endtime now+1days";
+    for (const auto &x : a.sacct_args) window += " " + shell_quote(x);
+    std::string typed = shell_quote(a.sacct) + window + " --parsable2 --format=" + structured_sacct_format();
+    std::string json = shell_quote(a.sacct) + window + " --json";
+    std::FILE *rows = run_to_file(typed);
     try {
-        ingest_streams(a, {{p, "sacct"}});
+        std::FILE *p = popen(json.c_str(), "r");
+        if (!p) throw std::runtime_error("cannot run " + json + ": " + std::strerror(errno));
+        JobUserTextById user_text;
+        try {
+            user_text = read_sacct_json_user_text(p, "sacct --json");
+        } catch (...) {
+            pclose(p);
+            throw;
+        }
+        int rc = pclose(p);
+        if (rc != 0) throw std::runtime_error(json + " failed (status " + std::to_string(rc) + ")");
+        ingest_streams(a, {{rows, "sacct"}}, nullptr, &user_text);
     } catch (...) {
-        pclose(p);
+        std::fclose(rows);
         throw;
     }
-    int rc = pclose(p);
-    if (rc != 0) throw std::runtime_error("sacct failed (" + cmd + ", status " + std::to_string(rc) + ")");
+    std::fclose(rows);
     if (a.queue) {
-        auto tokens = queue_tokens(a.scontrol);
+        auto tokens = queue_tokens(a.squeue);
         HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
         store.replace_queue_tokens(tokens);
         if (!a.quiet) std::printf("jfp ingest: %zu queued job ids with a jfp token\n", tokens.size());
@@ -257,9 +296,11 @@ void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources, FilePro
     finish_report(a, total.bad, shown, ingest.id());
 }
 
-void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress) {
+void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, FileProgress *progress,
+                    const JobUserTextById *user_text) {
     if (a.format == "swf") return ingest_swf(a, sources, progress);
     SacctReaderOptions opt;
+    opt.user_text = user_text;
     opt.delimiter = parse_delimiter(a.delimiter);
     opt.cluster = a.cluster;
     if (!a.format.empty())
@@ -317,12 +358,14 @@ void add_ingest_command(CLI::App &app) {
     c->add_option("--overlap", a->overlap, "seconds before the latest end time to start sacct from")->capture_default_str();
     c->add_option("--sacct", a->sacct, "the sacct command")->capture_default_str();
     c->add_flag("!--no-queue", a->queue,
-                "with --from-sacct: do not record queued jobs' tokens from scontrol (job_modify then re-scores only "
-                "jobs the store already knows)");
-    c->add_option("--scontrol", a->scontrol, "the scontrol command")->capture_default_str();
+                "with --from-sacct: do not record queued jobs' tokens from squeue --json (job_modify then re-scores "
+                "only jobs the store already knows)");
+    c->add_option("--squeue", a->squeue, "the squeue command")->capture_default_str();
     c->add_option("--sacct-arg", a->sacct_args, "extra argument for sacct (repeatable), e.g. --sacct-arg=--clusters=c1");
     c->add_option("files", a->files, "sacct exports or SWF logs; FILE.gz is read through gzip -dc; - or nothing reads stdin");
-    c->footer(std::string("Export with: sacct --allusers --parsable2 --starttime ... --format=") + recommended_sacct_format());
+    c->footer(std::string("Export with: sacct --allusers --parsable2 --starttime ... --format=") + recommended_sacct_format() +
+              "\nUsers write job names and submit lines, which sacct prints raw: a name holding a newline can read as "
+              "another job in such an export. --from-sacct is not fooled (it takes those from sacct --json).");
     c->callback([a] { run_ingest(*a); });
 }
 

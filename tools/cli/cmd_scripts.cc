@@ -25,7 +25,7 @@ namespace jfp {
 namespace {
 
 struct ScriptsArgs {
-    std::string archive, db, conf, scontrol = "scontrol";
+    std::string archive, db, conf, squeue = "squeue";
     // show
     std::string job;
     bool by_token = false, env = false, quiet = false;
@@ -127,7 +127,7 @@ Found locate(const ScriptsArgs &a, const ScriptArchive &archive, const HistorySt
     }
     std::vector<std::pair<std::string, std::string>> queued;
     try {
-        queued = queue_tokens(a.scontrol, job);
+        queued = queue_tokens(a.squeue, job);
     } catch (const std::exception &) {
     }
     for (const auto &[id, token] : queued) {
