@@ -92,6 +92,21 @@ std::string job_id_of(const job_desc_msg_t *d) {
     return id != NO_VAL && id != 0 ? std::to_string(id) : std::string();
 }
 
+bool admin_comment_of(const job_record *job_ptr, std::string &out) {
+    struct Head {  // the head of slurmctld's struct job_record
+        uint32_t magic;
+        char *account;
+        char *admin_comment;
+    };
+    constexpr uint32_t kJobMagic = 0xf0b7392c;  // JOB_MAGIC, Slurm's job_record.h (slurmctld.h before 23.02)
+    if (!job_ptr) return false;
+    Head h;
+    std::memcpy(&h, job_ptr, sizeof h);
+    if (h.magic != kJobMagic) return false;
+    out = h.admin_comment ? h.admin_comment : "";
+    return true;
+}
+
 int apply_outcome(job_desc_msg_t *d, const jfp::SubmitOutcome &o, char **err_msg) {
     if (o.new_comment) set_string(&d->comment, *o.new_comment);
     if (!o.admin_comment_append.empty() && !(d->admin_comment && *d->admin_comment)) {

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+struct job_record;  // slurmctld's, opaque here
+
 #include "model/runtime/engine.h"
 
 namespace jfp_plugin {
@@ -21,6 +23,12 @@ jfp::SubmitRequest to_submit_request(const job_desc_msg_t *job_desc, uint32_t su
 // The job an update names: job_id_str when given, else the numeric id (26.05 moved it into step_id).
 // Empty when the descriptor names no job.
 std::string job_id_of(const job_desc_msg_t *job_desc);
+
+// The AdminComment of the job job_modify is given, where jfp wrote the job's token at submission. Slurm's
+// job_record is internal (no installed header declares it); its head is the same from 20.11 to 26.05
+// ("DO NOT ALPHABETIZE": uint32_t magic, then char *account, char *admin_comment). The magic cookie
+// (JOB_MAGIC) is checked before the pointer is read: another layout gives false, never a wild read.
+bool admin_comment_of(const job_record *job_ptr, std::string &out);
 
 // Applies an outcome: comment, admin_comment, and the user message appended to *err_msg (when err_msg is
 // given). All strings handed to Slurm come from slurm_xstrdup. Returns the rc for slurmctld.

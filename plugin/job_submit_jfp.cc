@@ -126,12 +126,22 @@ extern "C" JFP_EXPORT int job_submit(job_desc_msg_t *job_desc, uint32_t submit_u
 
 namespace {
 
-int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
+jfp::RateLimitedLog g_layout_log(3600);
+
+int modify(job_desc_msg_t *job_desc, const job_record *job_ptr, uint32_t submit_uid, char **err_msg) {
     try {
         jfp::Engine *engine = g_engine.load(std::memory_order_acquire);
         if (!engine || !job_desc) return SLURM_SUCCESS;
-        jfp::SubmitOutcome out = engine->evaluate_update(jfp_plugin::job_id_of(job_desc), jfp_plugin::to_submit_request(job_desc, submit_uid),
-                                                         submit_uid);
+        // The job's own token, from its AdminComment: a rename or a requeue is re-scored from the
+        // submission it belongs to, before any ingest has seen the job.
+        std::string admin;
+        if (job_ptr && !jfp_plugin::admin_comment_of(job_ptr, admin))
+            g_layout_log.log(jfp::LogLevel::Error,
+                             "job_modify: slurmctld's job record does not start with JOB_MAGIC here (a Slurm release "
+                             "jfp was not built for?); updates are re-scored only once jfp ingest has the job");
+        jfp::SubmitOutcome out = engine->evaluate_update(jfp_plugin::job_id_of(job_desc),
+                                                         jfp_plugin::to_submit_request(job_desc, submit_uid), submit_uid,
+                                                         admin);
         return jfp_plugin::apply_outcome(job_desc, out, err_msg);
     } catch (const std::exception &e) {
         log_fault("job_modify", e.what());
@@ -146,13 +156,11 @@ int modify(job_desc_msg_t *job_desc, uint32_t submit_uid, char **err_msg) {
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
 extern "C" JFP_EXPORT int job_modify(job_desc_msg_t *job_desc, job_record *job_ptr, uint32_t submit_uid,
                                      char **err_msg) {
-    (void)job_ptr;
-    return modify(job_desc, submit_uid, err_msg);
+    return modify(job_desc, job_ptr, submit_uid, err_msg);
 }
 #else
 // 22.05 has no err_msg for job_modify: a refused update reads "Access/permission denied".
 extern "C" JFP_EXPORT int job_modify(job_desc_msg_t *job_desc, job_record *job_ptr, uint32_t submit_uid) {
-    (void)job_ptr;
-    return modify(job_desc, submit_uid, nullptr);
+    return modify(job_desc, job_ptr, submit_uid, nullptr);
 }
 #endif

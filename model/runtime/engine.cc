@@ -10,6 +10,7 @@
 #include <random>
 
 #include "jfp_config.h"
+#include "model/jobs/job_record.h"
 #include "model/policy/advice.h"
 #include "model/policy/explain.h"
 #include "model/policy/user_message.h"
@@ -254,7 +255,8 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     return out;
 }
 
-SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid) {
+SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid,
+                                      const std::string &job_admin_comment) {
     SubmitOutcome out;
     auto st = state();
     if (!st->config_present || st->config.mode == Mode::Off) return out;
@@ -274,11 +276,16 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
     if (!request_changes && !neutral_comment) return out;
     if (!st->model) return out;
 
-    // Which submission is this? job id -> token from the store (pending jobs ingested), token -> request.
+    // Which submission is this? The token in the job's AdminComment (slurmctld's record), else job id ->
+    // token from the store (queued jobs ingested); token -> request.
     std::optional<RecentSubmissions::Entry> entry;
     JoinToken token;
     auto history_lock = read_history(*st);
-    if (st->history) {
+    if (std::string t = extract_jfp_token(job_admin_comment); !t.empty() && JoinToken::fits(t)) {
+        token = t;
+        entry = recent_->get(token);
+    }
+    if (!entry && st->history) {
         if (const std::string *t = st->history->token_of(job_id); t && JoinToken::fits(*t)) {
             token = *t;
             entry = recent_->get(token);

@@ -74,7 +74,10 @@ public:
     SubmitOutcome evaluate(const SubmitRequest &req);
 
     // scontrol update: delta holds only what the update changes. job_id is the job's id as text.
-    SubmitOutcome evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid);
+    // job_admin_comment: the job's AdminComment as slurmctld holds it (its token names the submission);
+    // empty when unknown, and the token is then looked up in the history store's queued jobs.
+    SubmitOutcome evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid,
+                                  const std::string &job_admin_comment = "");
 
     // One reload check: stat the files and load what changed. The background thread runs it every
     // reload_interval; tests call it directly.

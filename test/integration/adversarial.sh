@@ -6,19 +6,34 @@
 #      become a job in the store after `jfp ingest --from-sacct`: usera's job keeps the whole name.
 #   A2 a job name holding " AdminComment=jfp:t=<userb's token>" must not make `jfp scripts show` print
 #      userb's script for usera's job, nor tie usera's job to userb's token in the store.
+#   A3 in reject mode, a job accepted as 'steady' and renamed to 'doomed' (scontrol update, by its owner,
+#      before any ingest) is re-scored from its own token and the rename refused; so is a rename after
+#      `scontrol requeue`.
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 "$TESTCLUSTER" users
 
 new_site
 chmod 755 "$W"
+A=jfp-usera
+B=jfp-userb
+# usera's history: 'doomed' failed its last 6 runs, 'steady' completed its last 6 (as make_site gives root).
+uid_a=$(id -u "$A")
+now=$(date +%s)
+{
+    echo "JobIDRaw|JobID|User|UID|Account|Partition|QOS|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqNodes|ReqMem|Timelimit"
+    for i in 1 2 3 4 5 6; do
+        t=$((now - 3600 + i * 300))
+        echo "$((910000 + i))|$((910000 + i))|$A|$uid_a|jfptest|debug|normal|doomed|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 60)) +%FT%T)|FAILED|1:0|1|1|100M|00:10:00"
+        echo "$((910100 + i))|$((910100 + i))|$A|$uid_a|jfptest|debug|normal|steady|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 200)) +%FT%T)|COMPLETED|0:0|1|1|100M|00:10:00"
+    done
+} >"$W/usera.txt"
+"$JFP" ingest -q --db "$W/history.db" "$W/usera.txt"
 mkdir -p "$W/home"
 chmod 1777 "$W/home"
 start_site_cluster "mode = annotate
 script_archive = $W/scripts.db"
 wait_log "archiving job scripts in $W/scripts.db"
-A=jfp-usera
-B=jfp-userb
 as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
 archived_token() { [ "$(sqlite3 "$W/scripts.db" "SELECT count(*) FROM submissions WHERE token = '$1'" 2>/dev/null || echo 0)" = 1 ]; }
 archived() { local t; t=$(token_of_job "$1"); wait_until 60 "job $1 (token $t) was not archived" "archived_token $t"; }
@@ -60,3 +75,31 @@ expect_eq "$got" "$want" "A1: the stored name of usera's job $je"
 expect_eq "$(sqlite3 "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_key = '$ja'")" "$ta" "A2: usera's job's token in the store"
 expect_eq "$(sqlite3 "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_key = '$jb'")" "$tb" "A2: userb's job's token in the store"
 note "A1: usera's job $je, named 'x' + newline + a record of userb's, is one job in the store, its name whole"
+
+# ---- A3: reject mode; usera's 'steady' accepted, then renamed to 'doomed' before any ingest
+p_as_a() { local id; id=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J "$1" --wrap true | cut -d';' -f1); p_of "$(comment_of "$id")"; scancel "$id"; }
+pd=$(p_as_a doomed); ps=$(p_as_a steady)
+awk -v a="$pd" -v b="$ps" 'BEGIN { exit !(a > b + 0.05) }' || fail "A3: usera's doomed ($pd) should score clearly above steady ($ps)"
+mid=$(awk -v a="$pd" -v b="$ps" 'BEGIN { printf "%.4f", (a + b) / 2 }')
+set_conf "$SITE_CONF
+mode = reject
+threshold = $mid
+script_archive = $W/scripts.db"
+if out=$(as_user "$A" sbatch --hold -o /dev/null -J doomed --wrap true 2>&1); then fail "A3: reject mode accepted usera's doomed: $out"; fi
+js=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J steady --wrap true | cut -d';' -f1) || fail "A3: usera's steady refused"
+if out=$(as_user "$A" scontrol update JobId="$js" Name=doomed 2>&1); then
+    fail "A3: usera renamed accepted job $js from steady to doomed (p(doomed)=$pd > threshold $mid): $out"
+fi
+expect_eq "$(squeue -h -j "$js" -o %j)" steady "A3: the refused rename left the job's name"
+note "A3: rename of $js steady -> doomed refused: $out"
+# Requeued, then renamed: the same.
+scontrol release "$js"
+wait_until 60 "A3: job $js did not start" '[ "$(squeue -h -j "$js" -o %t)" != PD ] || [ -z "$(squeue -h -j "$js" -o %t)" ]'
+wait_job "$js" 60 >/dev/null
+as_user "$A" scontrol requeuehold "$js" 2>/dev/null || scontrol requeuehold "$js"
+wait_until 60 "A3: job $js was not requeued" '[ "$(squeue -h -j "$js" -o %t)" = PD ]'
+if out=$(as_user "$A" scontrol update JobId="$js" Name=doomed 2>&1); then
+    fail "A3: after requeue, usera renamed job $js from steady to doomed: $out"
+fi
+scancel "$js"
+note "A3: after scontrol requeuehold, the rename of $js to doomed refused too"

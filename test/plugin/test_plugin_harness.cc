@@ -261,3 +261,47 @@ TEST_CASE("harness: job_modify neutralises a forged annotation in an updated com
     slurm_xfree(reinterpret_cast<void **>(&d.job_id_str));
     slurm_xfree(reinterpret_cast<void **>(&err));
 }
+
+// The head of slurmctld's job_record as the plugin reads it (plugin/job_desc_adapter.h): a magic cookie,
+// then account and admin_comment; the rest is padding here.
+struct FakeJobRecord {
+    uint32_t magic;
+    char *account;
+    char *admin_comment;
+    char rest[4096];
+};
+
+TEST_CASE("harness: job_modify re-scores an update from the token in the job's own AdminComment") {
+    Site site;
+    site.conf("mode = reject\nthreshold = 1.0\nthreshold.partition.long = 0.0\nmin_history = 0\n");
+    Plugin p;
+    REQUIRE(p.init() == SLURM_SUCCESS);
+    std::string admin;
+    for (Deadline dl(30); admin.empty() && !dl.passed(); usleep(20000)) {
+        Job j("steady_job", nullptr);
+        REQUIRE(p.submit(&j.d, getuid(), &j.err) == SLURM_SUCCESS);  // threshold 1.0 in debug: accepted
+        admin = j.admin();  // the token, once the model has loaded and the job is scored
+    }
+    REQUIRE(admin.rfind("jfp:t=", 0) == 0);
+    auto update = [&](uint32_t magic) {
+        FakeJobRecord rec{};
+        rec.magic = magic;
+        rec.admin_comment = const_cast<char *>(admin.c_str());
+        job_desc_msg_t d;
+        slurm_init_job_desc_msg(&d);
+        d.job_id_str = slurm_xstrdup("777");  // a job no history store knows
+        d.partition = slurm_xstrdup("long");  // threshold 0 there: any score is refused
+        char *err = nullptr;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+        int rc = p.modify(&d, reinterpret_cast<job_record *>(&rec), getuid(), &err);
+#else
+        int rc = p.modify(&d, reinterpret_cast<job_record *>(&rec), getuid());
+#endif
+        slurm_xfree(reinterpret_cast<void **>(&d.partition));
+        slurm_xfree(reinterpret_cast<void **>(&d.job_id_str));
+        slurm_xfree(reinterpret_cast<void **>(&err));
+        return rc;
+    };
+    CHECK(update(0xf0b7392c) != SLURM_SUCCESS);  // JOB_MAGIC: the token names the submission; refused
+    CHECK(update(0x12345678) == SLURM_SUCCESS);  // another layout: the record is not read, nothing re-scored
+}
