@@ -33,6 +33,9 @@ struct JobRequest {
     double array_size = 1;  // tasks in the array this job belongs to; 1 for plain jobs
     double has_dependency = kUnknown;  // 1/0; unknown when sacct has no SubmitLine
     double interactive = kUnknown;     // 1 for salloc/srun (no script), 0 for sbatch
+    // Submitted (or updated) by root or SlurmUser: warned where others are rejected, unless the admin sets
+    // reject_privileged (an admin's test job or a service account's must not be refused by surprise).
+    bool privileged = false;
 
     // Job script text, when known (sbatch at submit time; sacct exports do not carry it). Views into
     // memory owned by the caller: the plugin must not copy a 4 MiB script per call.

@@ -158,6 +158,10 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             auto b = parse_bool(value);
             if (!b) bad("expected yes or no");
             else c.allow_override = *b;
+        } else if (key == "reject_privileged") {
+            auto b = parse_bool(value);
+            if (!b) bad("expected yes or no");
+            else c.reject_privileged = *b;
         } else if (key == "override_token") {
             if (value.size() < 3 || value.find_first_of(" \t,|") != std::string_view::npos)
                 bad("expected a word of at least 3 characters without spaces, commas or '|'");

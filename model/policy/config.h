@@ -35,6 +35,8 @@ struct Config {
     // Prior runs of the same user + job name needed before a job may be rejected.
     int min_history = 1;
     bool allow_override = false;
+    // Reject root's and SlurmUser's jobs too (otherwise they are warned where others are rejected).
+    bool reject_privileged = false;
     std::string override_token = "jfp:override";
 
     bool annotate_comment = true;

@@ -46,6 +46,7 @@ bool has_override(std::string_view comment, const std::string &token) {
 
 void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, std::string_view comment,
                   double bundle_threshold, const Score &s, Decision &d) {
+    d = Decision{};
     d.scored = true;
     d.p_fail = s.p_fail;
     d.top_class = s.top_class;
@@ -63,6 +64,11 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
         case Mode::Reject: break;
     }
     if (!d.above || d.exempt) return;
+    if (r.privileged && !c.reject_privileged) {
+        d.privileged = true;
+        d.action = Action::Warn;
+        return;
+    }
     // Without the store every user looks like a first-timer: that is a fault, not evidence.
     if (!h.loaded) {
         d.no_history = true;

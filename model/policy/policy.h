@@ -28,6 +28,7 @@ struct Decision {
     bool override_used = false;    // the user's override token downgraded a reject
     bool below_min_history = false;  // too little history to reject
     bool no_history = false;         // no history loaded (store missing or failing): never enough to reject
+    bool privileged = false;         // root or SlurmUser without reject_privileged: warned, not rejected
     std::string message;           // for warn and reject: the reason and what to do
 };
 

@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cinttypes>
 #include <cstdio>
@@ -177,7 +178,8 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
                       static_cast<double>(s.p_fail), cls, d.threshold,
                       cfg.mode == Mode::Shadow && d.above && !d.exempt ? "would-act" : action_name(d.action),
                       d.exempt ? " exempt" : "", d.override_used ? " override" : "",
-                      d.below_min_history ? " below-min-history" : d.no_history ? " no-history" : "", model.model_id().c_str(), out.token.c_str());
+                      d.below_min_history ? " below-min-history" : d.no_history ? " no-history" : d.privileged ? " privileged" : "",
+                      model.model_id().c_str(), out.token.c_str());
         if (info) log_info(line);
         else log_debug(line);
     }
@@ -214,6 +216,10 @@ struct LatencyScope {
 };
 }  // namespace
 
+bool Engine::privileged(uint32_t uid) const {
+    return std::find(opt_.trusted_uids.begin(), opt_.trusted_uids.end(), static_cast<uid_t>(uid)) != opt_.trusted_uids.end();
+}
+
 SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     LatencyScope timed{submit_latency_};
     SubmitOutcome out;
@@ -235,6 +241,7 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     auto history_lock = read_history(*st);
     std::string user = user_name(*st, req.uid);
     JobRequest r = resolve_request(req, user, *st->defaults, st->history.get());
+    r.privileged = privileged(req.uid);
     HistoryView hv = st->history ? st->history->index.lookup(r) : HistoryView{};
     // Scanning the script was a third of this call (bench/hotpath). A model that splits on no script
     // feature cannot be moved by one, so then the scan is left to the feature-log thread (which logs
@@ -308,7 +315,9 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
     if (known(delta.mem_mb) && delta.mem_mb > 0)
         r.req_mem_mb = delta.mem_per_cpu ? delta.mem_mb * r.req_cpus : delta.mem_mb * r.req_nodes;
     r.submit_time = naive_local_now();
-    HistoryView hv = st->history->index.lookup(r);
+    r.privileged = privileged(updater_uid);
+    // The token may come from the job's record while no history is loaded yet (or any more).
+    HistoryView hv = st->history ? st->history->index.lookup(r) : HistoryView{};
     FeatureVector x;
     build_features(r, hv, x);
     RecentSubmissions::restore_script_features(*entry, x);

@@ -78,6 +78,8 @@ public:
     // empty when unknown, and the token is then looked up in the history store's queued jobs.
     SubmitOutcome evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid,
                                   const std::string &job_admin_comment = "");
+    // root or SlurmUser (EngineOptions::trusted_uids): warned, not rejected, unless reject_privileged.
+    bool privileged(uint32_t uid) const;
 
     // One reload check: stat the files and load what changed. The background thread runs it every
     // reload_interval; tests call it directly.

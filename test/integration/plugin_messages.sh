@@ -43,6 +43,7 @@ last_fail_day=$(date -d @$((now - 7200 + 6 * 300 + 65)) +%F)
 base="model = $W/model.json
 store = $W/history.db
 reload_interval = 0.3
+reject_privileged = yes
 checkpoint_url = https://hpc.example.org/checkpointing"
 export JFP_CONF="$base
 mode = warn"

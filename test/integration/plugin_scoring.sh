@@ -45,7 +45,19 @@ out=$(sbatch --hold -J steady --wrap true 2>&1)
 case "$out" in *jfp:*) fail "steady must not be warned: $out" ;; esac
 ids+=("$(echo "$out" | sed -n 's/^Submitted batch job //p')")
 
-# ---- reject: message, non-zero exit; the override token; a first run is not rejected
+# ---- root is warned, not rejected, by default (reject_privileged)
+set_conf "$base
+mode = reject
+threshold = $mid"
+out=$(sbatch --hold -J doomed --wrap true 2>&1) || fail "reject mode refused root's doomed without reject_privileged: $out"
+expect_contains "$out" "sbatch: jfp: warning: this job will probably fail" "root warned"
+ids+=("$(echo "$out" | sed -n 's/^Submitted batch job //p')")
+wait_log "user=root name='doomed' .*action=warn privileged"
+
+# ---- reject: message, non-zero exit; the override token; a first run is not rejected (root is subject
+# to it from here on)
+base="$base
+reject_privileged = yes"
 set_conf "$base
 mode = reject
 threshold = $mid

@@ -599,3 +599,31 @@ TEST_CASE("latency histogram: buckets within 25%, quantiles of what was recorded
     CHECK(one.p50_us == Approx(89.0));
     CHECK(one.p99_us == Approx(89.0));
 }
+
+TEST_CASE("engine: an update found by the token in the job's AdminComment is re-scored, with or without history") {
+    Site site;
+    for (bool with_store : {true, false}) {
+        CAPTURE(with_store);
+        std::string store_line = with_store ? "" : "store = " + site.dir.file("missing.db") + "\n";
+        site.config("mode = reject\nthreshold = 1.0\nthreshold.partition.long = 0.0\nmin_history = 0\n" + store_line);
+        Engine e(site.options());
+        auto out = e.evaluate(request("steady_job"));
+        REQUIRE(out.decision.scored);
+        REQUIRE_FALSE(out.reject);  // threshold 1.0
+        std::string admin = "jfp:t=" + out.token.str() + " jfp:p=0.1";
+        SubmitRequest delta;
+        delta.uid = 4242;
+        delta.partition = "long";  // threshold 0 there
+        auto upd = e.evaluate_update("8888", delta, 4242, admin);  // a job no store knows
+        CHECK(upd.decision.scored);
+        // Refused; without a history reject only warns (no evidence), but the update is still re-scored.
+        CHECK(upd.reject == with_store);
+        CHECK(upd.decision.no_history == !with_store);
+        CHECK(upd.token.str() == out.token.str());
+        // Without the job's AdminComment the job is unknown: nothing is re-scored.
+        CHECK_FALSE(e.evaluate_update("8888", delta, 4242).decision.scored);
+        // An AdminComment without a token, or a forged one the engine never issued, names no submission.
+        CHECK_FALSE(e.evaluate_update("8888", delta, 4242, "jfp:p=0.9").decision.scored);
+        CHECK_FALSE(e.evaluate_update("8888", delta, 4242, "jfp:t=0123456789abcdef").decision.scored);
+    }
+}

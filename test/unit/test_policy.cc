@@ -251,3 +251,28 @@ TEST_CASE("submit request: unset values resolve to what slurmctld applies (and s
     r = resolve_request(s, "amy", d, &h);
     CHECK(r.req_mem_mb == 24000);  // per CPU x 8 CPUs
 }
+
+TEST_CASE("policy: root's and SlurmUser's jobs are warned where others are rejected, unless reject_privileged") {
+    Config c;
+    c.mode = Mode::Reject;
+    HistoryStats h = runs(3);
+    HistoryView hv;
+    hv.user_name = &h;
+    hv.loaded = true;
+    JobRequest r = job();
+    Decision d;
+    apply_policy(c, r, hv, "", 0.5, score(0.99), d);
+    CHECK(d.action == Action::Reject);  // an ordinary user
+    r.privileged = true;
+    apply_policy(c, r, hv, "", 0.5, score(0.99), d);
+    CHECK(d.action == Action::Warn);
+    CHECK(d.privileged);
+    apply_policy(c, r, hv, "", 0.5, score(0.1), d);
+    CHECK(d.action == Action::None);  // below the threshold: nothing to say
+    c.reject_privileged = true;
+    apply_policy(c, r, hv, "", 0.5, score(0.99), d);
+    CHECK(d.action == Action::Reject);
+    CHECK_FALSE(d.privileged);
+    CHECK(parse_config("reject_privileged = yes\n", "jfp.conf").config.reject_privileged);
+    CHECK_FALSE(parse_config("", "jfp.conf").config.reject_privileged);
+}
