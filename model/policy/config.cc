@@ -198,6 +198,13 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
     return r;
 }
 
+ConfigParseResult config_too_big(const std::string &path) {
+    ConfigParseResult r;
+    r.config.origin = path;
+    r.errors.push_back({0, "larger than 1 MiB: not a jfp.conf (see jfp.conf(5)); refused unread"});
+    return r;
+}
+
 ConfigParseResult load_config_file(const std::string &path) {
     std::ifstream in(path, std::ios::binary);
     if (!in) {
@@ -211,12 +218,7 @@ ConfigParseResult load_config_file(const std::string &path) {
     std::string text(static_cast<size_t>(limit) + 1, '\0');
     in.read(text.data(), limit + 1);
     text.resize(static_cast<size_t>(in.gcount()));
-    if (static_cast<std::streamsize>(text.size()) > limit) {
-        ConfigParseResult r;
-        r.config.origin = path;
-        r.errors.push_back({0, "larger than 1 MiB: not a jfp.conf (see jfp.conf(5)); refused unread"});
-        return r;
-    }
+    if (static_cast<std::streamsize>(text.size()) > limit) return config_too_big(path);
     return parse_config(text, path);
 }
 

@@ -71,5 +71,8 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
 
 // Reads and parses a file; a missing or unreadable file is an error naming the path.
 ConfigParseResult load_config_file(const std::string &path);
+// A jfp.conf is a few hundred bytes: a larger file is the wrong file, refused unread.
+inline constexpr size_t kMaxConfigBytes = 1 << 20;
+ConfigParseResult config_too_big(const std::string &path);
 
 }  // namespace jfp

@@ -155,6 +155,8 @@ private:
     mutable std::shared_mutex history_mu_;
     std::unordered_set<std::string> passwd_tried_;  // user names looked up in the password database
     std::string last_config_error_, last_model_error_, last_store_error_;
+    // One line a minute per kind while a fault keeps changing (docs/admin-guide.md, "When something is wrong").
+    FaultLog config_faults_{60}, model_faults_{60}, store_faults_{60};
     // A store that failed to load is tried again this often even when its file looks unchanged (a
     // remount, a fixed permission or lock): seldom enough that a slow failure costs the host little.
     static constexpr std::chrono::seconds kStoreRetry{10};

@@ -20,6 +20,10 @@ namespace jfp {
 
 namespace {
 
+// A bundle jfp train writes is about 100 KiB (docs/testing.md); a file of hundreds of MiB is not one, and
+// is not read into slurmctld.
+constexpr size_t kMaxBundleBytes = size_t{256} << 20;
+
 int64_t ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -65,22 +69,25 @@ void Engine::poll(bool load_history) {
             next->config_note = "missing, plugin is off";
             changed = true;
         } else {
-            std::string problem = trust_problem(opt_.config_path, opt_.trusted_uids);
+            // A jfp.conf is a few hundred bytes; a huge file is the wrong file, and is not read into slurmctld.
+            TrustedRead f = read_trusted_file(opt_.config_path, opt_.trusted_uids, kMaxConfigBytes);
+            std::string problem = f.problem;
             ConfigParseResult r;
-            if (problem.empty()) r = load_config_file(opt_.config_path);
+            if (problem.empty()) r = f.too_big ? config_too_big(opt_.config_path) : parse_config(f.out, opt_.config_path);
             if (problem.empty() && r.ok()) {
                 bool was_present = next->config_present;
                 next->config = r.config;
                 next->config_present = true;
                 next->config_note = "loaded";
                 last_config_error_.clear();
+                config_faults_.clear();
                 changed = true;
                 publish(next);
                 if (was_present) log_info("reloaded " + opt_.config_path + ": mode=" + mode_name(r.config.mode));
             } else {
                 std::string err = problem.empty() ? r.error_text() : "refused: " + problem;
                 if (err != last_config_error_) {
-                    log_error("config " + opt_.config_path + " not used (" + err + "); " +
+                    config_faults_.report("config " + opt_.config_path + " not used (" + err + "); " +
                               (next->config_present ? "keeping the last good config" : "the plugin stays off"));
                     last_config_error_ = err;
                 }
@@ -101,12 +108,14 @@ void Engine::poll(bool load_history) {
             std::string err;
             if (!ms.exists) {
                 err = "missing (train one with jfp train --out " + cfg.model_path + ")";
-            } else if (std::string problem = trust_problem(cfg.model_path, opt_.trusted_uids); !problem.empty()) {
-                err = "refused: " + problem;
+            } else if (TrustedRead f = read_trusted_file(cfg.model_path, opt_.trusted_uids, kMaxBundleBytes); !f.problem.empty()) {
+                err = "refused: " + f.problem;
+            } else if (f.too_big) {
+                err = "larger than " + std::to_string(kMaxBundleBytes >> 20) + " MiB: not a model bundle; refused unread";
             } else {
                 try {
                     auto t0 = std::chrono::steady_clock::now();
-                    auto b = std::make_shared<const ModelBundle>(ModelBundle::load_file(cfg.model_path));
+                    auto b = std::make_shared<const ModelBundle>(ModelBundle::load_text(f.out, cfg.model_path));
                     trim_heap();
                     char buf[256];
                     std::snprintf(buf, sizeof buf, "loaded model %s (%zu trees, threshold %.4f, %zu reference rows checked) in %" PRId64 " ms",
@@ -118,6 +127,7 @@ void Engine::poll(bool load_history) {
                     publish(next);  // score with it now, not after the history has loaded too
                     log_info(std::string(buf) + " from " + cfg.model_path);
                     last_model_error_.clear();
+                    model_faults_.clear();
                     changed = true;
                 } catch (const std::exception &e) {
                     err = e.what();
@@ -125,7 +135,7 @@ void Engine::poll(bool load_history) {
             }
             if (!err.empty()) {
                 if (err != last_model_error_) {
-                    log_error("model " + cfg.model_path + " not used: " + err + "; " +
+                    model_faults_.report("model " + cfg.model_path + " not used: " + err + "; " +
                               (next->model ? "keeping model " + next->model->model_id() : "jobs pass unscored"));
                     unscored_log_.hold();  // that line says it: the reminder comes an interval later
                     last_model_error_ = err;
@@ -180,6 +190,7 @@ void Engine::poll(bool load_history) {
                         load_whole_history(*next, cfg.store_path);
                     publish(next);
                     last_store_error_.clear();
+                    store_faults_.clear();
                     changed = true;
                 } catch (const std::exception &e) {
                     err = e.what();
@@ -187,7 +198,7 @@ void Engine::poll(bool load_history) {
             }
             if (!err.empty()) {
                 if (err != last_store_error_) {
-                    log_error("history store " + cfg.store_path + " not used: " + err + "; " +
+                    store_faults_.report("history store " + cfg.store_path + " not used: " + err + "; " +
                               (next->history ? "keeping the last history loaded" : "scoring without history"));
                     last_store_error_ = err;
                 }
@@ -235,6 +246,9 @@ void Engine::poll(bool load_history) {
     cur.reset();  // the snapshot this poll started from may hold a writer just retired
     close_retired_writers();
     resolve_pending_uids();
+    config_faults_.tick();
+    model_faults_.tick();
+    store_faults_.tick();
 }
 
 // Applies the store's changes to the published snapshot in place, a chunk at a time under the history

@@ -43,6 +43,17 @@ ModelBundle ModelBundle::load_file(const std::string &path) {
     return from_json(j, path);
 }
 
+ModelBundle ModelBundle::load_text(const std::string &text, const std::string &origin) {
+    nlohmann::json j;
+    try {
+        j = nlohmann::json::parse(text);
+    } catch (const nlohmann::json::exception &e) {
+        throw std::runtime_error(origin + ": not a model bundle (JSON error: " + printable(e.what(), 300) +
+                                 "); give the file jfp train wrote");
+    }
+    return from_json(j, origin);
+}
+
 ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &origin) {
     auto fail = [&](const std::string &what) -> void { throw std::runtime_error(origin + ": " + what); };
     try {

@@ -31,6 +31,8 @@ public:
     // Throws std::runtime_error naming the file and what is wrong: unreadable, not JSON, another format
     // version, a feature schema this build does not compute, or reference rows that do not reproduce.
     static ModelBundle load_file(const std::string &path);
+    // The bundle from its text; origin names it in errors.
+    static ModelBundle load_text(const std::string &text, const std::string &origin);
     static ModelBundle from_json(const nlohmann::json &bundle, const std::string &origin);
 
     Score score(const FeatureVector &x) const;

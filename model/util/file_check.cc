@@ -1,6 +1,8 @@
 #include "model/util/file_check.h"
 
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -23,9 +25,7 @@ FileSig file_sig(const std::string &path) {
 
 namespace {
 
-std::string check_one(const std::string &path, const std::vector<uid_t> &trusted, bool is_dir) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0) return path + ": " + std::strerror(errno);
+std::string check_stat(const std::string &path, const struct stat &st, const std::vector<uid_t> &trusted, bool is_dir) {
     bool owner_ok = std::find(trusted.begin(), trusted.end(), st.st_uid) != trusted.end();
     if (!owner_ok)
         return path + " is owned by uid " + std::to_string(st.st_uid) +
@@ -37,14 +37,81 @@ std::string check_one(const std::string &path, const std::vector<uid_t> &trusted
     return {};
 }
 
+std::string check_one(const std::string &path, const std::vector<uid_t> &trusted, bool is_dir) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return path + ": " + std::strerror(errno);
+    return check_stat(path, st, trusted, is_dir);
+}
+
+std::string dir_of(const std::string &path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
 }  // namespace
 
 std::string trust_problem(const std::string &path, const std::vector<uid_t> &trusted) {
     std::string p = check_one(path, trusted, false);
     if (!p.empty()) return p;
-    auto slash = path.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-    return check_one(dir, trusted, true);
+    return check_one(dir_of(path), trusted, true);
+}
+
+TrustedRead read_trusted_file(const std::string &path, const std::vector<uid_t> &trusted, size_t max_bytes) {
+    TrustedRead r;
+    struct stat link {};
+    if (::lstat(path.c_str(), &link) != 0) {
+        r.problem = path + ": " + std::strerror(errno);
+        return r;
+    }
+    if (S_ISLNK(link.st_mode) && std::find(trusted.begin(), trusted.end(), link.st_uid) == trusted.end()) {
+        r.problem = path + " is a symbolic link owned by uid " + std::to_string(link.st_uid) +
+                    ", not by root or SlurmUser; replace it with the file itself or a link of theirs";
+        return r;
+    }
+    // O_NONBLOCK: a FIFO put in the file's place must not stall the reader; it fails the regular-file check.
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0) {
+        r.problem = path + ": " + std::strerror(errno);
+        return r;
+    }
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+        r.problem = path + ": " + std::strerror(errno);
+    } else if (!S_ISREG(st.st_mode)) {
+        r.problem = path + " is not a regular file";
+    } else {
+        r.problem = check_stat(path, st, trusted, false);
+        if (r.problem.empty()) r.problem = check_one(dir_of(path), trusted, true);
+    }
+    if (r.problem.empty()) {
+        // Sized by what fstat saw, grown if the file grows; never past max_bytes + 1.
+        std::string buf(std::min(max_bytes, static_cast<size_t>(std::max<off_t>(st.st_size, 0))) + 1, '\0');
+        size_t got = 0;
+        while (true) {
+            if (got == buf.size()) {
+                if (buf.size() > max_bytes) break;
+                buf.resize(std::min(max_bytes + 1, buf.size() * 2));
+            }
+            ssize_t n = ::read(fd, buf.data() + got, buf.size() - got);
+            if (n < 0 && errno == EINTR) continue;
+            if (n < 0) {
+                r.problem = path + ": " + std::strerror(errno);
+                break;
+            }
+            if (n == 0) break;
+            got += static_cast<size_t>(n);
+        }
+        if (r.problem.empty()) {
+            if (got > max_bytes) {
+                r.too_big = true;
+            } else {
+                buf.resize(got);
+                r.out = std::move(buf);
+            }
+        }
+    }
+    ::close(fd);
+    return r;
 }
 
 }  // namespace jfp

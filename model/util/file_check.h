@@ -29,4 +29,15 @@ FileSig file_sig(const std::string &path);
 // others), or the directory is sticky; otherwise says what is wrong and how to fix it.
 std::string trust_problem(const std::string &path, const std::vector<uid_t> &trusted);
 
+// Reads a file a root daemon acts on, checking what it opened rather than what the path named a moment
+// before (no check-then-use): a symlink must itself belong to a trusted uid (a user's link in a sticky
+// directory is refused), and the file is checked by fstat of the descriptor it is read from. At most
+// max_bytes are read; *too_big says there was more (then out is empty).
+struct TrustedRead {
+    std::string problem;  // empty: out holds the file
+    bool too_big = false;
+    std::string out;
+};
+TrustedRead read_trusted_file(const std::string &path, const std::vector<uid_t> &trusted, size_t max_bytes);
+
 }  // namespace jfp

@@ -49,4 +49,30 @@ bool RateLimitedLog::log(LogLevel level, const std::string &message) {
     return true;
 }
 
+void FaultLog::say(const std::string &line, uint64_t others) {
+    log_msg(LogLevel::Error, others ? line + " (and " + std::to_string(others) + " other error" + (others > 1 ? "s" : "") +
+                                          " since the previous line, " + std::to_string(monotonic_seconds() - last_) + " s ago)"
+                                    : line);
+    said_ = true;
+    last_ = monotonic_seconds();
+    pending_.clear();
+    unsaid_ = 0;
+}
+
+void FaultLog::report(const std::string &line) {
+    if (!said_ || monotonic_seconds() - last_ >= interval_) return say(line, unsaid_);
+    pending_ = line;
+    ++unsaid_;
+}
+
+void FaultLog::tick() {
+    if (!pending_.empty() && monotonic_seconds() - last_ >= interval_) say(pending_, unsaid_ - 1);
+}
+
+void FaultLog::clear() {
+    said_ = false;
+    pending_.clear();
+    unsaid_ = 0;
+}
+
 }  // namespace jfp

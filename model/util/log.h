@@ -43,4 +43,25 @@ private:
     std::atomic<uint64_t> pending_{0};
 };
 
+// The error line of one kind of fault (jfp.conf, the model, the history store), for the one thread that
+// reloads them. A new fault is said at once; while it lasts, a changed error (a file rewritten again and
+// again, each time broken differently) is said at most once per interval: the latest, with how many were
+// not; a recovery (clear) starts afresh, so the next fault is said at once again.
+class FaultLog {
+public:
+    explicit FaultLog(int64_t interval_seconds) : interval_(interval_seconds) {}
+    void report(const std::string &line);  // an error line, different from the last one reported
+    void tick();   // says the latest unsaid line once the interval has passed
+    void clear();  // the fault is over
+    uint64_t unsaid() const { return unsaid_; }
+
+private:
+    void say(const std::string &line, uint64_t others);
+    int64_t interval_;
+    bool said_ = false;
+    int64_t last_ = 0;
+    std::string pending_;
+    uint64_t unsaid_ = 0;
+};
+
 }  // namespace jfp

@@ -1,0 +1,66 @@
+// The trust checks for the files slurmctld acts on (jfp.conf, the model bundle): what is read is what was
+// checked (the descriptor's fstat), a symlink counts only when root or SlurmUser made it.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <string>
+
+#include "catch.h"
+#include "model/util/file_check.h"
+#include "test_support.h"
+
+using namespace jfp;
+
+TEST_CASE("read_trusted_file: a trusted file is read; an untrusted owner or mode is refused with the fix") {
+    test::TempDir dir;
+    chmod(dir.path().c_str(), 0755);
+    std::string f = dir.file("jfp.conf");
+    test::write_file(f, "mode = warn\n");
+    chmod(f.c_str(), 0644);
+    auto r = read_trusted_file(f, {getuid()}, 1 << 20);
+    CHECK(r.problem.empty());
+    CHECK(r.out == "mode = warn\n");
+    CHECK_FALSE(r.too_big);
+    chmod(f.c_str(), 0664);
+    CHECK(read_trusted_file(f, {getuid()}, 1 << 20).problem.find("writable by group or others (mode 664); chmod go-w it") != std::string::npos);
+    chmod(f.c_str(), 0644);
+    CHECK(read_trusted_file(f, {getuid() + 1}, 1 << 20).problem.find("not by root or SlurmUser; chown it") != std::string::npos);
+    auto big = read_trusted_file(f, {getuid()}, 4);
+    CHECK(big.problem.empty());
+    CHECK(big.too_big);
+    CHECK(big.out.empty());
+    CHECK(read_trusted_file(dir.file("missing"), {getuid()}, 100).problem.find("No such file") != std::string::npos);
+}
+
+TEST_CASE("read_trusted_file: a FIFO in the file's place is refused without blocking") {
+    test::TempDir dir;
+    chmod(dir.path().c_str(), 0755);
+    std::string p = dir.file("model.json");
+    REQUIRE(mkfifo(p.c_str(), 0644) == 0);
+    CHECK(read_trusted_file(p, {getuid()}, 100).problem.find("not a regular file") != std::string::npos);
+}
+
+TEST_CASE("read_trusted_file: another user's symlink is refused even when it points at a trusted file") {
+    if (getuid() != 0) {  // the test command runs as root; a developer's run as a user cannot make the link
+        WARN("not root: cannot make a symlink owned by another user; not checked");
+        return;
+    }
+    test::TempDir dir;
+    chmod(dir.path().c_str(), 01777);  // a sticky, world-writable directory, like /tmp
+    std::string target = dir.file("good.json");
+    test::write_file(target, "{}");
+    chmod(target.c_str(), 0644);
+    std::string link = dir.file("model.json");
+    REQUIRE(symlink(target.c_str(), link.c_str()) == 0);
+    REQUIRE(lchown(link.c_str(), 65534, 65534) == 0);
+    // The old check (stat follows the link) sees the root-owned target and accepts it.
+    CHECK(trust_problem(link, {0}).empty());
+    auto r = read_trusted_file(link, {0}, 100);
+    CHECK(r.problem.find("is a symbolic link owned by uid 65534") != std::string::npos);
+    // root's own link is followed, and the target is what gets checked and read.
+    REQUIRE(lchown(link.c_str(), 0, 0) == 0);
+    auto ok = read_trusted_file(link, {0}, 100);
+    CHECK(ok.problem.empty());
+    CHECK(ok.out == "{}");
+}
