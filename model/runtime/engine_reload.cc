@@ -88,7 +88,7 @@ void Engine::poll(bool load_history) {
                 std::string err = problem.empty() ? r.error_text() : "refused: " + problem;
                 if (err != last_config_error_) {
                     config_faults_.report("config " + opt_.config_path + " not used (" + err + "); " +
-                              (next->config_present ? "keeping the last good config" : "the plugin stays off"));
+                              (next->config_present ? "keeping the last good config" : "the plugin stays off"), err);
                     last_config_error_ = err;
                 }
                 next->config_note = (next->config_present ? "invalid, keeping the last good config: " : "invalid, plugin is off: ") + err;
@@ -136,7 +136,7 @@ void Engine::poll(bool load_history) {
             if (!err.empty()) {
                 if (err != last_model_error_) {
                     model_faults_.report("model " + cfg.model_path + " not used: " + err + "; " +
-                              (next->model ? "keeping model " + next->model->model_id() : "jobs pass unscored"));
+                              (next->model ? "keeping model " + next->model->model_id() : "jobs pass unscored"), err);
                     unscored_log_.hold();  // that line says it: the reminder comes an interval later
                     last_model_error_ = err;
                 }
@@ -199,7 +199,7 @@ void Engine::poll(bool load_history) {
             if (!err.empty()) {
                 if (err != last_store_error_) {
                     store_faults_.report("history store " + cfg.store_path + " not used: " + err + "; " +
-                              (next->history ? "keeping the last history loaded" : "scoring without history"));
+                              (next->history ? "keeping the last history loaded" : "scoring without history"), err);
                     last_store_error_ = err;
                 }
                 next->history_note = (next->history ? "keeping the last history; " : "") + err;

@@ -59,8 +59,30 @@ void FaultLog::say(const std::string &line, uint64_t others) {
     unsaid_ = 0;
 }
 
-void FaultLog::report(const std::string &line) {
-    if (!said_ || monotonic_seconds() - last_ >= interval_) return say(line, unsaid_);
+namespace {
+std::string fault_kind(const std::string &line) {
+    std::string k;
+    int depth = 0;
+    char quote = 0;
+    for (char c : line) {
+        if (quote) {
+            if (c == quote) quote = 0;
+            continue;
+        }
+        if (c == '\'' || c == '"') quote = c;
+        else if (c == '(') ++depth;
+        else if (c == ')' && depth > 0) --depth;
+        else if (depth == 0 && !(c >= '0' && c <= '9')) k += c;
+    }
+    return k;
+}
+}  // namespace
+
+void FaultLog::report(const std::string &line, const std::string &what) {
+    std::string kind = fault_kind(what.empty() ? line : what);
+    bool new_kind = kind != kind_;
+    kind_ = std::move(kind);
+    if (!said_ || new_kind || monotonic_seconds() - last_ >= interval_) return say(line, unsaid_);
     pending_ = line;
     ++unsaid_;
 }
@@ -71,6 +93,7 @@ void FaultLog::tick() {
 
 void FaultLog::clear() {
     said_ = false;
+    kind_.clear();
     pending_.clear();
     unsaid_ = 0;
 }

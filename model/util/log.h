@@ -43,14 +43,17 @@ private:
     std::atomic<uint64_t> pending_{0};
 };
 
-// The error line of one kind of fault (jfp.conf, the model, the history store), for the one thread that
-// reloads them. A new fault is said at once; while it lasts, a changed error (a file rewritten again and
-// again, each time broken differently) is said at most once per interval: the latest, with how many were
-// not; a recovery (clear) starts afresh, so the next fault is said at once again.
+// The error lines of one file's faults (jfp.conf, the model, the history store), for the one thread that
+// reloads them. A new kind of fault is said at once; the same kind again with other details (a file
+// rewritten again and again, each time broken differently: another JSON offset, another unknown key) is
+// said at most once per interval, the latest, with how many were not; a recovery (clear) starts afresh.
+// The kind is the line without its details: digits and what stands in quotes or parentheses.
 class FaultLog {
 public:
     explicit FaultLog(int64_t interval_seconds) : interval_(interval_seconds) {}
-    void report(const std::string &line);  // an error line, different from the last one reported
+    // An error line, different from the last one reported; its kind is read from what (the error without
+    // the sentence around it) when given, else from the line.
+    void report(const std::string &line, const std::string &what = "");
     void tick();   // says the latest unsaid line once the interval has passed
     void clear();  // the fault is over
     uint64_t unsaid() const { return unsaid_; }
@@ -59,6 +62,7 @@ private:
     void say(const std::string &line, uint64_t others);
     int64_t interval_;
     bool said_ = false;
+    std::string kind_;
     int64_t last_ = 0;
     std::string pending_;
     uint64_t unsaid_ = 0;

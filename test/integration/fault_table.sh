@@ -278,5 +278,23 @@ for ROW in R1 R2; do
     fi
 done
 
+# ---- a fault that keeps changing: the model rewritten with other garbage 12 times in 6 s is one line
+# (the same kind of fault with other details is said at most once a minute), and a recovery is at once.
+ROW=M7
+mark
+for i in $(seq 1 12); do
+    head -c $((3000 + i * 97)) "$W/good.json" >"$W/cut.json"
+    put "$W/cut.json" "$M"
+    sleep 0.5
+done
+wait_since "not a model bundle"
+n=$(count_errors "model $M not used")
+expect_eq "$n" 1 "M7: error lines for a model rewritten broken 12 times in 6 s"
+put "$W/good.json" "$M"
+wait_since "loaded model"
+[ "$(decision doomed)" = rejected ] || fail "M7: doomed not rejected once the model is whole again"
+[ "$(decision steady)" = passes ] || fail "M7: steady rejected"
+TABLE="$TABLE| M7 | model rewritten, truncated at another byte, 12 times in 6 s | run | rejected (last model kept) | one line: not a model bundle ...; the next such within a minute are held and the latest said after it with a count | yes |\n"
+
 printf '\n| row | fault | when | doomed while it lasts | the one log line | recovers |\n|---|---|---|---|---|---|\n%b' "$TABLE"
 note "fault table: every row passed"
