@@ -41,18 +41,8 @@ CREATE INDEX IF NOT EXISTS submissions_env ON submissions(env_hash) WHERE env_ha
 
 const char *kColumns = "token, cluster, submitted, uid, user, name, work_dir, script_hash, script_bytes, env_hash, env_bytes";
 
-// Scripts may hold secrets: the file is created private before SQLite opens it (its -wal and -shm take
-// the database file's mode).
 const std::string &create_private(const std::string &path, ScriptArchive::Access access) {
-    if (access == ScriptArchive::Access::ReadWrite) {
-        int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-        if (fd >= 0) ::close(fd);
-        else if (errno != EEXIST)
-            throw SqliteError("cannot create the script archive " + path + ": " + std::strerror(errno) +
-                                  " (check script_archive in jfp.conf and that its directory is writable by SlurmUser)",
-                              SQLITE_CANTOPEN);
-    }
-    return path;
+    return access == ScriptArchive::Access::ReadWrite ? private_db_file(path, "script archive", "check script_archive in jfp.conf and that its directory is writable by SlurmUser") : path;
 }
 
 ArchivedSubmission read_row(const Stmt &s) {

@@ -31,7 +31,8 @@ struct HistoryStore::Statements {
 };
 
 HistoryStore::HistoryStore(const std::string &path, Access access)
-    : db_(path, access == Access::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE),
+    : db_(access == Access::ReadOnly ? path : private_db_file(path, "history store", "check the path and that its directory exists and is writable by this user"),
+          access == Access::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE),
       writable_(access == Access::ReadWrite) {
     int version = 0;
     try {

@@ -105,7 +105,7 @@ void FeatureLogWriter::run() {
     auto open = [&]() -> bool {
         if (db) return true;
         try {
-            db = std::make_unique<Db>(path_, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+            db = std::make_unique<Db>(private_db_file(path_, "feature log", "check feature_log in jfp.conf and that its directory is writable by SlurmUser"), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
             db->exec("PRAGMA journal_mode=WAL");
             db->exec("PRAGMA synchronous=NORMAL");
             db->exec(kFeatureLogSchema);

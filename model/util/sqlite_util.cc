@@ -1,6 +1,29 @@
 #include "model/util/sqlite_util.h"
 
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
 namespace jfp {
+
+const std::string &private_db_file(const std::string &path, const char *what, const char *check) {
+    int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (fd >= 0) {
+        ::close(fd);
+        return path;
+    }
+    if (errno != EEXIST)
+        throw SqliteError(std::string("cannot create the ") + what + " " + path + ": " + std::strerror(errno) + " (" +
+                              check + ")",
+                          SQLITE_CANTOPEN);
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == ::geteuid() && (st.st_mode & 07))
+        (void)::chmod(path.c_str(), st.st_mode & 0770);
+    return path;
+}
 
 Db::Db(const std::string &path, int flags) : path_(path) {
     int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);

@@ -22,6 +22,13 @@ private:
     int code_;
 };
 
+// A database file of user data (job names, scores, scripts) made private before SQLite opens it for
+// writing: created 0600 when missing (its -wal and -shm take the database file's mode), and, when it exists
+// and belongs to this process's user, closed to others (chmod o-rwx; a group the admin gave stays). A
+// file others could read around PrivateData=jobs is the leak this closes. Throws SqliteError naming the
+// file and `check` (what to look at) when it cannot be created. Returns path.
+const std::string &private_db_file(const std::string &path, const char *what, const char *check);
+
 class Db {
 public:
     Db() = default;

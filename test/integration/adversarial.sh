@@ -6,6 +6,8 @@
 #      become a job in the store after `jfp ingest --from-sacct`: usera's job keeps the whole name.
 #   A2 a job name holding " AdminComment=jfp:t=<userb's token>" must not make `jfp scripts show` print
 #      userb's script for usera's job, nor tie usera's job to userb's token in the store.
+#   A6 what jfp creates that holds users' data (feature log, script archive, history store, their -wal) is
+#      readable by its owner only.
 #   A3 in reject mode, a job accepted as 'steady' and renamed to 'doomed' (scontrol update, by its owner,
 #      before any ingest) is re-scored from its own token and the rename refused; so is a rename after
 #      `scontrol requeue`.
@@ -103,3 +105,12 @@ if out=$(as_user "$A" scontrol update JobId="$js" Name=doomed 2>&1); then
 fi
 scancel "$js"
 note "A3: after scontrol requeuehold, the rename of $js to doomed refused too"
+
+# ---- A6: file modes of what jfp created here (slurmctld's feature log and archive, jfp ingest's store)
+for f in "$W/features.db" "$W/scripts.db" "$W/history.db"; do
+    for g in "$f" "$f-wal"; do
+        [ -e "$g" ] || continue
+        expect_eq "$(stat -c %a "$g")" 600 "A6: the mode of $g"
+    done
+done
+note "A6: feature log, script archive and history store are 0600"

@@ -7,6 +7,7 @@
 #include <string>
 
 #include "catch.h"
+#include "model/history/history_store.h"
 #include "model/util/file_check.h"
 #include "test_support.h"
 
@@ -63,4 +64,25 @@ TEST_CASE("read_trusted_file: another user's symlink is refused even when it poi
     auto ok = read_trusted_file(link, {0}, 100);
     CHECK(ok.problem.empty());
     CHECK(ok.out == "{}");
+}
+
+TEST_CASE("user data files are private: a new store and its -wal are 0600, an existing one is closed to others") {
+    test::TempDir dir;
+    std::string path = dir.file("h.db");
+    mode_t old = umask(022);  // as slurmctld and a shell have it
+    {
+        HistoryStore store(path, HistoryStore::Access::ReadWrite);
+        test::ingest_text(store, "JobIDRaw|User|JobName|Submit|End|State\n1|amy|x|2024-01-01T00:00:00|2024-01-01T01:00:00|COMPLETED\n");
+        struct stat st {};
+        REQUIRE(stat(path.c_str(), &st) == 0);
+        CHECK((st.st_mode & 0777) == 0600);
+        if (stat((path + "-wal").c_str(), &st) == 0) CHECK((st.st_mode & 0777) == 0600);
+    }
+    // A store an older jfp left readable by everyone: others lose access, the group keeps its bits.
+    chmod(path.c_str(), 0644);
+    { HistoryStore store(path, HistoryStore::Access::ReadWrite); }
+    struct stat st {};
+    REQUIRE(stat(path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0640);
+    umask(old);
 }
