@@ -3,6 +3,7 @@
 #include <slurm/slurm_errno.h>
 
 #include <cmath>
+#include <cstddef>
 #include <cstring>
 #include <limits>
 #include <string_view>
@@ -92,17 +93,22 @@ std::string job_id_of(const job_desc_msg_t *d) {
     return id != NO_VAL && id != 0 ? std::to_string(id) : std::string();
 }
 
-bool admin_comment_of(const job_record *job_ptr, std::string &out) {
-    struct Head {  // the head of slurmctld's struct job_record
-        uint32_t magic;
-        char *account;
-        char *admin_comment;
-    };
-    constexpr uint32_t kJobMagic = 0xf0b7392c;  // JOB_MAGIC, Slurm's job_record.h (slurmctld.h before 23.02)
+bool admin_comment_of(const job_record *job_ptr, const std::string &job_id, std::string &out) {
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+    static_assert(offsetof(JobRecordHead, magic) == 0x18 && offsetof(JobRecordHead, admin_comment) == 0x28,
+                  "26.05's job_record head as measured: see job_desc_adapter.h");
+#else
+    static_assert(offsetof(JobRecordHead, admin_comment) == 0x10, "job_record head as measured: see job_desc_adapter.h");
+#endif
     if (!job_ptr) return false;
-    Head h;
+    JobRecordHead h;
     std::memcpy(&h, job_ptr, sizeof h);
     if (h.magic != kJobMagic) return false;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+    if (!job_id.empty() && job_id != std::to_string(h.step_id.job_id)) return false;
+#else
+    (void)job_id;
+#endif
     out = h.admin_comment ? h.admin_comment : "";
     return true;
 }

@@ -135,11 +135,13 @@ int modify(job_desc_msg_t *job_desc, const job_record *job_ptr, uint32_t submit_
         // The job's own token, from its AdminComment: a rename or a requeue is re-scored from the
         // submission it belongs to, before any ingest has seen the job.
         std::string admin;
-        if (job_ptr && !jfp_plugin::admin_comment_of(job_ptr, admin))
+        std::string job_id = jfp_plugin::job_id_of(job_desc);
+        if (job_ptr && !jfp_plugin::admin_comment_of(job_ptr, job_id, admin))
             g_layout_log.log(jfp::LogLevel::Error,
-                             "job_modify: slurmctld's job record does not start with JOB_MAGIC here (a Slurm release "
-                             "jfp was not built for?); updates are re-scored only once jfp ingest has the job");
-        jfp::SubmitOutcome out = engine->evaluate_update(jfp_plugin::job_id_of(job_desc),
+                             "job_modify: slurmctld's job record does not have the head jfp was built for (JOB_MAGIC "
+                             "not where Slurm " JFP_SLURM_VERSION " keeps it: another Slurm release?); updates are "
+                             "re-scored only once jfp ingest has the job; rebuild jfp against the running Slurm");
+        jfp::SubmitOutcome out = engine->evaluate_update(job_id,
                                                          jfp_plugin::to_submit_request(job_desc, submit_uid), submit_uid,
                                                          admin);
         return jfp_plugin::apply_outcome(job_desc, out, err_msg);

@@ -300,7 +300,9 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
     }
     if (!entry) {
         counters_.modify_unknown.fetch_add(1, std::memory_order_relaxed);
-        log_debug("update of job " + job_id + " not re-scored: its submission is not in the history store yet");
+        log_debug("update of job " + job_id + " not re-scored: its submission is not in the history store yet (" +
+                  (token.empty() ? std::string("no token in its AdminComment") : "token " + std::string(token.view()) +
+                                                                                   " unknown here") + ")");
         return out;
     }
     counters_.modified.fetch_add(1, std::memory_order_relaxed);

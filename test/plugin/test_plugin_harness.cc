@@ -17,6 +17,7 @@
 #include "../unit/catch.h"
 #include "../unit/test_support.h"
 #include "model/policy/policy.h"
+#include "plugin/job_desc_adapter.h"
 
 extern "C" {
 char *slurm_xstrdup(const char *);
@@ -262,12 +263,9 @@ TEST_CASE("harness: job_modify neutralises a forged annotation in an updated com
     slurm_xfree(reinterpret_cast<void **>(&err));
 }
 
-// The head of slurmctld's job_record as the plugin reads it (plugin/job_desc_adapter.h): a magic cookie,
-// then account and admin_comment; the rest is padding here.
+// slurmctld's job_record as the plugin reads it: the head (plugin/job_desc_adapter.h), then padding.
 struct FakeJobRecord {
-    uint32_t magic;
-    char *account;
-    char *admin_comment;
+    jfp_plugin::JobRecordHead head;
     char rest[4096];
 };
 
@@ -283,10 +281,15 @@ TEST_CASE("harness: job_modify re-scores an update from the token in the job's o
         admin = j.admin();  // the token, once the model has loaded and the job is scored
     }
     REQUIRE(admin.rfind("jfp:t=", 0) == 0);
-    auto update = [&](uint32_t magic) {
+    auto update = [&](uint32_t magic, uint32_t record_job_id = 777) {
         FakeJobRecord rec{};
-        rec.magic = magic;
-        rec.admin_comment = const_cast<char *>(admin.c_str());
+        rec.head.magic = magic;
+        rec.head.admin_comment = const_cast<char *>(admin.c_str());
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+        rec.head.step_id.job_id = record_job_id;
+#else
+        (void)record_job_id;
+#endif
         job_desc_msg_t d;
         slurm_init_job_desc_msg(&d);
         d.job_id_str = slurm_xstrdup("777");  // a job no history store knows
@@ -304,7 +307,10 @@ TEST_CASE("harness: job_modify re-scores an update from the token in the job's o
     };
     // Until the history has loaded (in the background) reject acts as warn: wait for it, by deadline.
     int rc = SLURM_SUCCESS;
-    for (Deadline dl(30); rc == SLURM_SUCCESS && !dl.passed(); usleep(20000)) rc = update(0xf0b7392c);
+    for (Deadline dl(30); rc == SLURM_SUCCESS && !dl.passed(); usleep(20000)) rc = update(jfp_plugin::kJobMagic);
     CHECK(rc != SLURM_SUCCESS);  // JOB_MAGIC: the token names the submission; refused
     CHECK(update(0x12345678) == SLURM_SUCCESS);  // another layout: the record is not read, nothing re-scored
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
+    CHECK(update(jfp_plugin::kJobMagic, 778) == SLURM_SUCCESS);  // the record of another job: not read
+#endif
 }
