@@ -75,6 +75,8 @@ public:
     void vacuum() { db_.exec("VACUUM"); }
 
     const std::string &path() const { return db_.path(); }
+    // Before letting go of an archive renamed or removed under its writer: see checkpoint_before_release.
+    void checkpoint_before_release() noexcept { jfp::checkpoint_before_release(db_); }
 
 private:
     bool store_blob(std::string_view bytes, const std::string &hash);

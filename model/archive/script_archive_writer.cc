@@ -5,6 +5,8 @@
 
 #include "model/util/background_thread.h"
 #include "model/util/log.h"
+#include "model/util/open_file_watch.h"
+#include "model/util/sqlite_util.h"
 
 namespace jfp {
 
@@ -77,6 +79,7 @@ void ScriptArchiveWriter::run() {
     RateLimitedLog errors(log_interval_);
     std::unique_ptr<ScriptArchive> archive;
     std::unique_ptr<Queued> q;
+    OpenFileWatch watch;
     auto fail = [&](std::unique_ptr<Queued> &x) {
         failed_.fetch_add(1);
         bytes_.fetch_sub(x->bytes, std::memory_order_relaxed);
@@ -84,6 +87,14 @@ void ScriptArchiveWriter::run() {
     };
     while (true) {
         report_drops(false);
+        if (std::string what = archive ? watch.changed() : std::string(); !what.empty()) {
+            log_warning("script archive " + path_ + " " + what + " while slurmctld held it open: closed it, which "
+                     "frees its space, and the next script starts a new one there");
+            archive->checkpoint_before_release();
+            archive.reset();
+            remove_orphan_wal(path_);
+            watch.closed();
+        }
         if (!queue_.try_pop(q)) {
             if (stop_.load()) break;
             std::unique_lock<std::mutex> lk(mu_);
@@ -93,6 +104,7 @@ void ScriptArchiveWriter::run() {
         if (!archive) {
             try {
                 archive = std::make_unique<ScriptArchive>(path_, ScriptArchive::Access::ReadWrite);
+                watch.opened(path_);
             } catch (const std::exception &ex) {
                 errors.log(LogLevel::Error, std::string("script archive: ") + ex.what() +
                                                 "; scripts are not archived until it can be opened (jobs are not affected)");

@@ -7,6 +7,7 @@
 
 #include "model/util/background_thread.h"
 #include "model/util/log.h"
+#include "model/util/open_file_watch.h"
 #include "model/util/sqlite_util.h"
 
 namespace jfp {
@@ -102,6 +103,7 @@ void FeatureLogWriter::run() {
     std::unique_ptr<Db> db;
     std::unique_ptr<Stmt> insert;
     FeatureLogEntry e;
+    OpenFileWatch watch;
     auto open = [&]() -> bool {
         if (db) return true;
         try {
@@ -112,6 +114,7 @@ void FeatureLogWriter::run() {
             insert = std::make_unique<Stmt>(
                 *db, "INSERT OR REPLACE INTO scored (token, scored_at, model_id, schema_version, uid, user, name, "
                      "p_fail, top_class, action, threshold, features) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+            watch.opened(path_);
             return true;
         } catch (const std::exception &ex) {
             insert.reset();
@@ -123,6 +126,15 @@ void FeatureLogWriter::run() {
         }
     };
     while (true) {
+        if (std::string what = db ? watch.changed() : std::string(); !what.empty()) {
+            log_warning("feature log " + path_ + " " + what + " while slurmctld held it open: closed it, which frees "
+                     "its space, and the next scored job starts a new one there");
+            insert.reset();
+            checkpoint_before_release(*db);
+            db.reset();
+            remove_orphan_wal(path_);
+            watch.closed();
+        }
         bool any = queue_.try_pop(e);
         if (!any) {
             if (stop_.load()) break;

@@ -25,6 +25,17 @@ const std::string &private_db_file(const std::string &path, const char *what, co
     return path;
 }
 
+void checkpoint_before_release(Db &db) noexcept {
+    if (db.get()) sqlite3_exec(db.get(), "PRAGMA wal_checkpoint(TRUNCATE)", nullptr, nullptr, nullptr);
+}
+
+void remove_orphan_wal(const std::string &path) noexcept {
+    struct stat st {};
+    if (::lstat(path.c_str(), &st) == 0) return;  // a database is there: the files are its own
+    ::unlink((path + "-wal").c_str());
+    ::unlink((path + "-shm").c_str());
+}
+
 Db::Db(const std::string &path, int flags) : path_(path) {
     int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {

@@ -51,6 +51,14 @@ private:
     std::string path_;
 };
 
+// For a writer whose database file was renamed or removed under it (logrotate, an admin's rm). The WAL
+// keeps the old name, so before the handle goes what it holds is moved into the file itself (renamed: the
+// rotated copy is whole) and the WAL truncated; a new database at the old name would otherwise take the
+// old WAL as its own ("how to corrupt an SQLite database", section 2). Errors are ignored: this is cleanup.
+void checkpoint_before_release(Db &db) noexcept;
+// After that handle is closed: the -wal and -shm left at path when no database is there any more.
+void remove_orphan_wal(const std::string &path) noexcept;
+
 class Stmt {
 public:
     Stmt(const Db &db, const char *sql);

@@ -37,7 +37,7 @@ start_site_cluster "mode = annotate
 script_archive = $W/scripts.db"
 wait_log "archiving job scripts in $W/scripts.db"
 as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
-archived_token() { [ "$(sqlite3 "$W/scripts.db" "SELECT count(*) FROM submissions WHERE token = '$1'" 2>/dev/null || echo 0)" = 1 ]; }
+archived_token() { [ "$(sqlite3 -readonly "$W/scripts.db" "SELECT count(*) FROM submissions WHERE token = '$1'" 2>/dev/null || echo 0)" = 1 ]; }
 archived() { local t; t=$(token_of_job "$1"); wait_until 60 "job $1 (token $t) was not archived" "archived_token $t"; }
 
 # ---- A2: userb's script holds a secret; usera names a job after userb's token

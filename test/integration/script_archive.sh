@@ -31,7 +31,7 @@ archived() {
     [ -n "$t" ] || fail "job $1 carries no jfp token"
     # The archive's writer runs at a lower priority, off the submit path: on a busy machine it lags.
     wait_until 60 "job $1 (token $t) was not archived" \
-        '[ "$(sqlite3 "$A" "SELECT count(*) FROM submissions WHERE token = '"'$t'"'" 2>/dev/null || echo 0)" = 1 ]'
+        '[ "$(sqlite3 -readonly "$A" "SELECT count(*) FROM submissions WHERE token = '"'$t'"'" 2>/dev/null || echo 0)" = 1 ]'
 }
 
 # ---- shapes: sh, python, bytes 0x01-0xff after the shebang, 1 MiB, a tab-and-trailing-space line
@@ -182,6 +182,50 @@ scripts show -q --token "${TOK[big]}" | cmp - "$W/in/big" || fail "the 1 MiB scr
 scancel -u root
 clear_queue
 note "two slurmctld restarts: the archive kept its $n0 submissions and took the next"
+
+# ---- rotation (docs/examples/jfp.logrotate) and removal under the running plugin
+# rotate_now FILE: the shipped recipe, pointed at this site, forced (logrotate renames FILE to FILE.1);
+# where logrotate is not installed (the release roots), the same rename by mv.
+rotate_now() {
+    if command -v logrotate >/dev/null; then
+        sed -e "s#/var/lib/jfp/features.db /var/lib/jfp/scripts.db#$1#" -e "s#su slurm slurm#su $(id -un) $(id -gn)#" \
+            "$JFP_SRCDIR/docs/examples/jfp.logrotate" >"$W/logrotate.conf"
+        logrotate -f -s "$W/logrotate.state" "$W/logrotate.conf" || fail "logrotate with the shipped recipe failed"
+    else
+        mv "$1" "$1.1"
+    fi
+}
+held_deleted() {  # files of the site slurmctld still holds open though they were removed
+    local pid
+    pid=$(cat "$CLUSTER_DIR/run/slurmctld.daemon.pid")
+    find "/proc/$pid/fd" -lname "$W/*(deleted)" 2>/dev/null | wc -l
+}
+F=$W/features.db
+rows() { sqlite3 -readonly "$1" "SELECT count(*) FROM $2" 2>/dev/null || echo 0; }
+wait_until 30 "the feature log has no rows yet" '[ "$(rows "$F" scored)" -gt 0 ]'
+n_arch=$(rows "$A" submissions)
+n_feat=$(rows "$F" scored)
+rotate_now "$A"
+rotate_now "$F"
+[ -e "$A.1" ] && [ -e "$F.1" ] || fail "rotation left no $A.1 and $F.1"
+wait_log "script archive $A was removed or renamed (rotated?) while slurmctld held it open" 30
+wait_log "feature log $F was removed or renamed (rotated?) while slurmctld held it open" 30
+r=$(submit --hold -o /dev/null "$W/in/sh")
+archived "$r"
+expect_eq "$(stat -c %a "$A")" 600 "the mode of the archive begun after rotation"
+expect_eq "$(rows "$A.1" submissions)" "$n_arch" "submissions in the rotated archive (its WAL moved into it)"
+wait_until 30 "the feature log begun after rotation has no row" '[ "$(rows "$F" scored)" -gt 0 ]'
+[ "$(rows "$F.1" scored)" -ge "$n_feat" ] || fail "the rotated feature log lost rows: $(rows "$F.1" scored) < $n_feat"
+scripts show -q --token "$(token_of_job "$r")" | cmp - "$W/in/sh" || fail "a script archived after rotation differs"
+note "rotated ($(command -v logrotate >/dev/null && echo "logrotate, the shipped recipe" || echo "mv: no logrotate here")): the old files whole ($n_arch submissions, $n_feat+ rows), new ones 0600 taking the next job"
+# Removed outright: slurmctld lets go of them (the space is freed) and starts new ones.
+rm -f "$A" "$A-wal" "$A-shm" "$F" "$F-wal" "$F-shm"
+wait_until 30 "slurmctld still holds removed files open" '[ "$(held_deleted)" = 0 ]'
+r=$(submit --hold -o /dev/null "$W/in/sh")
+archived "$r"
+wait_until 30 "no new feature log after removal" '[ "$(rows "$F" scored)" -gt 0 ]'
+scancel "$r"
+note "removed: no descriptor left on the deleted files, new archive and feature log take the next job"
 
 # ---- retention: a dry run counts, a prune of everything older than now empties the archive
 n=$(sqlite3 "$A" "SELECT count(*) FROM submissions")

@@ -97,6 +97,76 @@ TEST_CASE("queue: bounded, never blocks, nothing lost or duplicated across threa
     CHECK_FALSE(none.try_push(1));
 }
 
+namespace {
+// Descriptors of this process still open on a deleted file under dir (what `rm` under a writer leaves).
+int deleted_files_held(const std::string &dir) {
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    while (dirent *ent = readdir(d)) {
+        char target[4096];
+        ssize_t len = readlink((std::string("/proc/self/fd/") + ent->d_name).c_str(), target, sizeof target - 1);
+        if (len <= 0) continue;
+        std::string t(target, static_cast<size_t>(len));
+        if (t.rfind(dir, 0) == 0 && t.find("(deleted)") != std::string::npos) ++n;
+    }
+    closedir(d);
+    return n;
+}
+
+FeatureLogEntry logged(const std::string &token) {
+    FeatureLogEntry e;
+    e.token = token;
+    e.model_id = std::make_shared<const std::string>("m");
+    return e;
+}
+
+// Pushes an entry every 100 ms until path exists again (the writer noticed and opened a new file).
+bool rows_reach_new_file(FeatureLogWriter &w, const std::string &path, int &pushed) {
+    for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(15); std::chrono::steady_clock::now() < end;) {
+        REQUIRE(w.push(logged("after" + std::to_string(pushed++))));
+        w.flush();
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+}
+}  // namespace
+
+TEST_CASE("feature log: removed or rotated under the writer, it is closed (space freed) and started afresh") {
+    test::TempDir dir;
+    std::string path = dir.file("f.db");
+    FeatureLogWriter w(path, 64);
+    for (int i = 0; i < 5; ++i) REQUIRE(w.push(logged("before" + std::to_string(i))));
+    w.flush();
+    REQUIRE(w.written() == 5);
+
+    SECTION("logrotate renames it: the old file keeps its rows, the next ones go to a new file") {
+        REQUIRE(::rename(path.c_str(), (path + ".1").c_str()) == 0);
+        int pushed = 0;
+        REQUIRE(rows_reach_new_file(w, path, pushed));
+        w.flush();
+        CHECK(read_feature_log(path + ".1").size() >= 5);  // its WAL was checkpointed into it on close
+        CHECK(read_feature_log(path + ".1").count("before4") == 1);
+        auto fresh = read_feature_log(path);
+        CHECK(fresh.size() >= 1);
+        CHECK(fresh.size() + read_feature_log(path + ".1").size() == 5 + static_cast<size_t>(pushed));
+    }
+    SECTION("an admin removes it: no descriptor keeps the deleted file, a new one is created") {
+        for (const char *suffix : {"", "-wal", "-shm"}) ::unlink((path + suffix).c_str());
+        CHECK(deleted_files_held(dir.path()) > 0);  // the writer holds the removed file until it notices
+        int pushed = 0;
+        REQUIRE(rows_reach_new_file(w, path, pushed));
+        w.flush();
+        CHECK(deleted_files_held(dir.path()) == 0);
+        CHECK(read_feature_log(path).size() >= 1);
+        struct stat st {};
+        REQUIRE(::stat(path.c_str(), &st) == 0);
+        CHECK((st.st_mode & 0777) == 0600);
+    }
+}
+
 TEST_CASE("feature log: written in the background, read back by token; a full queue drops and counts") {
     test::TempDir dir;
     {

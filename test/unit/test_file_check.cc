@@ -9,6 +9,7 @@
 #include "catch.h"
 #include "model/history/history_store.h"
 #include "model/util/file_check.h"
+#include "model/util/open_file_watch.h"
 #include "test_support.h"
 
 using namespace jfp;
@@ -85,4 +86,27 @@ TEST_CASE("user data files are private: a new store and its -wal are 0600, an ex
     REQUIRE(stat(path.c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0640);
     umask(old);
+}
+
+TEST_CASE("open file watch: says when the path no longer names the file that was opened") {
+    test::TempDir dir;
+    std::string path = dir.file("log.db");
+    test::write_file(path, "x");
+    OpenFileWatch w(std::chrono::milliseconds(0));
+    CHECK(w.changed().empty());  // nothing opened yet: nothing to say
+    w.opened(path);
+    CHECK(w.changed().empty());
+    test::write_file(path, "more");  // written in place: the same file
+    CHECK(w.changed().empty());
+    REQUIRE(::rename(path.c_str(), (path + ".1").c_str()) == 0);
+    CHECK_THAT(w.changed(), HasText("removed or renamed"));
+    test::write_file(path + ".new", "y");  // a new file at the path
+    REQUIRE(::rename((path + ".new").c_str(), path.c_str()) == 0);
+    CHECK_THAT(w.changed(), HasText("replaced"));
+    w.opened(path);
+    CHECK(w.changed().empty());
+    OpenFileWatch slow(std::chrono::seconds(3600));
+    slow.opened(path);
+    ::unlink(path.c_str());
+    CHECK(slow.changed().empty());  // not looked at again within its interval
 }

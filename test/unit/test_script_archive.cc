@@ -315,3 +315,33 @@ TEST_CASE("training: script features come from the archive by join token, as the
     CHECK_FALSE(without.uses_script_features);  // sacct alone has no script: nothing to split on
     CHECK(without.validation.pr_auc < with.validation.pr_auc);
 }
+
+TEST_CASE("script archive writer: an archive rotated under it is closed and the next script starts a new one") {
+    test::TempDir dir;
+    std::string path = dir.file("s.db");
+    ScriptArchiveWriter w(path, 1024, 1 << 20);
+    auto put = [&](const std::string &token) {
+        REQUIRE(w.reserve(100));
+        ScriptArchiveEntry e;
+        e.meta = meta(token, 1);
+        e.script = "#!/bin/sh\necho " + token + "\n";
+        w.push(std::move(e), 100);
+        w.flush();
+    };
+    put("first");
+    REQUIRE(::rename(path.c_str(), (path + ".1").c_str()) == 0);
+    int n = 0;
+    struct stat st {};
+    for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(15);
+         ::stat(path.c_str(), &st) != 0 && std::chrono::steady_clock::now() < end; ++n) {
+        put("later" + std::to_string(n));
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    REQUIRE(::stat(path.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0600);
+    ScriptArchive old(path + ".1", ScriptArchive::Access::ReadOnly);
+    CHECK(old.by_token("first"));
+    ScriptArchive fresh(path, ScriptArchive::Access::ReadOnly);
+    CHECK(fresh.by_token("later" + std::to_string(n - 1)));
+    CHECK(w.counters().failed == 0);
+}
