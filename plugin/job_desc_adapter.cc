@@ -2,8 +2,10 @@
 
 #include <slurm/slurm_errno.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
+#include <cstdlib>
 #include <cstring>
 #include <limits>
 #include <string_view>
@@ -47,6 +49,50 @@ std::string_view slurm_string(const char *s) {
     return {s, std::strlen(s)};
 }
 
+namespace {
+
+// SchedulerParameters' max_script_size, else Slurm's default (4 MiB, as measured on 22.05 to 26.05).
+size_t max_script_size() {
+    constexpr size_t kDefault = size_t{4} << 20;
+    const char *p = slurm_conf.sched_params ? std::strstr(slurm_conf.sched_params, "max_script_size=") : nullptr;
+    if (!p) return kDefault;
+    char *end = nullptr;
+    unsigned long long v = std::strtoull(p + std::strlen("max_script_size="), &end, 10);
+    return end && end != p && v > 0 ? static_cast<size_t>(v) : kDefault;
+}
+
+// The largest task index an array spec names ("0-9999%10", "1,3,5-7:2"): its largest number before '%'.
+uint64_t largest_array_index(std::string_view spec) {
+    uint64_t largest = 0, cur = 0;
+    bool in_number = false, after_step = false;
+    for (char c : spec) {
+        if (c == '%') break;
+        if (c >= '0' && c <= '9') {
+            cur = cur > (uint64_t{1} << 40) ? cur : cur * 10 + static_cast<uint64_t>(c - '0');
+            in_number = true;
+            continue;
+        }
+        if (in_number && !after_step) largest = std::max(largest, cur);
+        in_number = false;
+        cur = 0;
+        after_step = c == ':';  // "5-7:2": the 2 is a step, not an index
+    }
+    if (in_number && !after_step) largest = std::max(largest, cur);
+    return largest;
+}
+
+}  // namespace
+
+const char *slurm_refusal(const job_desc_msg_t *d, std::string_view script) {
+    constexpr size_t kMaxString = 1024;  // job_create_request's strlen() limit for name and comment
+    if (d->name && std::strlen(d->name) > kMaxString) return "job name longer than 1024 bytes";
+    if (d->comment && std::strlen(d->comment) > kMaxString) return "comment longer than 1024 bytes";
+    if (script.size() > max_script_size()) return "script larger than max_script_size";
+    if (d->array_inx && slurm_conf.max_array_sz > 0 && largest_array_index(d->array_inx) >= slurm_conf.max_array_sz)
+        return "array index not below MaxArraySize";
+    return nullptr;
+}
+
 jfp::SubmitRequest to_submit_request(const job_desc_msg_t *d, uint32_t submit_uid) {
     jfp::SubmitRequest r;
     r.uid = (d->user_id != NO_VAL && d->user_id != static_cast<uint32_t>(-1)) ? d->user_id : submit_uid;
@@ -80,6 +126,7 @@ jfp::SubmitRequest to_submit_request(const job_desc_msg_t *d, uint32_t submit_ui
         r.mem_mb = static_cast<double>(d->pn_min_memory & ~MEM_PER_CPU);
     }
     r.submit_time = jfp::naive_local_now();
+    if (const char *why = slurm_refusal(d, r.script)) r.slurm_refuses = why;
     return r;
 }
 

@@ -20,6 +20,11 @@ std::string_view slurm_string(const char *s);
 // Views into job_desc: valid while job_desc is.
 jfp::SubmitRequest to_submit_request(const job_desc_msg_t *job_desc, uint32_t submit_uid);
 
+// Why slurmctld will refuse this job itself after job_submit (its own length limits on name and comment,
+// max_script_size, MaxArraySize), or null. Such a job gets no job id: jfp neither scores, logs nor
+// archives it (a user could otherwise fill the archive with scripts no job ever ran).
+const char *slurm_refusal(const job_desc_msg_t *job_desc, std::string_view script);
+
 // The job an update names: job_id_str when given, else the numeric id (26.05 moved it into step_id).
 // Empty when the descriptor names no job.
 std::string job_id_of(const job_desc_msg_t *job_desc);

@@ -226,6 +226,12 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     counters_.evaluated.fetch_add(1, std::memory_order_relaxed);
     auto st = state();
     if (!st->config_present || st->config.mode == Mode::Off) return out;
+    if (!req.slurm_refuses.empty()) {
+        counters_.refused_by_slurm.fetch_add(1, std::memory_order_relaxed);
+        log_debug("a job of uid " + std::to_string(req.uid) + " is not scored: slurmctld refuses it itself (" +
+                  std::string(req.slurm_refuses) + ")");
+        return out;
+    }
 
     std::string_view comment = req.comment;
     if (auto n = neutralize(req.comment)) {
@@ -355,13 +361,18 @@ void Engine::log_stats(bool final) {
         d[i] = cur[i] - stats_prev_[i];
         stats_prev_[i] = cur[i];
     }
+    uint64_t refused = counters_.refused_by_slurm.load();
+    uint64_t refused_now = refused - stats_refused_prev_;
+    stats_refused_prev_ = refused;
     if (s.count == 0) return;
-    char line[320];
+    char line[400];
     std::snprintf(line, sizeof line,
                   "stats: %" PRIu64 " submissions in the last %.0f s%s; job_submit p50 %.1f us, p99 %.1f us, max %.1f us; "
                   "scored %" PRIu64 ", annotated %" PRIu64 ", warned %" PRIu64 ", rejected %" PRIu64 ", unscored %" PRIu64,
                   s.count, elapsed, final ? " (plugin unloading)" : "", s.p50_us, s.p99_us, s.max_us, d[0], d[1], d[2], d[3], d[4]);
-    log_info(line);
+    std::string msg = line;
+    if (refused_now) msg += ", left to slurmctld's own limits " + std::to_string(refused_now);
+    log_info(msg);
 }
 
 void Engine::kick() {

@@ -59,7 +59,7 @@ struct SubmitOutcome {
 
 struct EngineCounters {
     std::atomic<uint64_t> evaluated{0}, scored{0}, annotated{0}, warned{0}, rejected{0}, overrides{0},
-        exempt{0}, unscored{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0},
+        exempt{0}, unscored{0}, refused_by_slurm{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0},
         history_loads{0}, history_updates{0}, model_loads{0};
 };
 
@@ -184,6 +184,7 @@ private:
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point stats_last_{};  // background thread only
     uint64_t stats_prev_[5] = {};
+    uint64_t stats_refused_prev_ = 0;
     std::mutex wake_mu_;
     std::condition_variable wake_;
     std::thread thread_;

@@ -30,6 +30,9 @@ struct SubmitRequest {
     bool mem_per_cpu = false;          // mem_mb is per CPU (else per node)
     bool has_script = false;
     int64_t submit_time = 0;  // naive local; 0: now
+    // Non-empty: slurmctld refuses this job itself after job_submit (why); it is not scored, logged or
+    // archived.
+    std::string_view slurm_refuses;
 };
 
 // user: the name the uid resolves to (from the history store or the password database).

@@ -8,6 +8,8 @@
 #      userb's script for usera's job, nor tie usera's job to userb's token in the store.
 #   A6 what jfp creates that holds users' data (feature log, script archive, history store, their -wal) is
 #      readable by its owner only.
+#   A5 jobs slurmctld refuses itself after job_submit (a name or comment past 1024 bytes, a script past
+#      max_script_size, an array past MaxArraySize) leave no feature-log row and nothing in the archive.
 #   A3 in reject mode, a job accepted as 'steady' and renamed to 'doomed' (scontrol update, by its owner,
 #      before any ingest) is re-scored from its own token and the rename refused; so is a rename after
 #      `scontrol requeue`.
@@ -56,6 +58,34 @@ out=$("$JFP" scripts show -q "$ja" --archive "$W/scripts.db" --db "$W/history.db
 case "$out" in *secret-of-userb*) fail "A2: jfp scripts show $ja (usera's job) printed userb's script: $out" ;; esac
 expect_contains "$out" "usera was here" "A2: jfp scripts show of usera's queued job"
 note "A2: usera's job $ja named '... AdminComment=jfp:t=$tb': scripts show prints usera's own script"
+
+# ---- A5: jobs slurmctld refuses itself after job_submit leave no feature-log row and nothing archived
+count() { sqlite3 -readonly "$1" "SELECT count(*) FROM $2" 2>/dev/null || echo 0; }
+wait_until 30 "the feature log has no rows" '[ "$(count "$W/features.db" scored)" -gt 0 ]'
+rows0=$(count "$W/features.db" scored)
+subs0=$(count "$W/scripts.db" submissions)
+bytes0=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
+long() { head -c "$1" /dev/zero | tr '\0' "$2"; }
+{ printf '#!/bin/bash\n'; long $((4 * 1024 * 1024)) '#'; printf '\ntrue\n'; } >"$W/home/huge.sh"
+chmod 644 "$W/home/huge.sh"
+refused() {  # refused WHAT SBATCH-ARGS...: usera's submission, which slurmctld must refuse
+    local what=$1 out
+    shift
+    if out=$(as_user "$A" sbatch --hold -o /dev/null "$@" 2>&1); then fail "A5: slurmctld accepted $what: $out"; fi
+}
+refused "a 1025-byte name" -J "$(long 1025 n)" "$W/home/a.sh"
+refused "a 1025-byte comment" --comment "$(long 1025 c)" "$W/home/a.sh"
+refused "a script over 4 MiB" "$W/home/huge.sh"
+refused "the same script again" -J again "$W/home/huge.sh"
+refused "an array past MaxArraySize" --array=0-9999 "$W/home/a.sh"
+jk=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J after_refusals "$W/home/a.sh" | cut -d';' -f1)
+archived "$jk"
+wait_until 30 "job $jk's feature-log row" '[ "$(count "$W/features.db" scored)" -gt "$rows0" ]'
+expect_eq "$(count "$W/features.db" scored)" "$((rows0 + 1))" "A5: feature-log rows after 5 refused jobs and 1 accepted"
+expect_eq "$(count "$W/scripts.db" submissions)" "$((subs0 + 1))" "A5: archived submissions after 5 refused jobs and 1 accepted"
+bytes1=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
+[ $((bytes1 - bytes0)) -lt 1048576 ] || fail "A5: the archive grew by $((bytes1 - bytes0)) bytes for jobs slurmctld refused"
+note "A5: a long name, a long comment, two 4 MiB scripts, a 10,000-task array: refused by slurmctld, none logged or archived (archive +$((bytes1 - bytes0)) bytes)"
 
 # ---- A1: a name holding a newline and a record of userb's
 now=$(date +%s)

@@ -15,6 +15,7 @@ char *slurm_xstrdup(const char *);
 void slurm_xfree(void **);
 void slurm_xstrcat(char **, const char *);
 void *slurm_xcalloc(size_t, size_t, bool, bool, const char *, int, const char *);
+extern slurm_conf_t slurm_conf;  // libslurmfull's, which the plugin reads inside slurmctld
 }
 
 namespace {
@@ -127,4 +128,45 @@ TEST_CASE("adapter: a script's length from Slurm's allocator equals strlen, what
     std::string plain(100, 'p');
     CHECK(jfp_plugin::slurm_string(plain.c_str() + 16).size() == 84);
     CHECK(jfp_plugin::slurm_string(nullptr).empty());
+}
+
+TEST_CASE("adapter: a job slurmctld refuses itself after job_submit is recognised, and only such a job") {
+    Desc j;
+    std::string name1024(1024, 'n'), name1025(1025, 'n'), comment1025(1025, 'c');
+    j.d.name = name1024.data();
+    CHECK(jfp_plugin::slurm_refusal(&j.d, "#!/bin/sh\n") == nullptr);
+    j.d.name = name1025.data();
+    CHECK_THAT(jfp_plugin::slurm_refusal(&j.d, ""), HasText("job name longer than 1024"));
+    j.d.name = nullptr;
+    j.d.comment = slurm_xstrdup(comment1025.c_str());
+    CHECK_THAT(jfp_plugin::slurm_refusal(&j.d, ""), HasText("comment longer than 1024"));
+    slurm_xfree(reinterpret_cast<void **>(&j.d.comment));
+
+    std::string script(size_t{4} << 20, '#');  // Slurm's default max_script_size, 4 MiB: accepted
+    CHECK(jfp_plugin::slurm_refusal(&j.d, script) == nullptr);
+    script += '\n';
+    CHECK_THAT(jfp_plugin::slurm_refusal(&j.d, script), HasText("max_script_size"));
+    char *saved_params = slurm_conf.sched_params;
+    char params[] = "bf_continue,max_script_size=10000000";
+    slurm_conf.sched_params = params;
+    CHECK(jfp_plugin::slurm_refusal(&j.d, script) == nullptr);  // the site raised it
+    slurm_conf.sched_params = saved_params;
+
+    uint32_t saved_max = slurm_conf.max_array_sz;
+    slurm_conf.max_array_sz = 1001;  // slurm.conf's default MaxArraySize
+    auto array = [&](const char *spec) {
+        std::string s(spec);
+        j.d.array_inx = s.data();
+        const char *why = jfp_plugin::slurm_refusal(&j.d, "");
+        j.d.array_inx = nullptr;
+        return why != nullptr;
+    };
+    CHECK_FALSE(array("0-1000"));
+    CHECK(array("0-1001"));
+    CHECK(array("0-9999%10"));
+    CHECK_FALSE(array("0-1000%9999"));  // the limit after % is how many run at once
+    CHECK_FALSE(array("1,3,5-7:2"));
+    CHECK_FALSE(array("0-999:5000"));   // a step is no index
+    CHECK(array("7,1001"));
+    slurm_conf.max_array_sz = saved_max;
 }
