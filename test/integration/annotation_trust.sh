@@ -58,7 +58,12 @@ done
 t=${ids[0]}
 before=$(admin_comment_of "$t")
 as_user scontrol update jobid="$t" comment="$forged_p" || fail "the owner could not update the comment"
-expect_eq "$(comment_of "$t")" "jfp;p=0.001,class=FAILED,model=forged" "a forged annotation set by scontrol update is neutralised"
+# The update is re-scored from the job's own token (job_modify reads it from the job's record), so the
+# neutralised comment gets jfp's annotation again, the only "jfp:p=" in it.
+got=$(comment_of "$t")
+case "$got" in "jfp;p=0.001,class=FAILED,model=forged jfp:p="*) ;; *) fail "a forged annotation set by scontrol update is not neutralised and re-annotated: '$got'" ;; esac
+expect_eq "$(printf '%s' "$got" | grep -o 'jfp:p=' | wc -l)" 1 "annotations in the updated comment"
+expect_eq "$(model_of "$got")" "$model_id" "the updated comment's annotation's model"
 if out=$(as_user scontrol update jobid="$t" admincomment="jfp:t=0123456789abcdef jfp:p=0.000,class=FAILED,model=forged" 2>&1); then
     fail "an ordinary user changed AdminComment: $out"
 fi
