@@ -130,6 +130,7 @@ void SacctLayout::set(const std::vector<std::string_view> &names, const std::str
     optional(has(Col::ReqMem) || has(Col::ReqTRES), "ReqMem");
     optional(has(Col::Timelimit) || has(Col::TimelimitRaw), "Timelimit");
     optional(has(Col::SubmitLine), "SubmitLine");
+    optional(has(Col::UID), "UID");
 }
 
 std::string SacctLayout::validate(const std::vector<std::string_view> &f) const {

@@ -32,6 +32,8 @@ void note_submission(HistorySnapshot &s, const HistoryStore::Submission &j) {
     if (j.uid >= 0) {
         auto &name = s.uid_names[static_cast<uint32_t>(j.uid)];
         if (name != j.user) name.assign(j.user);
+    } else if (!j.user.empty()) {
+        s.users_without_uid.emplace(j.user);
     }
     if (j.account.empty() && j.qos.empty()) return;
     auto it = s.last_account.find(std::string(j.user));  // one allocation per row with an account
@@ -181,6 +183,7 @@ bool same_history(const HistorySnapshot &a, const HistorySnapshot &b, std::strin
     if (a.jobs != b.jobs) return differ("jobs");
     if (a.latest_end != b.latest_end) return differ("latest_end");
     if (a.uid_names != b.uid_names) return differ("uid_names");
+    if (a.users_without_uid != b.users_without_uid) return differ("users_without_uid");
     auto same_latest = [](const auto &x, const auto &y) {
         if (x.size() != y.size()) return false;
         for (const auto &[k, v] : x) {

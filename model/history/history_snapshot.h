@@ -14,6 +14,7 @@
 #include <optional>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 
 #include "model/history/history.h"
 #include "model/history/history_store.h"
@@ -31,6 +32,9 @@ struct HistorySnapshot {
     HistoryIndex index;
     std::unordered_map<uint32_t, std::string> uid_names;
     std::unordered_map<std::string, Latest> last_account, last_qos;  // by user
+    // Users some job names without a uid (exports without UID): their uids are looked up when the
+    // history loads, off the submit path.
+    std::unordered_set<std::string> users_without_uid;
     // JobID and JobIDRaw -> token, for jobs not ended: bounded by the queue, not by history.
     std::unordered_map<std::string, std::string> token_by_job;
     std::unordered_map<std::string, std::string> queue_token_by_job;  // from scontrol, replaced on each update

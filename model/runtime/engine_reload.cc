@@ -309,10 +309,8 @@ std::vector<std::pair<uint32_t, std::string>> Engine::unknown_user_uids(const Hi
     {
         std::shared_lock<std::shared_mutex> lock(history_mu_);
         for (const auto &[uid, name] : snap.uid_names) known_names.emplace(name, uid);
-        for (const auto &[user, acct] : snap.last_account) {
-            (void)acct;
+        for (const auto &user : snap.users_without_uid)
             if (!known_names.count(user) && passwd_tried_.insert(user).second) out.emplace_back(0, user);
-        }
     }
     std::vector<std::pair<uint32_t, std::string>> found;
     for (auto &[uid, user] : out)

@@ -155,10 +155,15 @@ TEST_CASE("harness: annotate appends within Slurm's limit and writes the join to
     CHECK(full.comment().size() <= 1024);
     CHECK(full.comment().substr(0, 1000) == near_full);
 
-    std::string big_script = "#!/bin/bash\n" + std::string(4 << 20, '#');
+    std::string big_script = "#!/bin/bash\n" + std::string((4 << 20) - 12, '#');  // Slurm's default limit, 4 MiB
     Job big("sim", "", big_script.c_str());
     CHECK(p.submit(&big.d, getuid(), &big.err) == SLURM_SUCCESS);
     CHECK(jfp::parse_annotation(big.comment()));
+    big_script += '\n';  // one byte past it: slurmctld refuses the job itself, jfp leaves it alone
+    Job too_big("sim", "", big_script.c_str());
+    CHECK(p.submit(&too_big.d, getuid(), &too_big.err) == SLURM_SUCCESS);
+    CHECK(too_big.comment().empty());
+    CHECK(too_big.admin().empty());
     std::string binary("\x7f" "ELF\0\0\x01\x02", 9);
     Job bin("sim", "", nullptr);
     bin.d.script = slurm_xstrdup(binary.c_str());

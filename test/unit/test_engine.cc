@@ -1,4 +1,5 @@
 #include <dirent.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -450,6 +451,33 @@ TEST_CASE("engine: reject mode refuses a job whose user+name history keeps faili
     auto fresh = e.evaluate(request("never_seen_before"));
     CHECK_FALSE(fresh.reject);
     CHECK(e.counters().rejected.load() == 1);
+}
+
+TEST_CASE("engine: a user the store knows only by name has their history from their first job on") {
+    // Exports without a UID column (SWF conversions, synth, older sacct formats) key jobs by user name:
+    // the names are resolved to uids when the history loads, never on the submit path.
+    Site site;
+    struct passwd *pw = getpwuid(getuid());
+    REQUIRE(pw);
+    std::string me = pw->pw_name;
+    {
+        HistoryStore store(site.store, HistoryStore::Access::ReadWrite);
+        std::string text = "JobIDRaw|User|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqMem|Timelimit\n";
+        for (int i = 0; i < 6; ++i)
+            text += std::to_string(910000 + i) + "|" + me + "|doomed|2029-12-31T1" + std::to_string(i) +
+                    ":00:00|2029-12-31T1" + std::to_string(i) + ":00:05|2029-12-31T1" + std::to_string(i) +
+                    ":00:30|FAILED|1:0|1|1G|01:00:00\n";
+        test::ingest_text(store, text);
+    }
+    site.config("mode = warn\nthreshold = 0.0\n");
+    Engine e(site.options());
+    SubmitRequest r = request("doomed");
+    r.uid = getuid();
+    auto first = e.evaluate(r);  // the first job after the plugin started
+    INFO("message: " << first.user_message);
+    CHECK(first.user_message.find("your last 6 runs of 'doomed' failed") != std::string::npos);
+    auto second = e.evaluate(r);
+    CHECK(second.decision.p_fail == Approx(first.decision.p_fail));
 }
 
 TEST_CASE("engine: fail open on a corrupt model, keep the last good one on a bad reload") {

@@ -1,4 +1,5 @@
 // jfp ingest: sacct exports into the history store.
+#include <algorithm>
 #include <cerrno>
 #include <cstdlib>
 #include <cstdio>
@@ -328,12 +329,17 @@ void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, Fil
         if (r.recovered_pipes) std::printf(", %llu with '|' in free text recovered", static_cast<unsigned long long>(r.recovered_pipes));
         if (r.joined_newlines) std::printf(", %llu with newlines in free text joined", static_cast<unsigned long long>(r.joined_newlines));
         std::printf("; %s holds %llu jobs\n", a.db.c_str(), static_cast<unsigned long long>(ingest.store().job_count()));
-        if (!r.missing_optional.empty()) {
-            std::string m;
-            for (const auto &c : r.missing_optional) m += (m.empty() ? "" : ", ") + c;
-            std::printf("jfp ingest: the export has no %s: those features will be unknown\n", m.c_str());
-        }
+        std::string m;
+        for (const auto &c : r.missing_optional)
+            if (c != "UID") m += (m.empty() ? "" : ", ") + c;
+        if (!m.empty()) std::printf("jfp ingest: the export has no %s: those features will be unknown\n", m.c_str());
     }
+    // Said even with -q: without it a user's first job after slurmctld starts could miss their history.
+    if (std::find(r.missing_optional.begin(), r.missing_optional.end(), "UID") != r.missing_optional.end() && r.job_rows)
+        std::fprintf(stderr,
+                     "jfp ingest: warning: the export has no UID column: the plugin looks these users' names up in "
+                     "the password database when it loads the history, and scores a user it cannot find there "
+                     "without their history; re-export with UID (sacct --format=...,User,UID,...)\n");
     finish_report(a, r.bad, shown, ingest.id());
 }
 
