@@ -13,11 +13,19 @@
 #   A3 in reject mode, a job accepted as 'steady' and renamed to 'doomed' (scontrol update, by its owner,
 #      before any ingest) is re-scored from its own token and the rename refused; so is a rename after
 #      `scontrol requeue`.
+# The site runs as Debian runs Slurm: slurmdbd and slurmctld as an unprivileged SlurmUser (jfp-slurm), jfp's
+# files in a directory that user owns, jfp ingest run as that user (docs/admin-guide.md, "Install").
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 "$TESTCLUSTER" users
+export JFP_SLURM_USER=jfp-slurm
+SU=$JFP_SLURM_USER
+as_slurm() { setpriv --reuid="$SU" --regid="$(id -g "$SU")" --init-groups -- "$@"; }
+as_slurm "$JFP" --version >/dev/null 2>&1 \
+    || fail "SlurmUser $SU cannot run $JFP: the build tree must be readable by other users for this test"
 
 new_site
+chown -R "$SU:" "$W"  # as if SlurmUser had run make_site's ingest and train
 chmod 755 "$W"
 A=jfp-usera
 B=jfp-userb
@@ -32,7 +40,7 @@ now=$(date +%s)
         echo "$((910100 + i))|$((910100 + i))|$A|$uid_a|jfptest|debug|normal|steady|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 200)) +%FT%T)|COMPLETED|0:0|1|1|100M|00:10:00"
     done
 } >"$W/usera.txt"
-"$JFP" ingest -q --db "$W/history.db" "$W/usera.txt"
+as_slurm "$JFP" ingest -q --db "$W/history.db" "$W/usera.txt"
 mkdir -p "$W/home"
 chmod 1777 "$W/home"
 start_site_cluster "mode = annotate
@@ -97,7 +105,7 @@ je=$(as_user "$A" sbatch --parsable -o /dev/null -J "$evil" --wrap true | cut -d
 scontrol release "$ja" "$jb"
 for id in "$je" "$ja" "$jb"; do wait_job "$id" 120 >/dev/null; done
 wait_accounting_complete
-"$JFP" ingest -q --from-sacct --db "$W/history.db" --overlap 7200
+as_slurm "$JFP" ingest -q --from-sacct --db "$W/history.db" --overlap 7200
 forged_rows=$(sqlite3 "$W/history.db" "SELECT count(*) FROM jobs WHERE job_key = '990001' OR (user = '$B' AND name = 'important' AND state = 'FAILED')")
 expect_eq "$forged_rows" 0 "A1: jobs the name of usera's job $je forged in the store"
 got=$(sqlite3 "$W/history.db" "SELECT quote(name) FROM jobs WHERE job_key = '$je'")
@@ -140,7 +148,10 @@ note "A3: after scontrol requeuehold, the rename of $js to doomed refused too"
 for f in "$W/features.db" "$W/scripts.db" "$W/history.db"; do
     for g in "$f" "$f-wal"; do
         [ -e "$g" ] || continue
-        expect_eq "$(stat -c %a "$g")" 600 "A6: the mode of $g"
+        expect_eq "$(stat -c '%a %U' "$g")" "600 $SU" "A6: the mode and owner of $g"
     done
 done
-note "A6: feature log, script archive and history store are 0600"
+note "A6: feature log, script archive and history store are 0600, SlurmUser's"
+grep -q "SlurmUser=$SU" "$CLUSTER_DIR/etc/slurm.conf" || fail "the cluster did not run with SlurmUser=$SU"
+expect_eq "$(ps -o user= -p "$(cat "$CLUSTER_DIR/run/slurmctld.daemon.pid")")" "$SU" "the user slurmctld runs as"
+note "slurmctld ran as $SU, the plugin $(grep -o 'from [^ ]*job_submit_jfp.so' "$CTLD_LOG" | head -n1)"
