@@ -11,7 +11,11 @@ cluster_start
 # The plugin says which file slurmctld loaded (the installed package's with JFP_INSTALLED) and which
 # release it was built for: the one running.
 built=$(grep "job_submit/jfp: jfp .* built for Slurm" "$CTLD_LOG" || true)
-expect_contains "$built" "built for Slurm $(slurmctld -V | awk '{print $2}') from $PLUGIN_SO" "build line"
+# The build tree's plugin is copied into the cluster's own PluginDir (test/cluster/testcluster).
+loaded=$PLUGIN_SO
+[ -n "$PLUGIN_DIR" ] && loaded="$CLUSTER_DIR/plugins/job_submit_jfp.so"
+cmp -s "$loaded" "$PLUGIN_SO" || fail "$loaded is not a copy of $PLUGIN_SO"
+expect_contains "$built" "built for Slurm $(slurmctld -V | awk '{print $2}') from $loaded" "build line"
 note "$built"
 init=$(grep "job_submit/jfp: init: " "$CTLD_LOG" || true)
 expect_contains "$init" "config=$CLUSTER_DIR/etc/jfp.conf (loaded)" "init line: config"
