@@ -13,7 +13,11 @@ if [ -z "${JFP_FAULT_NS:-}" ]; then
     exec env JFP_FAULT_NS=1 unshare --mount --propagation "$prop" bash "$0" "$@"
 fi
 
+# As Debian runs Slurm: slurmctld as an unprivileged SlurmUser, which owns the site directory.
+"$TESTCLUSTER" users
+export JFP_SLURM_USER=jfp-slurm
 new_site
+chown -R "$JFP_SLURM_USER:" "$W"
 CLEANUP_HOOK='umount -l "$W/full" 2>/dev/null || true; '"$CLEANUP_HOOK"
 A=$W/scripts.db
 archive_conf() {  # archive_conf ARCHIVE: the lines past SITE_CONF
@@ -143,6 +147,7 @@ PY
 # ---- a full disk: submissions are untouched, the drop is logged, the archive recovers
 mkdir -p "$W/full"
 mount -t tmpfs -o size=512k tmpfs "$W/full"
+chown "$JFP_SLURM_USER:" "$W/full"
 set_conf "$(conf "$W/full/scripts.db")"
 wait_log "archiving job scripts in $W/full/scripts.db"
 python3 - "$W/in/noise" <<'PY'
@@ -188,7 +193,7 @@ note "two slurmctld restarts: the archive kept its $n0 submissions and took the 
 # where logrotate is not installed (the release roots), the same rename by mv.
 rotate_now() {
     if command -v logrotate >/dev/null; then
-        sed -e "s#/var/lib/jfp/features.db /var/lib/jfp/scripts.db#$1#" -e "s#su slurm slurm#su $(id -un) $(id -gn)#" \
+        sed -e "s#/var/lib/jfp/features.db /var/lib/jfp/scripts.db#$1#" -e "s#su slurm slurm#su $JFP_SLURM_USER $JFP_SLURM_USER#" \
             "$JFP_SRCDIR/docs/examples/jfp.logrotate" >"$W/logrotate.conf"
         logrotate -f -s "$W/logrotate.state" "$W/logrotate.conf" || fail "logrotate with the shipped recipe failed"
     else
@@ -212,7 +217,7 @@ wait_log "script archive $A was removed or renamed (rotated?) while slurmctld he
 wait_log "feature log $F was removed or renamed (rotated?) while slurmctld held it open" 30
 r=$(submit --hold -o /dev/null "$W/in/sh")
 archived "$r"
-expect_eq "$(stat -c %a "$A")" 600 "the mode of the archive begun after rotation"
+expect_eq "$(stat -c '%a %U' "$A")" "600 $JFP_SLURM_USER" "the mode and owner of the archive begun after rotation"
 expect_eq "$(rows "$A.1" submissions)" "$n_arch" "submissions in the rotated archive (its WAL moved into it)"
 wait_until 30 "the feature log begun after rotation has no row" '[ "$(rows "$F" scored)" -gt 0 ]'
 [ "$(rows "$F.1" scored)" -ge "$n_feat" ] || fail "the rotated feature log lost rows: $(rows "$F.1" scored) < $n_feat"
