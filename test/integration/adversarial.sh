@@ -10,6 +10,8 @@
 #      readable by its owner only.
 #   A5 jobs slurmctld refuses itself after job_submit (a name or comment past 1024 bytes, a script past
 #      max_script_size, an array past MaxArraySize) leave no feature-log row and nothing in the archive.
+#   A11 SlurmUser, like root, is warned where an ordinary user is rejected (reject_privileged = no).
+#   A7 a model path that is an ordinary user's symbolic link is refused.
 #   A3 in reject mode, a job accepted as 'steady' and renamed to 'doomed' (scontrol update, by its owner,
 #      before any ingest) is re-scored from its own token and the rename refused; so is a rename after
 #      `scontrol requeue`.
@@ -144,6 +146,35 @@ if out=$(as_user "$A" scontrol update JobId="$js" Name=doomed 2>&1); then
 fi
 scancel "$js"
 note "A3: after scontrol requeuehold, the rename of $js to doomed refused too"
+
+# ---- A11: SlurmUser (like root) is warned where an ordinary user is rejected (reject_privileged = no)
+set_conf "$SITE_CONF
+mode = reject
+threshold = 1.0
+threshold.partition.long = 0.0
+min_history = 0
+script_archive = $W/scripts.db"
+if out=$(as_user "$A" sbatch --hold -o /dev/null -p long -J anything --wrap true 2>&1); then
+    fail "A11: usera's job in 'long' (threshold 0) was accepted: $out"
+fi
+jsu=$(cd /tmp && as_slurm sbatch --parsable --hold -o /dev/null -p long -J anything --wrap true 2>"$W/su.err" | cut -d';' -f1)
+[[ "$jsu" =~ ^[0-9]+$ ]] || fail "A11: SlurmUser's job was refused: $(cat "$W/su.err")"
+expect_contains "$(cat "$W/su.err")" "jfp: warning" "A11: what SlurmUser was told"
+wait_log "submit user=[^ ]* name='anything' .*action=warn privileged" 10
+scancel "$jsu"
+note "A11: in 'long' (threshold 0) usera's job is rejected, SlurmUser's $jsu warned (privileged)"
+
+# ---- A7: a model path that is a user's symbolic link (in a sticky directory, like /tmp) is refused
+mkdir -p "$W/sticky"
+chmod 1777 "$W/sticky"
+as_user "$A" ln -s "$W/model.json" "$W/sticky/model.json"
+set_conf "model = $W/sticky/model.json
+store = $W/history.db
+feature_log = $W/features.db
+reload_interval = 0.3
+mode = annotate"
+wait_log "model $W/sticky/model.json not used: refused: $W/sticky/model.json is a symbolic link owned by uid $(id -u "$A")" 30
+note "A7: usera's symlink as the model refused"
 
 # ---- A6: file modes of what jfp created here (slurmctld's feature log and archive, jfp ingest's store)
 for f in "$W/features.db" "$W/scripts.db" "$W/history.db"; do
