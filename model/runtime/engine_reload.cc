@@ -34,6 +34,31 @@ void trim_heap() {
 #endif
 }
 
+// What the threshold reached on the validation window, as jfp train recorded it: an admin choosing a
+// mode should know whether it is the target precision or train's best-F1 fallback.
+std::string threshold_note(const ModelBundle &b) {
+    const nlohmann::json &m = b.metadata();
+    auto c = m.find("threshold_choice");
+    if (c == m.end() || !c->is_object()) return " (its validation precision not recorded)";
+    double p = -1, r = -1, target = -1;
+    bool reached = false;
+    try {
+        p = c->value("precision", -1.0);
+        r = c->value("recall", -1.0);
+        reached = c->value("target_reached", false);
+        target = m.value("target_precision", -1.0);
+    } catch (const nlohmann::json::exception &) {
+        return " (its validation precision not readable)";
+    }
+    char out[160];
+    if (reached)
+        std::snprintf(out, sizeof out, ": validation precision %.2f, recall %.2f, target %.2f reached", p, r, target);
+    else
+        std::snprintf(out, sizeof out, ": validation precision %.2f, recall %.2f, target %.2f NOT reached (best-F1 threshold)",
+                      p, r, target);
+    return out;
+}
+
 std::optional<std::string> passwd_name(uint32_t uid) {
     struct passwd pw {};
     struct passwd *res = nullptr;
@@ -117,10 +142,10 @@ void Engine::poll(bool load_history) {
                     auto t0 = std::chrono::steady_clock::now();
                     auto b = std::make_shared<const ModelBundle>(ModelBundle::load_text(f.out, cfg.model_path));
                     trim_heap();
-                    char buf[256];
-                    std::snprintf(buf, sizeof buf, "loaded model %s (%zu trees, threshold %.4f, %zu reference rows checked) in %" PRId64 " ms",
+                    char buf[400];
+                    std::snprintf(buf, sizeof buf, "loaded model %s (%zu trees, threshold %.4f%s, %zu reference rows checked) in %" PRId64 " ms",
                                   b->model_id().c_str(), b->failure_model().num_trees(), b->threshold(),
-                                  b->reference_rows_checked(), ms_since(t0));
+                                  threshold_note(*b).c_str(), b->reference_rows_checked(), ms_since(t0));
                     next->model = b;
                     next->model_note = std::string("model ") + b->model_id();
                     counters_.model_loads.fetch_add(1);

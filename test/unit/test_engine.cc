@@ -480,6 +480,44 @@ TEST_CASE("engine: a user the store knows only by name has their history from th
     CHECK(second.decision.p_fail == Approx(first.decision.p_fail));
 }
 
+namespace {
+std::vector<std::string> g_logged;
+void capture_log(LogLevel, const char *m) { g_logged.emplace_back(m); }
+std::string loaded_model_line() {
+    for (const auto &l : g_logged)
+        if (l.rfind("loaded model ", 0) == 0) return l;
+    return {};
+}
+}  // namespace
+
+TEST_CASE("engine: the load line says what the threshold reached on validation, and whether it met the target") {
+    Site site;
+    site.config("mode = warn\n");
+    std::ifstream in(site.model);
+    auto bundle = nlohmann::json::parse(in);
+    auto load_line = [&](const nlohmann::json &b) {
+        test::write_file(site.model, b.dump());
+        g_logged.clear();
+        set_log_sink(capture_log);
+        { Engine e(site.options()); }
+        set_log_sink(nullptr);
+        return loaded_model_line();
+    };
+    auto reached = bundle;
+    reached["threshold_choice"]["target_reached"] = true;
+    reached["threshold_choice"]["precision"] = 0.93;
+    reached["threshold_choice"]["recall"] = 0.2;
+    reached["target_precision"] = 0.9;
+    CHECK_THAT(load_line(reached), HasText("validation precision 0.93, recall 0.20, target 0.90 reached,"));
+    auto missed = reached;
+    missed["threshold_choice"]["target_reached"] = false;
+    missed["threshold_choice"]["precision"] = 0.41;
+    CHECK_THAT(load_line(missed), HasText("validation precision 0.41, recall 0.20, target 0.90 NOT reached (best-F1 threshold)"));
+    auto old = reached;
+    old.erase("threshold_choice");
+    CHECK_THAT(load_line(old), HasText("its validation precision not recorded"));
+}
+
 TEST_CASE("engine: fail open on a corrupt model, keep the last good one on a bad reload") {
     Site site;
     site.config("mode = annotate\n");
