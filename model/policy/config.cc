@@ -158,6 +158,10 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             auto b = parse_bool(value);
             if (!b) bad("expected yes or no");
             else c.allow_override = *b;
+        } else if (key == "reject_below_target") {
+            auto b = parse_bool(value);
+            if (!b) bad("expected yes or no");
+            else c.reject_below_target = *b;
         } else if (key == "reject_privileged") {
             auto b = parse_bool(value);
             if (!b) bad("expected yes or no");

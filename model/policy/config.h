@@ -37,6 +37,7 @@ struct Config {
     bool allow_override = false;
     // Reject root's and SlurmUser's jobs too (otherwise they are warned where others are rejected).
     bool reject_privileged = false;
+    bool reject_below_target = false;  // reject with a model that missed its target precision
     std::string override_token = "jfp:override";
 
     bool annotate_comment = true;

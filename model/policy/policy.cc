@@ -45,7 +45,7 @@ bool has_override(std::string_view comment, const std::string &token) {
 }
 
 void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, std::string_view comment,
-                  double bundle_threshold, const Score &s, Decision &d) {
+                  double bundle_threshold, const Score &s, Decision &d, bool bundle_below_target) {
     d = Decision{};
     d.scored = true;
     d.p_fail = s.p_fail;
@@ -83,6 +83,11 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
     }
     if (c.allow_override && has_override(comment, c.override_token)) {
         d.override_used = true;
+        d.action = Action::Warn;
+        return;
+    }
+    if (bundle_below_target && !c.reject_below_target) {
+        d.below_target = true;
         d.action = Action::Warn;
         return;
     }

@@ -29,6 +29,7 @@ struct Decision {
     bool below_min_history = false;  // too little history to reject
     bool no_history = false;         // no history loaded (store missing or failing): never enough to reject
     bool privileged = false;         // root or SlurmUser without reject_privileged: warned, not rejected
+    bool below_target = false;       // the model missed its target precision (no reject_below_target): warned
     std::string message;           // for warn and reject: the reason and what to do
 };
 
@@ -39,8 +40,10 @@ bool is_exempt(const Config &c, const JobRequest &r);
 bool has_override(std::string_view comment, const std::string &token);
 
 // Fills action, threshold and flags from the score (message and annotation are left to the caller).
+// bundle_below_target: the model missed its target precision; in reject mode it then warns, unless
+// reject_below_target.
 void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, std::string_view comment,
-                  double bundle_threshold, const Score &s, Decision &d);
+                  double bundle_threshold, const Score &s, Decision &d, bool bundle_below_target = false);
 
 // "jfp:p=0.873,class=TIMEOUT,model=20240301T020000-1a2b3c4d" (",override" when the override was used).
 // A suggestion from advice.h follows the model as ",time=02:30:00" or ",mem=4G".

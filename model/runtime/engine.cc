@@ -110,7 +110,7 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
     const ModelBundle &model = *st.model;
     const Config &cfg = st.config;
     Score s = model.score(x);
-    apply_policy(cfg, r, hv, comment, model.threshold(), s, out.decision);
+    apply_policy(cfg, r, hv, comment, model.threshold(), s, out.decision, model.below_target());
     Decision &d = out.decision;
     counters_.scored.fetch_add(1, std::memory_order_relaxed);
     if (d.exempt) counters_.exempt.fetch_add(1, std::memory_order_relaxed);
@@ -178,7 +178,7 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
                       static_cast<double>(s.p_fail), cls, d.threshold,
                       cfg.mode == Mode::Shadow && d.above && !d.exempt ? "would-act" : action_name(d.action),
                       d.exempt ? " exempt" : "", d.override_used ? " override" : "",
-                      d.below_min_history ? " below-min-history" : d.no_history ? " no-history" : d.privileged ? " privileged" : "",
+                      d.below_min_history ? " below-min-history" : d.no_history ? " no-history" : d.privileged ? " privileged" : d.below_target ? " below-target" : "",
                       model.model_id().c_str(), out.token.c_str());
         if (info) log_info(line);
         else log_debug(line);

@@ -134,6 +134,7 @@ private:
     template <class W> void replace_writer(std::shared_ptr<W> &slot, std::shared_ptr<W> next);
     void run();
     void resolve_pending_uids();
+    void note_below_target(const State &st);
     void kick();  // wake the background thread now
     void log_stats(bool final);
 
@@ -155,6 +156,7 @@ private:
     mutable std::shared_mutex history_mu_;
     std::unordered_set<std::string> passwd_tried_;  // user names looked up in the password database
     std::string last_config_error_, last_model_error_, last_store_error_;
+    std::string below_target_said_;  // model id and setting the below-target line was said for
     // One line a minute per kind while a fault keeps changing (docs/admin-guide.md, "When something is wrong").
     FaultLog config_faults_{60}, model_faults_{60}, store_faults_{60};
     // A store that failed to load is tried again this often even when its file looks unchanged (a

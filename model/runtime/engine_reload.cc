@@ -268,12 +268,30 @@ void Engine::poll(bool load_history) {
     }
 
     if (changed) publish(next);
+    note_below_target(*next);
     cur.reset();  // the snapshot this poll started from may hold a writer just retired
     close_retired_writers();
     resolve_pending_uids();
     config_faults_.tick();
     model_faults_.tick();
     store_faults_.tick();
+}
+
+// Said once for each model and mode: a model that missed its target precision warns where reject mode
+// would refuse, unless reject_below_target.
+void Engine::note_below_target(const State &st) {
+    bool applies = st.model && st.config_present && st.config.mode == Mode::Reject && st.model->below_target();
+    std::string key = applies ? st.model->model_id() + (st.config.reject_below_target ? "+" : "-") : std::string();
+    if (key == below_target_said_) return;
+    below_target_said_ = key;
+    if (!applies) return;
+    std::string what = "model " + st.model->model_id() + " did not reach its target precision on validation" +
+                       threshold_note(*st.model);
+    if (st.config.reject_below_target)
+        log_warning(what + "; reject_below_target = yes: it rejects jobs anyway");
+    else
+        log_warning(what + "; in reject mode it warns instead of rejecting (train on more history, or set "
+                           "reject_below_target = yes to reject anyway)");
 }
 
 // Applies the store's changes to the published snapshot in place, a chunk at a time under the history

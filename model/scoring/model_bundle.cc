@@ -131,6 +131,10 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
         b.uses_script_features_ = false;
         for (int f = F_script_bytes; f <= F_script_set_e; ++f)
             if (b.failure_.uses_feature(f) || (b.class_model_ && b.class_model_->uses_feature(f))) b.uses_script_features_ = true;
+        if (auto c = j.find("threshold_choice"); c != j.end() && c->is_object()) {
+            auto t = c->find("target_reached");
+            b.below_target_ = t != c->end() && t->is_boolean() && !t->get<bool>();
+        }
         b.metadata_ = j;
         b.metadata_.erase("failure_model");
         b.metadata_.erase("class_model");

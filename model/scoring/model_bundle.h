@@ -47,6 +47,9 @@ public:
     const TreeEnsemble *class_model() const { return class_model_ ? &*class_model_ : nullptr; }
     const nlohmann::json &metadata() const { return metadata_; }  // everything except the models
     size_t reference_rows_checked() const { return reference_checked_; }
+    // jfp train recorded that no threshold reached its target precision on validation (it fell back to
+    // the best F1). False for bundles that record nothing (older jfp).
+    bool below_target() const { return below_target_; }
 
 private:
     std::string model_id_;
@@ -57,6 +60,7 @@ private:
     std::array<float, kFailureClasses> class_prior_{};
     nlohmann::json metadata_;
     size_t reference_checked_ = 0;
+    bool below_target_ = false;
 };
 
 // Feature vectors travel through JSON with NaN as null.

@@ -35,7 +35,7 @@ sqlite3 "$S" "VACUUM INTO '$W/good.db'"
 restore_store() { rm -f "$1" "$1-wal" "$1-shm"; sqlite3 "$W/good.db" "VACUUM INTO '$1'"; sqlite3 "$1" "PRAGMA journal_mode=WAL" >/dev/null; }
 
 conf_text() {  # conf_text MODE THRESHOLD [STORE] [FEATURE_LOG]
-    printf 'mode = %s\nthreshold = %s\nreload_interval = 0.3\nreject_privileged = yes\nmodel = %s\nstore = %s\nfeature_log = %s\n' \
+    printf 'mode = %s\nthreshold = %s\nreload_interval = 0.3\nreject_privileged = yes\nreject_below_target = yes\nmodel = %s\nstore = %s\nfeature_log = %s\n' \
         "$1" "$2" "$M" "${3:-$S}" "${4:-$F}"
 }
 export JFP_CONF="$(conf_text annotate 0.5)"

@@ -10,6 +10,7 @@ cp "$W/model.json" "$W/good.json"
 echo '{"format": "jfp-model-bundle", "trees": [' >"$W/model.json"  # a truncated bundle
 strict="mode = reject
 reject_privileged = yes
+reject_below_target = yes
 threshold = 0.0
 min_history = 0
 reload_interval = 0.3

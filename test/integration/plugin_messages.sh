@@ -44,6 +44,7 @@ base="model = $W/model.json
 store = $W/history.db
 reload_interval = 0.3
 reject_privileged = yes
+reject_below_target = yes
 checkpoint_url = https://hpc.example.org/checkpointing"
 export JFP_CONF="$base
 mode = warn"

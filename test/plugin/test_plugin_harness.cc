@@ -192,7 +192,7 @@ TEST_CASE("harness: warn keeps what an earlier plugin said in err_msg; reject re
     }
     CHECK(warned);
 
-    site.conf("mode = reject\nthreshold = 0.0\nmin_history = 0\nreject_privileged = yes\n");  // the harness runs as root
+    site.conf("mode = reject\nthreshold = 0.0\nmin_history = 0\nreject_privileged = yes\nreject_below_target = yes\n");  // the harness runs as root
     bool rejected = false;
     for (Deadline d(30); !rejected && !d.passed();) {
         Job j("sim", "");
@@ -210,7 +210,7 @@ TEST_CASE("harness: warn keeps what an earlier plugin said in err_msg; reject re
 TEST_CASE("harness: a corrupt model or config never blocks a job") {
     Site site;
     jfp::test::write_file(site.model, "garbage");
-    site.conf("mode = reject\nthreshold = 0.0\nmin_history = 0\nreject_privileged = yes\n");  // the harness runs as root
+    site.conf("mode = reject\nthreshold = 0.0\nmin_history = 0\nreject_privileged = yes\nreject_below_target = yes\n");  // the harness runs as root
     Plugin p;
     REQUIRE(p.init() == SLURM_SUCCESS);
     for (int i = 0; i < 20; ++i) {
@@ -276,7 +276,7 @@ struct FakeJobRecord {
 
 TEST_CASE("harness: job_modify re-scores an update from the token in the job's own AdminComment") {
     Site site;
-    site.conf("mode = reject\nthreshold = 1.0\nthreshold.partition.long = 0.0\nmin_history = 0\nreject_privileged = yes\n");
+    site.conf("mode = reject\nthreshold = 1.0\nthreshold.partition.long = 0.0\nmin_history = 0\nreject_privileged = yes\nreject_below_target = yes\n");
     Plugin p;
     REQUIRE(p.init() == SLURM_SUCCESS);
     std::string admin;

@@ -432,7 +432,7 @@ TEST_CASE("engine: reject mode refuses a job whose user+name history keeps faili
                     ":00:30|FAILED|1:0|1|1G|01:00:00\n";
         test::ingest_text(store, text);
     }
-    site.config("mode = reject\nthreshold = 0.5\nallow_override = yes\n");
+    site.config("mode = reject\nthreshold = 0.5\nallow_override = yes\nreject_below_target = yes\n");
     Engine e(site.options());
     auto out = e.evaluate(request("doomed"));
     INFO("p=" << out.decision.p_fail << " message: " << out.user_message);
@@ -516,6 +516,32 @@ TEST_CASE("engine: the load line says what the threshold reached on validation, 
     auto old = reached;
     old.erase("threshold_choice");
     CHECK_THAT(load_line(old), HasText("its validation precision not recorded"));
+
+    // In reject mode a model below its target warns instead, and says so once; reject_below_target insists.
+    auto count_below = [] {
+        return std::count_if(g_logged.begin(), g_logged.end(),
+                             [](const std::string &l) { return l.find("did not reach its target precision") != std::string::npos; });
+    };
+    test::write_file(site.model, missed.dump());
+    site.config("mode = reject\nthreshold = 0.0\nmin_history = 0\n");
+    g_logged.clear();
+    set_log_sink(capture_log);
+    {
+        Engine e(site.options());
+        auto out = e.evaluate(request("sim"));
+        CHECK_FALSE(out.reject);
+        CHECK(out.decision.below_target);
+        e.poll();
+        CHECK(count_below() == 1);
+        CHECK(std::find_if(g_logged.begin(), g_logged.end(), [](const std::string &l) {
+                  return l.find("in reject mode it warns instead of rejecting") != std::string::npos;
+              }) != g_logged.end());
+        site.config("mode = reject\nthreshold = 0.0\nmin_history = 0\nreject_below_target = yes\n");
+        e.poll();
+        CHECK(e.evaluate(request("sim")).reject);
+        CHECK(count_below() == 2);  // the setting changed: said again, once
+    }
+    set_log_sink(nullptr);
 }
 
 TEST_CASE("engine: fail open on a corrupt model, keep the last good one on a bad reload") {
@@ -741,7 +767,7 @@ TEST_CASE("engine: an update found by the token in the job's AdminComment is re-
     for (bool with_store : {true, false}) {
         CAPTURE(with_store);
         std::string store_line = with_store ? "" : "store = " + site.dir.file("missing.db") + "\n";
-        site.config("mode = reject\nthreshold = 1.0\nthreshold.partition.long = 0.0\nmin_history = 0\n" + store_line);
+        site.config("mode = reject\nthreshold = 1.0\nthreshold.partition.long = 0.0\nmin_history = 0\nreject_below_target = yes\n" + store_line);
         Engine e(site.options());
         auto out = e.evaluate(request("steady_job"));
         REQUIRE(out.decision.scored);

@@ -110,6 +110,15 @@ TEST_CASE("policy: exemptions, min_history and the override token") {
     apply_policy(c, job(), none, "", 0.5, score(0.99), d);
     CHECK(d.action == Action::Reject);
     CHECK_FALSE(d.no_history);
+    // A model that missed its target precision warns where it would reject, unless the admin insists.
+    apply_policy(c, job(), none, "", 0.5, score(0.99), d, true);
+    CHECK(d.action == Action::Warn);
+    CHECK(d.below_target);
+    c.reject_below_target = true;
+    apply_policy(c, job(), none, "", 0.5, score(0.99), d, true);
+    CHECK(d.action == Action::Reject);
+    CHECK_FALSE(d.below_target);
+    c.reject_below_target = false;
     HistoryView unavailable;  // the store is missing or failing: even min_history = 0 does not reject
     apply_policy(c, job(), unavailable, "", 0.5, score(0.99), d);
     CHECK(d.action == Action::Warn);
