@@ -62,6 +62,16 @@ grep -qF "1 of 3 files failed (garbage.bin); the other files' rows are stored" e
 [ "$(count whole.db)" -gt 1000 ] || fail "the synthetic export holds only $(count whole.db) jobs"
 echo "ok: a bad file between two good ones: all $(count multi.db) jobs of the good files stored, exit 1"
 
+# A command line jfp cannot parse: exit 64 (EX_USAGE), apart from the codes of errors and alerts.
+for args in "ingest --no-such-option" "ingest --db" "monitor --max-psi not-a-number --db x"; do
+    rc=0
+    # shellcheck disable=SC2086
+    "$JFP" $args >out.txt 2>err.txt || rc=$?
+    [ "$rc" = 64 ] || fail "jfp $args: exit $rc, expected 64 (a usage error): $(head -c 300 err.txt)"
+done
+"$JFP" ingest --help >out.txt || fail "jfp ingest --help failed"
+echo "ok: usage errors exit 64, --help 0"
+
 # A store written by a newer jfp: every command refuses it and says to upgrade.
 cp store.db newer.db
 sqlite3 newer.db "PRAGMA user_version = 99"

@@ -55,7 +55,9 @@ int main(int argc, char **argv) {
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
-        return app.exit(e);
+        // CLI11's own codes (105 for a bad value, 109 for an extra argument...) would collide with nothing
+        // documented and say nothing to a script: a usage error is 64 (sysexits' EX_USAGE); --help is 0.
+        return app.exit(e) == 0 ? 0 : 64;
     } catch (const std::exception &e) {
         std::fprintf(stderr, "jfp: error: %s\n", e.what());
         return 1;
