@@ -33,16 +33,7 @@ JFP_AS_SLURM=$W/bin/jfp
 A=jfp-usera
 B=jfp-userb
 # usera's history: 'doomed' failed its last 6 runs, 'steady' completed its last 6 (as make_site gives root).
-uid_a=$(id -u "$A")
-now=$(date +%s)
-{
-    echo "JobIDRaw|JobID|User|UID|Account|Partition|QOS|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqNodes|ReqMem|Timelimit"
-    for i in 1 2 3 4 5 6; do
-        t=$((now - 3600 + i * 300))
-        echo "$((910000 + i))|$((910000 + i))|$A|$uid_a|jfptest|debug|normal|doomed|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 60)) +%FT%T)|FAILED|1:0|1|1|100M|00:10:00"
-        echo "$((910100 + i))|$((910100 + i))|$A|$uid_a|jfptest|debug|normal|steady|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 200)) +%FT%T)|COMPLETED|0:0|1|1|100M|00:10:00"
-    done
-} >"$W/usera.txt"
+doomed_and_steady "$A" "$(id -u "$A")" jfptest 910000 >"$W/usera.txt"
 as_slurm "$JFP_AS_SLURM" ingest -q --db "$W/history.db" "$W/usera.txt"
 mkdir -p "$W/home"
 chmod 1777 "$W/home"
@@ -71,10 +62,9 @@ expect_contains "$out" "usera was here" "A2: jfp scripts show of usera's queued 
 note "A2: usera's job $ja named '... AdminComment=jfp:t=$tb': scripts show prints usera's own script"
 
 # ---- A5: jobs slurmctld refuses itself after job_submit leave no feature-log row and nothing archived
-count() { sqlite3 -readonly "$1" "SELECT count(*) FROM $2" 2>/dev/null || echo 0; }
-wait_until 30 "the feature log has no rows" '[ "$(count "$W/features.db" scored)" -gt 0 ]'
-rows0=$(count "$W/features.db" scored)
-subs0=$(count "$W/scripts.db" submissions)
+wait_until 30 "the feature log has no rows" '[ "$(db_count "$W/features.db" scored)" -gt 0 ]'
+rows0=$(db_count "$W/features.db" scored)
+subs0=$(db_count "$W/scripts.db" submissions)
 bytes0=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
 long() { head -c "$1" /dev/zero | tr '\0' "$2"; }
 { printf '#!/bin/bash\n'; long $((4 * 1024 * 1024)) '#'; printf '\ntrue\n'; } >"$W/home/huge.sh"
@@ -91,9 +81,9 @@ refused "the same script again" -J again "$W/home/huge.sh"
 refused "an array past MaxArraySize" --array=0-9999 "$W/home/a.sh"
 jk=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J after_refusals "$W/home/a.sh" | cut -d';' -f1)
 archived "$jk"
-wait_until 30 "job $jk's feature-log row" '[ "$(count "$W/features.db" scored)" -gt "$rows0" ]'
-expect_eq "$(count "$W/features.db" scored)" "$((rows0 + 1))" "A5: feature-log rows after 5 refused jobs and 1 accepted"
-expect_eq "$(count "$W/scripts.db" submissions)" "$((subs0 + 1))" "A5: archived submissions after 5 refused jobs and 1 accepted"
+wait_until 30 "job $jk's feature-log row" '[ "$(db_count "$W/features.db" scored)" -gt "$rows0" ]'
+expect_eq "$(db_count "$W/features.db" scored)" "$((rows0 + 1))" "A5: feature-log rows after 5 refused jobs and 1 accepted"
+expect_eq "$(db_count "$W/scripts.db" submissions)" "$((subs0 + 1))" "A5: archived submissions after 5 refused jobs and 1 accepted"
 bytes1=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
 [ $((bytes1 - bytes0)) -lt 1048576 ] || fail "A5: the archive grew by $((bytes1 - bytes0)) bytes for jobs slurmctld refused"
 note "A5: a long name, a long comment, two 4 MiB scripts, a 10,000-task array: refused by slurmctld, none logged or archived (archive +$((bytes1 - bytes0)) bytes)"

@@ -154,24 +154,33 @@ reject_below_target = yes"
     make_site "$W"
 }
 
+# doomed_and_steady USER UID ACCOUNT FIRST_ID: a sacct export (stdout) in which USER's 'doomed' failed its
+# last 6 runs, the last minutes ago, and 'steady' completed its last 6; job ids from FIRST_ID.
+doomed_and_steady() {
+    local user=$1 uid=$2 account=$3 id=$4 now t i
+    now=$(date +%s)
+    echo "JobIDRaw|JobID|User|UID|Account|Partition|QOS|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqNodes|ReqMem|Timelimit"
+    for i in 1 2 3 4 5 6; do
+        t=$((now - 3600 + i * 300))
+        echo "$((id + i))|$((id + i))|$user|$uid|$account|debug|normal|doomed|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 60)) +%FT%T)|FAILED|1:0|1|1|100M|00:10:00"
+        echo "$((id + 100 + i))|$((id + 100 + i))|$user|$uid|$account|debug|normal|steady|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 200)) +%FT%T)|COMPLETED|0:0|1|1|100M|00:10:00"
+    done
+}
+
+# db_count FILE TABLE: the rows of TABLE in the SQLite FILE, 0 while it does not exist (read-only: a
+# missing file is not created, as sqlite3 would, before the plugin creates it with its own mode).
+db_count() { sqlite3 -readonly "$1" "SELECT count(*) FROM $2" 2>/dev/null || echo 0; }
+
 # make_site DIR: a history store (synthetic users plus root's own history) and a model trained on it.
 # root has 'doomed', whose last 6 runs failed minutes ago, and 'steady', whose last 6 completed.
 make_site() {
-    local w=$1 now t i
+    local w=$1
     mkdir -p "$w"
     chmod 700 "$w"
     "$JFP" synth --jobs 20000 --seed 11 -q -o "$w/synth.txt"
     "$JFP" ingest -q --db "$w/history.db" "$w/synth.txt"
     "$JFP" train --db "$w/history.db" --out "$w/model.json" --rounds 60 --nthread 2 --no-progress >/dev/null
-    now=$(date +%s)
-    {
-        echo "JobIDRaw|JobID|User|UID|Account|Partition|QOS|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqNodes|ReqMem|Timelimit"
-        for i in 1 2 3 4 5 6; do
-            t=$((now - 3600 + i * 300))
-            echo "$((900000 + i))|$((900000 + i))|root|0|root|debug|normal|doomed|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 60)) +%FT%T)|FAILED|1:0|1|1|100M|00:10:00"
-            echo "$((900100 + i))|$((900100 + i))|root|0|root|debug|normal|steady|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 200)) +%FT%T)|COMPLETED|0:0|1|1|100M|00:10:00"
-        done
-    } >"$w/root.txt"
+    doomed_and_steady root 0 root 900000 >"$w/root.txt"
     "$JFP" ingest -q --db "$w/history.db" "$w/root.txt"
 }
 

@@ -206,10 +206,9 @@ held_deleted() {  # files of the site slurmctld still holds open though they wer
     find "/proc/$pid/fd" -lname "$W/*(deleted)" 2>/dev/null | wc -l
 }
 F=$W/features.db
-rows() { sqlite3 -readonly "$1" "SELECT count(*) FROM $2" 2>/dev/null || echo 0; }
-wait_until 30 "the feature log has no rows yet" '[ "$(rows "$F" scored)" -gt 0 ]'
-n_arch=$(rows "$A" submissions)
-n_feat=$(rows "$F" scored)
+wait_until 30 "the feature log has no rows yet" '[ "$(db_count "$F" scored)" -gt 0 ]'
+n_arch=$(db_count "$A" submissions)
+n_feat=$(db_count "$F" scored)
 rotate_now "$A"
 rotate_now "$F"
 [ -e "$A.1" ] && [ -e "$F.1" ] || fail "rotation left no $A.1 and $F.1"
@@ -218,9 +217,9 @@ wait_log "feature log $F was removed or renamed (rotated?) while slurmctld held 
 r=$(submit --hold -o /dev/null "$W/in/sh")
 archived "$r"
 expect_eq "$(stat -c '%a %U' "$A")" "600 $JFP_SLURM_USER" "the mode and owner of the archive begun after rotation"
-expect_eq "$(rows "$A.1" submissions)" "$n_arch" "submissions in the rotated archive (its WAL moved into it)"
-wait_until 30 "the feature log begun after rotation has no row" '[ "$(rows "$F" scored)" -gt 0 ]'
-[ "$(rows "$F.1" scored)" -ge "$n_feat" ] || fail "the rotated feature log lost rows: $(rows "$F.1" scored) < $n_feat"
+expect_eq "$(db_count "$A.1" submissions)" "$n_arch" "submissions in the rotated archive (its WAL moved into it)"
+wait_until 30 "the feature log begun after rotation has no row" '[ "$(db_count "$F" scored)" -gt 0 ]'
+[ "$(db_count "$F.1" scored)" -ge "$n_feat" ] || fail "the rotated feature log lost rows: $(db_count "$F.1" scored) < $n_feat"
 scripts show -q --token "$(token_of_job "$r")" | cmp - "$W/in/sh" || fail "a script archived after rotation differs"
 note "rotated ($(command -v logrotate >/dev/null && echo "logrotate, the shipped recipe" || echo "mv: no logrotate here")): the old files whole ($n_arch submissions, $n_feat+ rows), new ones 0600 taking the next job"
 # Removed outright: slurmctld lets go of them (the space is freed) and starts new ones.
@@ -228,7 +227,7 @@ rm -f "$A" "$A-wal" "$A-shm" "$F" "$F-wal" "$F-shm"
 wait_until 30 "slurmctld still holds removed files open" '[ "$(held_deleted)" = 0 ]'
 r=$(submit --hold -o /dev/null "$W/in/sh")
 archived "$r"
-wait_until 30 "no new feature log after removal" '[ "$(rows "$F" scored)" -gt 0 ]'
+wait_until 30 "no new feature log after removal" '[ "$(db_count "$F" scored)" -gt 0 ]'
 scancel "$r"
 note "removed: no descriptor left on the deleted files, new archive and feature log take the next job"
 
