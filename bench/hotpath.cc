@@ -140,6 +140,7 @@ int main(int argc, char **argv) {
         opt.early_stopping_rounds = 1000;  // all 200 rounds: the model size the goals are stated for
         opt.max_depth = 6;
         opt.nthread = 2;
+        opt.kind = "tree";  // the walk's cost is what is measured
         jfp::TrainSummary sum;
         auto bundle = jfp::train_bundle(store, opt, sum);
         jfp::write_bundle(bundle, site.model);

@@ -174,10 +174,31 @@ std::optional<std::string> reason(Theme t, const JobRequest &r, const HistoryVie
 
 }  // namespace
 
+namespace {
+std::string reasons(const std::array<float, kNumFeatures + 1> &c, const JobRequest &r, const HistoryView &h,
+                    int top_class, size_t max_reasons, const char *fallback);
+}  // namespace
+
 std::string explain(const TreeEnsemble &model, const FeatureVector &x, const JobRequest &r, const HistoryView &h,
                     int top_class, size_t max_reasons) {
     std::array<float, kNumFeatures + 1> c{};
     model.contributions(x.data(), c.data());
+    return reasons(c, r, h, top_class, max_reasons, "it resembles jobs that failed");
+}
+
+std::string explain(const ModelBundle &model, const FeatureVector &x, const JobRequest &r, const HistoryView &h,
+                    int top_class, size_t max_reasons) {
+    if (!model.is_rules()) return explain(model.failure_model(), x, r, h, top_class, max_reasons);
+    // A rule has one piece of evidence: the history it read. That theme is the reason.
+    std::array<float, kNumFeatures + 1> c{};
+    int f = rule_evidence(*model.rule(), x);
+    if (f >= 0) c[static_cast<size_t>(f)] = 1;
+    return reasons(c, r, h, top_class, 1, "earlier jobs like it failed");
+}
+
+namespace {
+std::string reasons(const std::array<float, kNumFeatures + 1> &c, const JobRequest &r, const HistoryView &h,
+                    int top_class, size_t max_reasons, const char *fallback) {
     std::array<double, kThemes> theme{};
     // A name without a run number is its own stem: one theme, so the reason names the job plainly.
     bool stem_is_name = name_stem(r.name) == std::string_view(r.name);
@@ -199,8 +220,9 @@ std::string explain(const TreeEnsemble &model, const FeatureVector &x, const Job
         out += *why;
         ++given;
     }
-    if (out.empty()) out = "it resembles jobs that failed";
+    if (out.empty()) out = fallback;
     return out;
 }
+}  // namespace
 
 }  // namespace jfp

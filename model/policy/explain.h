@@ -12,12 +12,16 @@
 #include "model/history/history.h"
 #include "model/jobs/job_request.h"
 #include "model/scoring/features.h"
+#include "model/scoring/model_bundle.h"
 #include "model/scoring/tree_ensemble.h"
 
 namespace jfp {
 
 // Up to max_reasons reasons joined with "; ", from the themes that pushed the score up most.
 std::string explain(const TreeEnsemble &model, const FeatureVector &x, const JobRequest &r, const HistoryView &h,
+                    int top_class, size_t max_reasons = 2);
+// The same for the bundle's failure score: a tree model's contributions, or the history a rule read.
+std::string explain(const ModelBundle &model, const FeatureVector &x, const JobRequest &r, const HistoryView &h,
                     int top_class, size_t max_reasons = 2);
 
 // "2.0G", "512M"; "1-02:03:00" style for minutes.

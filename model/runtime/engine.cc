@@ -152,7 +152,7 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
         m.action = d.action;
         m.p_fail = static_cast<double>(s.p_fail);
         m.top_class = s.top_class;
-        m.why = cfg.explain ? explain(model.failure_model(), x, r, hv, s.top_class) : std::string("it resembles jobs that failed");
+        m.why = cfg.explain ? explain(model, x, r, hv, s.top_class) : std::string("it resembles jobs that failed");
         m.what = advice(s.top_class, r, hv, cfg.checkpoint_url);
         m.override_used = d.override_used;
         m.allow_override = cfg.allow_override;

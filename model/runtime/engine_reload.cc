@@ -143,8 +143,8 @@ void Engine::poll(bool load_history) {
                     auto b = std::make_shared<const ModelBundle>(ModelBundle::load_text(f.out, cfg.model_path));
                     trim_heap();
                     char buf[400];
-                    std::snprintf(buf, sizeof buf, "loaded model %s (%zu trees, threshold %.4f%s, %zu reference rows checked) in %" PRId64 " ms",
-                                  b->model_id().c_str(), b->failure_model().num_trees(), b->threshold(),
+                    std::snprintf(buf, sizeof buf, "loaded model %s (%s, threshold %.4f%s, %zu reference rows checked) in %" PRId64 " ms",
+                                  b->model_id().c_str(), b->describe_kind().c_str(), b->threshold(),
                                   threshold_note(*b).c_str(), b->reference_rows_checked(), ms_since(t0));
                     next->model = b;
                     next->model_note = std::string("model ") + b->model_id();

@@ -84,12 +84,25 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
         b.model_id_ = j.at("model_id").get<std::string>();
         b.threshold_ = j.at("threshold").get<double>();
         if (!(b.threshold_ >= 0 && b.threshold_ <= 1)) fail("threshold outside [0, 1]");
-        try {
-            b.failure_ = TreeEnsemble::from_xgboost_json(j.at("failure_model"), kNumFeatures);
-        } catch (const std::exception &e) {
-            fail(std::string("failure model: ") + e.what());
+        const std::string kind = j.value("kind", "tree");
+        if (kind == "rules") {
+            const auto &id = j.at("rule");
+            if (!id.is_string() || !(b.rule_ = parse_rule(id.get<std::string>())))
+                fail("unknown rule " + printable(id.dump(), 80) + "; this jfp knows " + [] {
+                    std::string all;
+                    for (Rule r : kRules) all += (all.empty() ? "" : ", ") + std::string(rule_id(r));
+                    return all;
+                }() + " (retrain with this jfp)");
+        } else if (kind == "tree") {
+            try {
+                b.failure_ = TreeEnsemble::from_xgboost_json(j.at("failure_model"), kNumFeatures);
+            } catch (const std::exception &e) {
+                fail(std::string("failure model: ") + e.what());
+            }
+            if (b.failure_.num_classes() != 2) fail("the failure model is not a binary model");
+        } else {
+            fail("unknown bundle kind " + quote_for_message(kind, 40) + " (this jfp reads \"tree\" and \"rules\")");
         }
-        if (b.failure_.num_classes() != 2) fail("the failure model is not a binary model");
         if (j.contains("class_model") && !j.at("class_model").is_null()) {
             try {
                 b.class_model_ = TreeEnsemble::from_xgboost_json(j.at("class_model"), kNumFeatures);
@@ -130,7 +143,7 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
         }
         b.uses_script_features_ = false;
         for (int f = F_script_bytes; f <= F_script_set_e; ++f)
-            if (b.failure_.uses_feature(f) || (b.class_model_ && b.class_model_->uses_feature(f))) b.uses_script_features_ = true;
+            if (b.uses_feature(f) || (b.class_model_ && b.class_model_->uses_feature(f))) b.uses_script_features_ = true;
         if (auto c = j.find("threshold_choice"); c != j.end() && c->is_object()) {
             auto t = c->find("target_reached");
             b.below_target_ = t != c->end() && t->is_boolean() && !t->get<bool>();
@@ -145,9 +158,16 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
     }
 }
 
+std::string ModelBundle::describe_kind() const {
+    if (rule_) return std::string("the rule '") + rule_label(*rule_) + "'";
+    return "a tree model of " + std::to_string(failure_.num_trees()) + " trees";
+}
+
+bool ModelBundle::uses_feature(int f) const { return rule_ ? rule_reads(*rule_, f) : failure_.uses_feature(f); }
+
 Score ModelBundle::score(const FeatureVector &x) const {
     Score s;
-    s.p_fail = failure_.predict_binary(x.data());
+    s.p_fail = rule_ ? rule_score(*rule_, x) : failure_.predict_binary(x.data());
     if (class_model_) class_model_->predict_multi(x.data(), s.p_class.data());
     else s.p_class = class_prior_;
     s.top_class = 0;

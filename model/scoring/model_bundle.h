@@ -2,6 +2,8 @@
 // failure model and the failure-class model (both in XGBoost's own JSON format), the feature schema
 // they were trained on, the decision threshold, training metadata, and reference rows scored by XGBoost
 // itself. Loading re-scores the reference rows with the tree walk and refuses the bundle if any differs.
+// A bundle of kind "rules" holds a history rule (rules.h) in place of the failure model: jfp train writes
+// one when no tree model beats the rules, or when there is too little history to train one.
 #pragma once
 
 #include <nlohmann/json.hpp>
@@ -11,6 +13,7 @@
 #include <string>
 
 #include "model/jobs/outcome.h"
+#include "model/scoring/rules.h"
 #include "model/scoring/features.h"
 #include "model/scoring/tree_ensemble.h"
 
@@ -38,6 +41,13 @@ public:
     Score score(const FeatureVector &x) const;
 
     const std::string &model_id() const { return model_id_; }
+    // The failure score comes from a history rule, not from trees (failure_model() is then empty).
+    bool is_rules() const { return rule_.has_value(); }
+    std::optional<Rule> rule() const { return rule_; }
+    // "a tree model of 57 trees", "the rule 'last run of user+name failed'": for log lines.
+    std::string describe_kind() const;
+    // Whether the failure score reads feature f.
+    bool uses_feature(int f) const;
     double threshold() const { return threshold_; }
     const TreeEnsemble &failure_model() const { return failure_; }
     bool has_class_model() const { return class_model_.has_value(); }
@@ -55,6 +65,7 @@ private:
     std::string model_id_;
     double threshold_ = 0.5;
     TreeEnsemble failure_;
+    std::optional<Rule> rule_;
     std::optional<TreeEnsemble> class_model_;
     bool uses_script_features_ = true;
     std::array<float, kFailureClasses> class_prior_{};

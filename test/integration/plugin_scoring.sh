@@ -95,7 +95,7 @@ if out=$(sbatch --hold -p long -J steady --wrap true 2>&1); then fail "partition
 # ---- hot reload of a new model while slurmctld runs
 set_conf "$base
 mode = annotate"
-"$JFP" train --db "$W/history.db" --out "$W/model.json" --rounds 30 --nthread 2 --no-progress >/dev/null
+"$JFP" train --db "$W/history.db" --out "$W/model.json" --nthread 2 --no-progress --kind rules >/dev/null
 model2=$model1
 new_model_seen() {  # submits a job; true once its annotation names another model than the first
     local id
@@ -105,6 +105,19 @@ new_model_seen() {  # submits a job; true once its annotation names another mode
 }
 wait_until 60 "the new model was not picked up" new_model_seen
 note "hot reload: $model1 -> $model2"
+
+# ---- the new model is a rules bundle (what jfp train writes when no tree model beats the rules): the
+# plugin says which rule, rejects by it and gives the history it read as the reason
+grep -q "loaded model $model2 (the rule '" "$CTLD_LOG" || fail "no load line for the rules bundle: $(grep 'loaded model' "$CTLD_LOG" | tail -n1)"
+set_conf "$base
+mode = reject"
+if out=$(sbatch --hold -J doomed --wrap true 2>&1); then fail "the rules bundle accepted doomed: $out"; fi
+expect_contains "$out" "your last 6 runs of 'doomed' failed" "the rule's reason"
+out=$(sbatch --hold -J steady --wrap true 2>&1) || fail "the rules bundle rejected steady: $out"
+ids+=("$(echo "$out" | sed -n 's/^Submitted batch job //p')")
+note "rules bundle: $(grep -o "loaded model $model2 ([^,]*" "$CTLD_LOG" | head -n1)"
+set_conf "$base
+mode = annotate"
 
 # ---- arrays, het jobs, big and binary scripts: all annotated
 id=$(submit --hold --array=1-5 -J arr --wrap true); ids+=("$id")

@@ -39,7 +39,7 @@ rm -rf "$W/cut"
 # ---- the two trainers on the same split. One worker with deterministic settings must give jfp train's
 # model exactly; two workers a model as good within the noise of one run (the mean over seeds is
 # bench/dask_parity.sh's: docs/model.md).
-det="--subsample 1 --colsample 1"
+det="--subsample 1 --colsample 1 --kind tree"  # the tree model, whichever the rules would choose
 "$JFP" train --db "$db" --out "$W/local.json" --train-fraction 0.7 --nthread 2 $det --no-progress | sed 's/^/# local: /'
 "$JFP_TRAIN_DASK" --features "$W/features" --out "$W/dask1.json" --workers 1 $det 2>"$W/dask.err" >/dev/null ||
     { cat "$W/dask.err" >&2; fail "jfp-train-dask (1 worker) failed"; }

@@ -27,6 +27,7 @@ for id in cost partitions classes features metadata; do
     grep -q "<table id=\"$id\"" "$W/report.html" || fail "the report has no '$id' table"
 done
 grep -q "<polyline" "$W/report.html" || fail "the curves have no points"
+grep -q '<p id="verdict"[^>]*><b>verdict:</b> ' "$W/report.html" || fail "the report does not open with the verdict"
 
 if ! command -v chromium >/dev/null; then
     if [ -n "${JFP_REQUIRE_BROWSER:-}" ]; then echo "ERROR: JFP_REQUIRE_BROWSER is set but chromium is not installed" >&2; exit 99; fi

@@ -304,6 +304,7 @@ TEST_CASE("training: script features come from the archive by join token, as the
     TrainOptions opt;
     opt.nthread = 1;
     opt.rounds = 30;
+    opt.kind = "tree";  // whether trees split on script features
     TrainSummary with, without;
     opt.script_archive = archive_path;
     train_bundle(store, opt, with);

@@ -66,6 +66,7 @@ inline std::string train_small_bundle(const TempDir &dir, const std::string &db,
     opt.nthread = 1;
     opt.rounds = rounds;
     opt.seed = seed;
+    opt.kind = "tree";  // the tests of scoring, reasons and reloads are about the tree walk
     TrainSummary s;
     auto bundle = train_bundle(store, opt, s);
     std::string path = dir.file("model.json");

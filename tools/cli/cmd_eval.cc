@@ -1,13 +1,16 @@
-// jfp eval: how well the model would have done on jobs submitted after a time, beside two baselines.
+// jfp eval: how well the model would have done on jobs submitted after a time, beside the history rules,
+// opening with the verdict (tools/evaluate/verdict.h).
 #include <cmath>
 #include <memory>
 #include <cstdio>
 
 #include "model/scoring/feature_sweep.h"
 #include "model/scoring/model_bundle.h"
+#include "model/scoring/rules.h"
 #include "model/util/time_util.h"
 #include "tools/cli/commands.h"
 #include "tools/evaluate/metrics.h"
+#include "tools/evaluate/verdict.h"
 
 namespace jfp {
 
@@ -50,7 +53,8 @@ void run_eval(const EvalArgs &a) {
     double thr = a.threshold >= 0 ? a.threshold : bundle.threshold();
     HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
 
-    std::vector<float> model_p, last_outcome, user_rate;
+    std::vector<float> model_p;
+    std::array<std::vector<float>, kNumRules> rule_p;
     std::vector<int> labels;
     std::vector<double> core_hours;  // elapsed x CPUs: what each job consumed
     // Which failure, among failed jobs: rows = actual class, columns = predicted class.
@@ -63,10 +67,7 @@ void run_eval(const EvalArgs &a) {
         model_p.push_back(s.p_fail);
         labels.push_back(is_failure(j.outcome) ? 1 : 0);
         core_hours.push_back(known(j.elapsed_s) && known(j.req_cpus) ? j.elapsed_s * j.req_cpus / 3600.0 : kUnknown);
-        // Baseline 1: the last finished run of the same user + job name failed.
-        last_outcome.push_back(x[F_un_streak] > 0 ? 1.0f : 0.0f);
-        // Baseline 2: the user's failure rate over their last 10 finished jobs.
-        user_rate.push_back(std::isnan(x[F_u_recent_fail_rate]) ? 0.0f : x[F_u_recent_fail_rate]);
+        for (size_t r = 0; r < kNumRules; ++r) rule_p[r].push_back(rule_score(kRules[r], x));
         int actual = failure_class_index(j.outcome);
         if (actual >= 0) ++confusion[static_cast<size_t>(actual)][static_cast<size_t>(s.top_class)];
     }, nullptr, nullptr, scripts.get());
@@ -74,11 +75,17 @@ void run_eval(const EvalArgs &a) {
         throw std::runtime_error("no finished jobs (COMPLETED or failed) were submitted at or after " +
                                  format_sacct_time(after) + "; choose an earlier --after");
     auto m = evaluate_binary(model_p, labels, thr);
-    auto b1 = evaluate_binary(last_outcome, labels, 0.5);
-    auto b2 = evaluate_binary(user_rate, labels, 0.5);
+    // Rules flag at 0.5: "the last run failed", "half or more of the recent runs failed".
+    std::array<BinaryMetrics, kNumRules> rm;
+    std::array<CostAtThreshold, kNumRules> rule_cost;
+    for (size_t r = 0; r < kNumRules; ++r) {
+        rm[r] = evaluate_binary(rule_p[r], labels, 0.5);
+        rule_cost[r] = cost_at(rule_p[r], labels, core_hours, 0.5);
+    }
     auto cm_cost = cost_at(model_p, labels, core_hours, thr);
-    auto b1_cost = cost_at(last_outcome, labels, core_hours, 0.5);
-    auto b2_cost = cost_at(user_rate, labels, core_hours, 0.5);
+    char where[96];
+    std::snprintf(where, sizeof where, "these %zu jobs", m.n);
+    Verdict verdict = judge(bundle, m, rm, where);
     uint64_t failed = 0, class_right = 0;
     for (size_t c = 0; c < kFailureClasses; ++c)
         for (size_t p = 0; p < kFailureClasses; ++p) {
@@ -100,30 +107,36 @@ void run_eval(const EvalArgs &a) {
             {"failures", m.positives},
             {"failure_rate", static_cast<double>(m.positives) / static_cast<double>(m.n)},
             {"model", metrics_json(m)},
-            {"baselines",
-             {{"last_outcome_user_name", metrics_json(b1)}, {"user_failure_rate_last10", metrics_json(b2)}}},
-            {"cost", {{"model", cost_json(cm_cost)},
-                      {"last_outcome_user_name", cost_json(b1_cost)},
-                      {"user_failure_rate_last10", cost_json(b2_cost)}}},
+            {"model_kind", bundle.is_rules() ? "rules" : "tree"},
+            {"verdict", {{"fit", verdict.fit},
+                         {"modes", verdict.modes},
+                         {"best_rule", rule_id(verdict.best_rule)},
+                         {"target_reached", verdict.target_reached},
+                         {"text", verdict.line}}},
             {"failure_class", {{"failed_jobs", failed},
                                {"accuracy", failed ? static_cast<double>(class_right) / static_cast<double>(failed) : 0.0},
                                {"confusion", cm}}}};
+        j["baselines"] = nlohmann::json::object();
+        j["cost"] = {{"model", cost_json(cm_cost)}};
+        for (size_t r = 0; r < kNumRules; ++r) {
+            j["baselines"][rule_id(kRules[r])] = metrics_json(rm[r]);
+            j["cost"][rule_id(kRules[r])] = cost_json(rule_cost[r]);
+        }
         std::printf("%s\n", j.dump(2).c_str());
         return;
     }
+    std::printf("%s\n", verdict.line.c_str());
     std::printf("jfp eval: %zu finished jobs submitted from %s, %zu failed (%.1f%%); model %s\n", m.n,
                 format_sacct_time(after).c_str(), m.positives, 100.0 * static_cast<double>(m.positives) / static_cast<double>(m.n),
                 bundle.model_id().c_str());
     std::printf("  %-32s %7s %7s %7s %9s %9s %7s %6s %8s\n", "", "ROC-AUC", "PR-AUC", "R@P.9", "threshold", "precision",
                 "recall", "F1", "flagged");
-    print_row("model", m);
-    print_row("last run of user+name failed", b1);
-    print_row("user failure rate, last 10", b2);
+    print_row(bundle.is_rules() ? "model (a rule)" : "model (trees)", m);
+    for (size_t r = 0; r < kNumRules; ++r) print_row(rule_label(kRules[r]), rm[r]);
     std::printf("  at the threshold, in core-hours (elapsed x CPUs) of %.1f burnt by failed jobs:\n", cm_cost.failed_core_hours);
     std::printf("  %-32s %8s %14s %7s %8s %14s\n", "", "failed", "their core-h", "share", "good", "their core-h");
     print_cost_row("model", cm_cost);
-    print_cost_row("last run of user+name failed", b1_cost);
-    print_cost_row("user failure rate, last 10", b2_cost);
+    for (size_t r = 0; r < kNumRules; ++r) print_cost_row(rule_label(kRules[r]), rule_cost[r]);
     if (failed > 0) {
         std::printf("  failure class (of %llu failed jobs, predicted class right %.1f%%):\n",
                     static_cast<unsigned long long>(failed), 100.0 * static_cast<double>(class_right) / static_cast<double>(failed));
@@ -142,7 +155,7 @@ void run_eval(const EvalArgs &a) {
 
 void add_eval_command(CLI::App &app) {
     auto a = std::make_shared<EvalArgs>();
-    auto *c = app.add_subcommand("eval", "Evaluate a model on jobs submitted at or after a time, beside two baselines");
+    auto *c = app.add_subcommand("eval", "Evaluate a model on jobs submitted at or after a time, beside the history rules, with a verdict");
     c->add_option("--db", a->db, "history store")->required();
     c->add_option("--model", a->model, "model bundle")->required();
     c->add_option("--after", a->after, "first submit time to evaluate (jobs before it are history only)")->required();

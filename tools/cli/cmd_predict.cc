@@ -58,7 +58,7 @@ void run_predict(const PredictArgs &a) {
             MessageParts m;
             m.p_fail = s.p_fail;
             m.top_class = s.top_class;
-            m.why = explain(bundle.failure_model(), x, sub.request, sub.history, s.top_class);
+            m.why = explain(bundle, x, sub.request, sub.history, s.top_class);
             m.what = advice(s.top_class, sub.request, sub.history);
             out << ',' << csv_field(user_message(m));
         }

@@ -9,11 +9,13 @@
 
 #include "model/scoring/feature_sweep.h"
 #include "model/scoring/model_bundle.h"
+#include "model/scoring/rules.h"
 #include "model/util/time_util.h"
 #include "tools/cli/commands.h"
 #include "tools/evaluate/live_monitor.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/evaluate/svg_chart.h"
+#include "tools/evaluate/verdict.h"
 #include "tools/terminal/progress.h"
 
 namespace jfp {
@@ -28,6 +30,7 @@ struct ReportArgs {
 // One evaluated job: what the report needs of it.
 struct Row {
     float p, b1, b2;
+    std::array<float, kNumRules> rule;
     int label;
     int actual_class;     // -1 for completed
     int predicted_class;
@@ -153,12 +156,13 @@ void run_report(const ReportArgs &a) {
         r.p = s.p_fail;
         r.b1 = sub.x[F_un_streak] > 0 ? 1.0f : 0.0f;
         r.b2 = std::isnan(sub.x[F_u_recent_fail_rate]) ? 0.0f : sub.x[F_u_recent_fail_rate];
+        for (size_t k = 0; k < kNumRules; ++k) r.rule[k] = rule_score(kRules[k], sub.x);
         r.label = is_failure(j.outcome) ? 1 : 0;
         r.actual_class = failure_class_index(j.outcome);
         r.predicted_class = s.top_class;
         r.partition = j.partition.empty() ? "(none)" : std::string(first_partition(j.partition));
         r.core_hours = known(j.elapsed_s) && known(j.req_cpus) ? j.elapsed_s * j.req_cpus / 3600.0 : kUnknown;
-        bundle.failure_model().contributions(sub.x.data(), c.data());
+        if (!bundle.is_rules()) bundle.failure_model().contributions(sub.x.data(), c.data());
         for (int f = 0; f < kNumFeatures; ++f) {
             contrib_abs[static_cast<size_t>(f)] += std::fabs(c[static_cast<size_t>(f)]);
             if (r.label) contrib_failed[static_cast<size_t>(f)] += c[static_cast<size_t>(f)];
@@ -181,7 +185,15 @@ void run_report(const ReportArgs &a) {
         labels.push_back(r.label);
         hours.push_back(r.core_hours);
     }
-    auto m = evaluate_binary(p, labels, thr), mb1 = evaluate_binary(b1, labels, 0.5), mb2 = evaluate_binary(b2, labels, 0.5);
+    auto m = evaluate_binary(p, labels, thr);
+    std::array<BinaryMetrics, kNumRules> rule_m;
+    for (size_t k = 0; k < kNumRules; ++k) {
+        std::vector<float> scores;
+        scores.reserve(rows.size());
+        for (const auto &r : rows) scores.push_back(r.rule[k]);
+        rule_m[k] = evaluate_binary(scores, labels, 0.5);
+    }
+    const Verdict verdict = judge(bundle, m, rule_m, "these " + std::to_string(m.n) + " jobs");
 
     // ---- charts
     Chart roc = chart("roc", "ROC curve", "false positive rate", "true positive rate");
@@ -311,10 +323,16 @@ void run_report(const ReportArgs &a) {
          std::to_string(m.n) + " finished jobs submitted from " + format_sacct_time(after) + " (" + std::to_string(m.positives) +
          " failed, " + fmt("%.1f%%", 100 * base_rate) + "), store " + html_escape(a.db) +
          ". Every score is the one the plugin would have given at submission: features from jobs that ended before it.</p>";
+    h += std::string("<p id=\"verdict\" style=\"font-size:16px;padding:8px;border-left:6px solid ") +
+         (!verdict.fit ? "#c0392b" : verdict.target_reached ? "#27ae60" : "#e67e22") + "\"><b>" +
+         html_escape(verdict.line.substr(0, verdict.line.find(':'))) + ":</b>" +
+         html_escape(verdict.line.substr(verdict.line.find(':') + 1)) + "</p>";
     h += "<h2>Summary</h2><table><tr><th></th><th>ROC-AUC</th><th>PR-AUC</th><th>recall at precision 0.9</th><th>threshold</th>"
          "<th>precision</th><th>recall</th><th>flagged</th></tr>";
-    h += "<tr><td>model</td>" + metrics_cells(m) + "</tr><tr><td>last run of user+name failed</td>" + metrics_cells(mb1) +
-         "</tr><tr><td>user failure rate, last 10</td>" + metrics_cells(mb2) + "</tr></table>";
+    h += std::string("<tr><td>model (") + (bundle.is_rules() ? "a rule" : "trees") + ")</td>" + metrics_cells(m) + "</tr>";
+    for (size_t k = 0; k < kNumRules; ++k)
+        h += std::string("<tr><td>") + rule_label(kRules[k]) + "</td>" + metrics_cells(rule_m[k]) + "</tr>";
+    h += "</table>";
     h += "<h2>Curves</h2><div class=\"charts\">" + roc.svg() + prc.svg() + "</div>";
     h += "<h2>Threshold and calibration</h2><div class=\"charts\">" + sweep.svg() + cal.svg() + hist.svg() + "</div>";
     h += "<h2>Cost at the threshold (core-hours = elapsed × CPUs)</h2><p class=\"note\">Failed jobs burnt " +
@@ -328,7 +346,9 @@ void run_report(const ReportArgs &a) {
     h += "<h2>Per failure class</h2><table id=\"classes\"><tr><th>class</th><th>jobs</th><th>flagged</th><th>recall</th>"
          "<th>class predicted right</th></tr>" + classes + "</table>";
     h += "<h2>Features that move scores most</h2><p class=\"note\">Mean absolute contribution to the margin over all jobs, "
-         "and the mean signed contribution over failed jobs (Saabas, as the plugin's explanations use).</p><table id=\"features\">"
+         "and the mean signed contribution over failed jobs (Saabas, as the plugin's explanations use)." +
+         std::string(bundle.is_rules() ? " A rules bundle has no trees: its score is the rule's, and its reason the history the rule read." : "") +
+         "</p><table id=\"features\">"
          "<tr><th>feature</th><th>mean |contribution|</th><th>mean on failed jobs</th></tr>" + features + "</table>";
     if (!a.feature_log.empty()) h += live_section(store, bundle, a);
     h += "<h2>Training</h2><table id=\"metadata\">" + meta + "</table></body></html>\n";

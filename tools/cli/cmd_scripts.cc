@@ -18,6 +18,7 @@
 #include "model/policy/config.h"
 #include "model/util/time_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
 #include "tools/ingest/slurm_queue.h"
 
 namespace jfp {
@@ -40,15 +41,6 @@ struct ScriptsArgs {
     std::string older_than;
     bool dry_run = false, vacuum = false;
 };
-
-std::string default_conf_path() {
-    if (const char *sc = std::getenv("SLURM_CONF"); sc && *sc) {
-        std::string s(sc);
-        auto slash = s.rfind('/');
-        return (slash == std::string::npos ? std::string(".") : s.substr(0, slash)) + "/jfp.conf";
-    }
-    return "/etc/slurm/jfp.conf";
-}
 
 // --archive and --db, or else script_archive and store from jfp.conf.
 void resolve_paths(ScriptsArgs &a) {

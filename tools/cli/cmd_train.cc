@@ -32,7 +32,9 @@ void run_train(TrainArgs &a) {
                             {"training", bundle["training"]},
                             {"validation_metrics", bundle["validation_metrics"]},
                             {"threshold", bundle["threshold"]},
-                            {"threshold_choice", bundle["threshold_choice"]}};
+                            {"threshold_choice", bundle["threshold_choice"]},
+                            {"kind", bundle["kind"]},
+                            {"model_choice", bundle["model_choice"]}};
         std::printf("%s\n", j.dump(2).c_str());
         return;
     }
@@ -50,8 +52,12 @@ void run_train(TrainArgs &a) {
     if (!a.opt.script_archive.empty())
         std::printf("  script archive  %llu jobs had their archived script scanned; the model %s on script features\n",
                     static_cast<unsigned long long>(s.archived_scripts), s.uses_script_features ? "splits" : "does not split");
-    std::printf("  rounds kept     %d; class model: %s\n", s.best_iteration, s.class_model ? "yes" : "no (too few failures)");
-    std::printf("  validation      ROC-AUC %.3f  PR-AUC %.3f\n", s.validation.roc_auc, s.validation.pr_auc);
+    std::printf("  chose           %s\n", s.comparison.verdict.c_str());
+    if (s.kind == "tree") std::printf("  rounds kept     %d\n", s.best_iteration);
+    std::printf("  class model     %s%s%s\n", s.class_model ? "yes" : "no (", s.class_model_note.c_str(),
+                s.class_model ? "" : "): class frequencies instead");
+    std::printf("  %-15s ROC-AUC %.3f  PR-AUC %.3f\n", s.comparison.rows_name == "validation window" ? "validation" : "training window",
+                s.validation.roc_auc, s.validation.pr_auc);
     std::printf("  threshold       %.4f: precision %.3f recall %.3f%s\n", s.threshold.threshold, s.threshold.precision,
                 s.threshold.recall,
                 s.threshold.target_reached ? ""
@@ -95,6 +101,11 @@ void add_train_command(CLI::App &app) {
         ->capture_default_str()
         ->check(CLI::Range(0.01, 1.0));
     c->add_option("--seed", a->opt.seed, "random seed")->capture_default_str();
+    c->add_option("--kind", a->opt.kind,
+                  "auto: the tree model when it beats the best history rule on validation, else the rule; tree or rules "
+                  "to insist")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"auto", "tree", "rules"}));
     c->add_option("--feature-log", a->opt.feature_log,
                   "the plugin's feature log (feature_log in jfp.conf): use the vectors it logged for jobs that carry "
                   "its token");

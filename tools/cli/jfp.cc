@@ -46,6 +46,7 @@ int main(int argc, char **argv) {
     jfp::add_train_command(app);
     jfp::add_predict_command(app);
     jfp::add_eval_command(app);
+    jfp::add_publish_command(app);
     jfp::add_synth_command(app);
     jfp::add_parity_command(app);
     jfp::add_report_command(app);

@@ -74,7 +74,7 @@ LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle,
     std::vector<std::pair<double, int>> drift;
     if (!train[0].empty())
         for (int f = 0; f < kNumFeatures; ++f)
-            if (bundle.failure_model().uses_feature(f))
+            if (bundle.uses_feature(f))
                 drift.push_back({population_stability_index(train[static_cast<size_t>(f)], live[static_cast<size_t>(f)]), f});
     std::sort(drift.rbegin(), drift.rend());
 

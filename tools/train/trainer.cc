@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <array>
 #include <cerrno>
 #include <chrono>
 #include <cmath>
@@ -19,6 +20,7 @@
 #include "model/scoring/model_bundle.h"
 #include "model/util/time_util.h"
 #include "tools/terminal/progress.h"
+#include "tools/train/model_choice.h"
 #include "tools/train/xgb.h"
 
 namespace jfp {
@@ -29,6 +31,7 @@ struct Rows {
     std::vector<float> x;  // row-major
     std::vector<float> label;
     std::vector<int> cls;  // failure class index, -1 for COMPLETED
+    std::array<std::vector<float>, kNumRules> rule;  // each rule's score of each row
     int64_t first_submit = 0, last_submit = 0;
     size_t size() const { return label.size(); }
     void add(const FeatureVector &f, const JobRecord &j) {
@@ -36,6 +39,7 @@ struct Rows {
         bool fail = is_failure(j.outcome);
         label.push_back(fail ? 1.0f : 0.0f);
         cls.push_back(failure_class_index(j.outcome));
+        for (size_t r = 0; r < kNumRules; ++r) rule[r].push_back(rule_score(kRules[r], f));
         if (first_submit == 0 || j.submit < first_submit) first_submit = j.submit;
         last_submit = std::max(last_submit, j.submit);
     }
@@ -43,6 +47,12 @@ struct Rows {
         size_t n = 0;
         for (float l : label) n += l > 0.5f;
         return n;
+    }
+    std::vector<int> labels() const {
+        std::vector<int> out;
+        out.reserve(label.size());
+        for (float l : label) out.push_back(l > 0.5f);
+        return out;
     }
     void release() {
         std::vector<float>().swap(x);
@@ -102,6 +112,27 @@ int boost(xgb::Booster &b, const xgb::DMatrix &train, const xgb::DMatrix *val, c
 
 }  // namespace
 
+namespace {
+
+std::string count_text(uint64_t jobs, uint64_t failed) {
+    return std::to_string(jobs) + " jobs, " + std::to_string(failed) + " failed";
+}
+
+// Why no tree model can be trained on these rows; empty when one can.
+std::string why_no_tree(const TrainSummary &s, const TrainOptions &opt) {
+    if (opt.kind == "rules") return "--kind rules";
+    if (s.train_failures < kMinTreeTrainFailures)
+        return "the training rows hold " + count_text(s.train_rows, s.train_failures) + " (a tree model needs " +
+               std::to_string(kMinTreeTrainFailures) + " failures)";
+    if (s.train_failures == s.train_rows) return "every training row failed";
+    if (s.val_failures < kMinValidationFailures || s.val_failures == s.val_rows)
+        return "the validation window holds " + count_text(s.val_rows, s.val_failures) + " (a tree model needs " +
+               std::to_string(kMinValidationFailures) + " failures and some completions there, to be stopped early and compared with the rules)";
+    return "";
+}
+
+}  // namespace
+
 nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, TrainSummary &summary) {
     TrainingWindow window = choose_training_window(store, opt);
     const std::optional<int64_t> &cutoff = window.cutoff;
@@ -116,12 +147,23 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     summary.train_failures = train.positives();
     summary.val_rows = val.size();
     summary.val_failures = val.positives();
-    if (summary.train_failures == 0 || summary.train_failures == summary.train_rows)
-        throw std::runtime_error("the training window holds " + std::to_string(summary.train_rows) + " jobs of which " +
-                                 std::to_string(summary.train_failures) +
-                                 " failed; a model needs both outcomes. Ingest more history or move the cutoff");
+    const uint64_t all_rows = summary.train_rows + summary.val_rows;
+    const uint64_t all_failures = summary.train_failures + summary.val_failures;
+    if (all_failures < kMinFailuresForRules)
+        throw std::runtime_error(
+            "too little evidence: the training window holds " + count_text(all_rows, all_failures) + " (training rows " +
+            count_text(summary.train_rows, summary.train_failures) + ", validation " +
+            count_text(summary.val_rows, summary.val_failures) + "); jfp needs at least " +
+            std::to_string(kMinFailuresForRules) +
+            " failed jobs even for a rules bundle. Ingest a longer sacct history (sacct -S with an earlier start), "
+            "or train again when more jobs have ended; no bundle was written");
+    if (all_failures == all_rows)
+        throw std::runtime_error("every one of the " + std::to_string(all_rows) +
+                                 " jobs in the training window failed; a model needs both outcomes. Ingest more history or move the cutoff");
+    const std::string no_tree = why_no_tree(summary, opt);
+    if (opt.kind == "tree" && !no_tree.empty()) throw std::runtime_error("--kind tree: no tree model can be trained: " + no_tree);
 
-    // Failure rows for the class model, before the big matrix is released.
+    // Failure rows for the class model.
     Rows train_fail, val_fail;
     auto pick_failures = [](const Rows &from, Rows &to) {
         for (size_t i = 0; i < from.size(); ++i) {
@@ -136,54 +178,56 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     pick_failures(val, val_fail);
 
     Progress progress(opt.progress);
-    xgb::DMatrix dtrain(train.x.data(), train.size(), kNumFeatures);
-    dtrain.set_labels(train.label);
-    train.release();
-    bool val_usable = val.size() > 0 && summary.val_failures > 0 && summary.val_failures < summary.val_rows;
-    std::unique_ptr<xgb::DMatrix> dval;
-    if (val.size() > 0) {
-        dval = std::make_unique<xgb::DMatrix>(val.x.data(), val.size(), kNumFeatures);
-        dval->set_labels(val.label);
-    }
-
+    std::optional<xgb::Booster> tree;
+    std::vector<float> tree_val_scores;
     double spw = opt.scale_pos_weight;
-    if (spw <= 0)
-        spw = static_cast<double>(summary.train_rows - summary.train_failures) / static_cast<double>(summary.train_failures);
-
-    auto t0 = std::chrono::steady_clock::now();
-    std::vector<const xgb::DMatrix *> cache{&dtrain};
-    if (dval) cache.push_back(dval.get());
-    xgb::Booster booster(cache);
-    set_common(booster, opt);
-    booster.set("objective", "binary:logistic");
-    // Early stopping on log-loss: smooth and proper. aucpr on a few thousand validation rows jumps
-    // around and stopped after one round on small histories (measured; see docs/model.md).
-    booster.set("eval_metric", opt.stop_metric);
-    booster.set("max_depth", std::to_string(opt.max_depth));
-    booster.set("scale_pos_weight", std::to_string(spw));
-    booster.set("monotone_constraints", monotone_constraints());
-    int keep = boost(booster, dtrain, val_usable ? dval.get() : nullptr, opt.stop_metric, opt.stop_metric == "aucpr" || opt.stop_metric == "auc", opt.rounds,
-                     opt.early_stopping_rounds, opt.progress ? &progress : nullptr, "failure model");
-    summary.best_iteration = keep;
-    xgb::Booster final_model = booster.slice(keep);
-    double train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-
-    // Threshold and validation metrics from the kept model. Without a usable validation window the
-    // threshold comes from the training rows (reported as such).
-    std::vector<float> val_scores;
-    std::vector<int> val_labels;
-    const char *threshold_source = "validation";
-    if (val_usable) {
-        val_scores = final_model.predict(*dval);
-        for (float l : val.label) val_labels.push_back(l > 0.5f);
-    } else {
-        threshold_source = "training (the validation window has no failures or no completions)";
-        val_scores = final_model.predict(dtrain);
-        // labels of dtrain are gone with train.x; rebuild them from train.label (kept)
-        for (float l : train.label) val_labels.push_back(l > 0.5f);
+    double train_seconds = 0;
+    if (no_tree.empty()) {
+        xgb::DMatrix dtrain(train.x.data(), train.size(), kNumFeatures);
+        dtrain.set_labels(train.label);
+        std::vector<float>().swap(train.x);
+        xgb::DMatrix dval(val.x.data(), val.size(), kNumFeatures);
+        dval.set_labels(val.label);
+        if (spw <= 0)
+            spw = static_cast<double>(summary.train_rows - summary.train_failures) / static_cast<double>(summary.train_failures);
+        auto t0 = std::chrono::steady_clock::now();
+        xgb::Booster booster({&dtrain, &dval});
+        set_common(booster, opt);
+        booster.set("objective", "binary:logistic");
+        // Early stopping on log-loss: smooth and proper. aucpr on a few thousand validation rows jumps
+        // around and stopped after one round on small histories (measured; see docs/model.md).
+        booster.set("eval_metric", opt.stop_metric);
+        booster.set("max_depth", std::to_string(opt.max_depth));
+        booster.set("scale_pos_weight", std::to_string(spw));
+        booster.set("monotone_constraints", monotone_constraints());
+        int keep = boost(booster, dtrain, &dval, opt.stop_metric, opt.stop_metric == "aucpr" || opt.stop_metric == "auc",
+                         opt.rounds, opt.early_stopping_rounds, opt.progress ? &progress : nullptr, "failure model");
+        summary.best_iteration = keep;
+        tree.emplace(booster.slice(keep));
+        train_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+        tree_val_scores = tree->predict(dval);
     }
-    summary.threshold = choose_threshold(val_scores, val_labels, opt.target_precision);
-    summary.validation = evaluate_binary(val_scores, val_labels, summary.threshold.threshold);
+    std::vector<float>().swap(train.x);
+
+    // Tree or rule, compared on validation; a rule alone is measured on the whole window when validation
+    // holds too few failures to tell rules apart (a rule has nothing fitted, so no row is "seen").
+    const bool val_usable = summary.val_failures >= kMinValidationFailures && summary.val_failures < summary.val_rows;
+    std::vector<int> cmp_labels = val_usable ? val.labels() : train.labels();
+    std::array<std::vector<float>, kNumRules> cmp_rules = val_usable ? val.rule : train.rule;
+    if (!val_usable) {
+        auto vl = val.labels();
+        cmp_labels.insert(cmp_labels.end(), vl.begin(), vl.end());
+        for (size_t r = 0; r < kNumRules; ++r) cmp_rules[r].insert(cmp_rules[r].end(), val.rule[r].begin(), val.rule[r].end());
+    }
+    summary.comparison = compare_with_rules(cmp_rules, tree_val_scores, cmp_labels,
+                                            val_usable ? "validation window" : "training window", no_tree, opt.kind);
+    const bool ship_tree = summary.comparison.tree_chosen;
+    const Rule rule = summary.comparison.best_rule;
+    const std::vector<float> &chosen_scores = ship_tree ? tree_val_scores : cmp_rules[static_cast<size_t>(rule)];
+    summary.threshold = choose_threshold(chosen_scores, cmp_labels, opt.target_precision);
+    summary.validation = evaluate_binary(chosen_scores, cmp_labels, summary.threshold.threshold);
+    summary.kind = ship_tree ? "tree" : "rules";
+    if (!ship_tree) summary.best_iteration = 0;
 
     // Failure-class model: which failure, given a failure.
     std::array<double, kFailureClasses> class_counts{};
@@ -192,6 +236,8 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     for (double c : class_counts) classes_present += c > 0;
     std::optional<xgb::Booster> class_model;
     auto t_class = std::chrono::steady_clock::now();
+    if (train_fail.size() < 20) summary.class_model_note = "fewer than 20 failed training rows";
+    else if (classes_present < 2) summary.class_model_note = "every failed training row is of one class";
     if (train_fail.size() >= 20 && classes_present >= 2) {
         xgb::DMatrix dcls(train_fail.x.data(), train_fail.size(), kNumFeatures);
         dcls.set_labels(train_fail.label);
@@ -215,7 +261,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     }
     double class_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_class).count();
 
-    // Reference rows: XGBoost's own predictions, which the loader's tree walk must reproduce.
+    // Reference rows: XGBoost's own predictions (or the rule's), which the loader must reproduce.
     const Rows &ref_src = val.size() > 0 ? val : train_fail;
     nlohmann::json refs = nlohmann::json::array();
     size_t nref = std::min(opt.reference_rows, ref_src.size());
@@ -227,13 +273,20 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
                       ref_src.x.begin() + static_cast<long>((i + 1) * kNumFeatures));
         }
         xgb::DMatrix dref(rx.data(), nref, kNumFeatures);
-        auto p = final_model.predict(dref);
+        std::vector<float> p;
+        if (ship_tree) p = tree->predict(dref);
         std::vector<float> pc;
         if (class_model) pc = class_model->predict(dref);
         for (size_t k = 0; k < nref; ++k) {
             nlohmann::json row;
             row["x"] = features_to_json(rx.data() + k * kNumFeatures, kNumFeatures);
-            row["p_fail"] = p[k];
+            if (ship_tree) {
+                row["p_fail"] = p[k];
+            } else {
+                FeatureVector fx;
+                std::copy(rx.begin() + static_cast<long>(k * kNumFeatures), rx.begin() + static_cast<long>((k + 1) * kNumFeatures), fx.begin());
+                row["p_fail"] = rule_score(rule, fx);
+            }
             if (class_model) {
                 nlohmann::json cls = nlohmann::json::array();
                 for (int c = 0; c < kFailureClasses; ++c) cls.push_back(pc[k * kFailureClasses + static_cast<size_t>(c)]);
@@ -243,15 +296,18 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
         }
     }
 
-    std::string model_json = final_model.save_json();
+    std::string model_json = ship_tree ? tree->save_json() : std::string("rule:") + rule_id(rule);
     nlohmann::json bundle;
     bundle["format"] = kBundleFormat;
     bundle["format_version"] = kBundleFormatVersion;
+    bundle["kind"] = summary.kind;
+    if (!ship_tree) bundle["rule"] = rule_id(rule);
     {
         time_t now = time(nullptr);
         char ts[32];
         std::strftime(ts, sizeof ts, "%Y%m%dT%H%M%S", std::gmtime(&now));
-        // The id names this exact model: creation time plus a hash of the trees.
+        // The id names this exact model: creation time plus a hash of the trees (or the rule and threshold).
+        if (!ship_tree) model_json += "@" + std::to_string(summary.threshold.threshold);
         uint64_t h = 1469598103934665603ull;
         for (unsigned char c : model_json) h = (h ^ c) * 1099511628211ull;
         char id[64];
@@ -267,10 +323,11 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     bundle["feature_schema"] = {{"version", kFeatureSchemaVersion}, {"names", feature_names()}};
     bundle["threshold"] = summary.threshold.threshold;
     bundle["target_precision"] = opt.target_precision;
-    bundle["threshold_choice"] = {{"source", threshold_source},
+    bundle["threshold_choice"] = {{"source", val_usable ? "validation" : "training window (too few failures in validation)"},
                                   {"precision", summary.threshold.precision},
                                   {"recall", summary.threshold.recall},
                                   {"target_reached", summary.threshold.target_reached}};
+    bundle["model_choice"] = summary.comparison.to_json();
     bundle["classes"] = nlohmann::json::array();
     double total_fail = 0;
     for (double c : class_counts) total_fail += c;
@@ -310,7 +367,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
                                     {"precision", summary.validation.precision},
                                     {"recall", summary.validation.recall},
                                     {"f1", summary.validation.f1}};
-    bundle["failure_model"] = xgb::parse_model_json(model_json);
+    bundle["failure_model"] = ship_tree ? xgb::parse_model_json(model_json) : nlohmann::json();
     bundle["class_model"] = class_model ? xgb::parse_model_json(class_model->save_json()) : nlohmann::json();
     bundle["reference_rows"] = refs;
 

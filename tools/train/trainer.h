@@ -10,6 +10,7 @@
 
 #include "model/history/history_store.h"
 #include "tools/evaluate/metrics.h"
+#include "tools/train/model_choice.h"
 #include "tools/train/training_rows.h"
 
 namespace jfp {
@@ -20,13 +21,18 @@ struct TrainSummary {
     BinaryMetrics validation;
     ThresholdChoice threshold;
     bool class_model = false;
+    std::string class_model_note;  // why there is none
     std::string model_id;
     uint64_t logged_vectors = 0;  // rows whose features came from the plugin's log
     uint64_t archived_scripts = 0;  // jobs whose script features came from the script archive
     bool uses_script_features = false;  // the failure model splits on a script feature
+    std::string kind;              // "tree" or "rules": what the bundle holds
+    ModelComparison comparison;    // the tree model and the rules on the same rows
 };
 
-// Throws std::runtime_error with what to do when there is too little data to train.
+// Writes a tree model only when it ranks failures better than the best history rule on validation (else the
+// rules bundle), and nothing when the window holds fewer than kMinFailuresForRules failures. Throws
+// std::runtime_error with the numbers and what to do when there is too little data.
 nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, TrainSummary &summary);
 
 // Writes a bundle atomically (temporary file, fsync, rename), mode 0644: the plugin never sees half a file.

@@ -31,6 +31,7 @@ struct TrainOptions {
     int nthread = 0;              // 0: all cores
     int seed = 0;
     double target_precision = 0.9;
+    std::string kind = "auto";  // auto: the tree model if it beats the best rule; tree; rules
     int class_rounds = 150;
     int class_max_depth = 4;
     size_t reference_rows = 32;

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The model gate (issue 26): jfp train refuses a history with too few failures; jfp publish installs a
+# bundle where jfp.conf's model points only when it ranks failures at least as well as the history rules
+# (on the store's jobs after its training cutoff), keeps the model it replaces, rolls back and forth, and
+# refuses corrupt bundles; jfp eval opens with the verdict.
+set -euo pipefail
+: "${JFP_BUILDDIR:?run through make check (JFP_BUILDDIR unset)}"
+JFP="$JFP_BUILDDIR/tools/jfp"
+W=$(mktemp -d /tmp/jfp-gate.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+cd "$W"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+ok() { echo "ok: $*"; }
+# run RC CMD...: CMD exits with RC; its output is in out.txt / err.txt
+run() {
+    local want=$1 rc=0
+    shift
+    "$@" >out.txt 2>err.txt || rc=$?
+    [ "$rc" -eq "$want" ] || fail "$* exited $rc, expected $want: $(cat out.txt err.txt | head -c 1500)"
+}
+
+# Six failures in a few hundred jobs: no bundle, the numbers and what to do.
+python3 - >tiny.txt <<'PY'
+import datetime
+print("JobIDRaw|JobID|User|UID|JobName|Submit|Start|End|State")
+t = datetime.datetime(2024, 3, 1)
+for i in range(400):
+    s = t + datetime.timedelta(minutes=10 * i)
+    f = lambda d: d.strftime("%Y-%m-%dT%H:%M:%S")
+    print(f"{i+1}|{i+1}|u{i%5}|{5000+i%5}|job{i%3}|{f(s)}|{f(s)}|{f(s + datetime.timedelta(minutes=5))}|{'FAILED' if i % 67 == 3 else 'COMPLETED'}")
+PY
+"$JFP" ingest -q --db tiny.db tiny.txt
+run 1 "$JFP" train --db tiny.db --out tiny.json --no-progress
+grep -q "too little evidence: the training window holds 400 jobs, 6 failed" err.txt || fail "no refusal with the numbers: $(cat err.txt)"
+grep -q "no bundle was written" err.txt || fail "the refusal does not say nothing was written"
+[ ! -e tiny.json ] || fail "a bundle was written from 6 failures"
+ok "six failures: refused ($(head -c 100 err.txt))"
+
+"$JFP" synth --jobs 8000 --seed 7 -q -o h.txt
+"$JFP" ingest -q --db store.db h.txt 2>/dev/null
+# --kind rules: the rules involve no XGBoost, so the verdicts below are the same on every release.
+run 0 "$JFP" train --db store.db --out good.json --train-fraction 0.7 --nthread 2 --no-progress --kind rules
+grep -q "^  chose           the rule '" out.txt || fail "train does not say what it chose: $(cat out.txt)"
+ok "train: $(grep '^  chose' out.txt | cut -c1-160)"
+# A bundle certain to lose: the same bundle with the weakest rule (the reference rows would no longer match).
+python3 - good.json worse.json <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["kind"] = "rules"; b["rule"] = "last_outcome_user_name"; b["failure_model"] = None
+b.pop("reference_rows", None)
+b["model_id"] = "worse-" + b["model_id"]
+json.dump(b, open(sys.argv[2], "w"))
+PY
+
+mkdir live
+printf 'mode = warn\nmodel = %s/live/model.json\nstore = %s/store.db\n' "$W" "$W" >jfp.conf
+export SLURM_CONF="$W/slurm.conf"  # jfp.conf beside it is the default --conf
+
+run 0 "$JFP" eval --db store.db --model good.json --after "$(python3 -c "import json; print(json.load(open('good.json'))['training']['cutoff'])")"
+head -n1 out.txt | grep -q "^verdict: fit for" || fail "eval does not open with a fitting verdict: $(head -n3 out.txt)"
+ok "eval: $(head -n1 out.txt | cut -c1-140)"
+
+run 1 "$JFP" publish --rollback
+grep -q "nothing to roll back to" err.txt || fail "rollback with nothing kept: $(cat err.txt)"
+
+run 0 "$JFP" publish good.json
+cmp -s good.json live/model.json || fail "publish did not install the bundle"
+[ "$(stat -c %a live/model.json)" = 644 ] || fail "installed with mode $(stat -c %a live/model.json)"
+[ ! -e live/model.json.previous ] || fail "a previous model out of nothing"
+grep -q "submitted since its training cutoff" out.txt || fail "not judged on the jobs after the cutoff: $(cat out.txt)"
+ok "published: $(tail -n1 out.txt | cut -c1-140)"
+
+run 1 "$JFP" publish worse.json
+grep -q "^verdict: not fit to publish" out.txt || fail "no unfit verdict: $(cat out.txt)"
+grep -q "refused: worse.json is not installed" err.txt || fail "no refusal: $(cat err.txt)"
+cmp -s good.json live/model.json || fail "a refused bundle replaced the model"
+ok "a bundle the rules beat is refused"
+
+head -c 3000 good.json >cut.json
+run 1 "$JFP" publish cut.json
+grep -q "not a model bundle" err.txt || fail "a truncated bundle: $(cat err.txt)"
+cmp -s good.json live/model.json || fail "a corrupt bundle replaced the model"
+ok "a truncated bundle is refused"
+
+run 0 "$JFP" publish worse.json --force
+cmp -s worse.json live/model.json || fail "--force did not install"
+cmp -s good.json live/model.json.previous || fail "the replaced model was not kept"
+run 0 "$JFP" publish --rollback
+cmp -s good.json live/model.json || fail "rollback did not restore the previous model"
+cmp -s worse.json live/model.json.previous || fail "rollback lost the model it replaced"
+run 0 "$JFP" publish --rollback
+cmp -s worse.json live/model.json || fail "a second rollback did not undo the first"
+ok "--force keeps the previous model; --rollback swaps them"
+
+# Without a store to measure on, the bundle's own record decides; a bundle without one needs --force.
+python3 -c "import json; b = json.load(open('good.json')); b.pop('model_choice'); json.dump(b, open('old.json', 'w'))"
+run 1 "$JFP" publish old.json --target other.json --conf /nonexistent/jfp.conf
+grep -q "/nonexistent/jfp.conf" err.txt || fail "a missing --conf is not named: $(cat err.txt)"
+unset SLURM_CONF
+mkdir etc && SLURM_CONF="$W/etc/slurm.conf" run 1 "$JFP" publish old.json --target other.json
+grep -q "records no comparison with the history rules" err.txt || fail "an unjudged bundle: $(cat err.txt)"
+SLURM_CONF="$W/etc/slurm.conf" run 0 "$JFP" publish good.json --target other.json
+grep -q "validation window\|training window" out.txt || fail "not judged on its record: $(cat out.txt)"
+ok "no store: judged on train's record; no record: refused"
+echo "PASS"

@@ -1,0 +1,216 @@
+// jfp publish: installs a model bundle where jfp.conf's `model` points, atomically, keeping the one it
+// replaces, after checking that it ranks failures at least as well as the history rules on the site's
+// recent jobs (tools/evaluate/verdict.h); --rollback puts the previous one back.
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+
+#include "model/scoring/model_bundle.h"
+#include "model/util/time_util.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
+#include "tools/evaluate/verdict.h"
+
+namespace jfp {
+
+namespace {
+
+struct PublishArgs {
+    std::string bundle, conf, target, db;
+    bool force = false, rollback = false;
+    size_t min_failures = 20;
+};
+
+std::string read_all(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error(path + ": cannot read: " + std::strerror(errno));
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+
+std::string dir_of(const std::string &path) {
+    auto slash = path.rfind('/');
+    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+}
+
+void fsync_dir(const std::string &dir) {
+    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd >= 0) {
+        ::fsync(fd);
+        ::close(fd);
+    }
+}
+
+// A new file beside `path` holding `text`, mode 0644, synced: renamed over `path`, it appears whole or not at all.
+std::string write_beside(const std::string &path, const std::string &text) {
+    std::string tmp = path + ".publish." + std::to_string(getpid());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + std::strerror(errno));
+    size_t off = 0;
+    while (off < text.size()) {
+        ssize_t w = ::write(fd, text.data() + off, text.size() - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) {
+            int e = errno;
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(e));
+        }
+        off += static_cast<size_t>(w);
+    }
+    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) {
+        int e = errno;
+        ::close(fd);
+        ::unlink(tmp.c_str());
+        throw std::runtime_error("cannot finish " + tmp + ": " + std::strerror(e));
+    }
+    ::close(fd);
+    return tmp;
+}
+
+void rename_or_throw(const std::string &from, const std::string &to) {
+    if (::rename(from.c_str(), to.c_str()) != 0) {
+        int e = errno;
+        ::unlink(from.c_str());
+        throw std::runtime_error("cannot rename " + from + " to " + to + ": " + std::strerror(e));
+    }
+}
+
+std::string target_path(const PublishArgs &a) {
+    if (!a.target.empty()) return a.target;
+    std::string conf = a.conf.empty() ? default_conf_path() : a.conf;
+    auto cfg = load_site_conf(conf, !a.conf.empty());
+    if (!cfg)
+        throw std::runtime_error("no " + conf + ": say where the plugin reads its model with --target PATH, or name the jfp.conf with --conf");
+    return cfg->model_path;
+}
+
+std::string store_path(const PublishArgs &a) {
+    if (!a.db.empty()) return a.db;
+    std::string conf = a.conf.empty() ? default_conf_path() : a.conf;
+    auto cfg = load_site_conf(conf, !a.conf.empty());
+    if (!cfg) return "";
+    struct stat st {};
+    return ::stat(cfg->store_path.c_str(), &st) == 0 ? cfg->store_path : "";
+}
+
+std::string id_of(const std::string &path) {
+    try {
+        return ModelBundle::load_file(path).model_id();
+    } catch (const std::exception &) {
+        return "(unreadable)";
+    }
+}
+
+void run_rollback(const PublishArgs &a) {
+    const std::string target = target_path(a);
+    const std::string previous = target + ".previous";
+    struct stat st {};
+    if (::lstat(previous.c_str(), &st) != 0)
+        throw std::runtime_error("nothing to roll back to: " + previous + " does not exist (jfp publish keeps it when it replaces a model)");
+    ModelBundle prev = ModelBundle::load_file(previous);  // refuse to put back what the plugin would refuse
+    const std::string current_id = ::lstat(target.c_str(), &st) == 0 ? id_of(target) : "";
+    // Swap: the current model becomes the previous one, so a second --rollback undoes the first.
+    std::string hold = write_beside(target, read_all(previous));
+    std::string keep;
+    if (!current_id.empty()) keep = write_beside(previous, read_all(target));
+    rename_or_throw(hold, target);
+    if (!keep.empty()) rename_or_throw(keep, previous);
+    fsync_dir(dir_of(target));
+    std::printf("jfp publish: rolled %s back to model %s", target.c_str(), prev.model_id().c_str());
+    if (!current_id.empty()) std::printf("; model %s is now %s (--rollback again undoes this)", current_id.c_str(), previous.c_str());
+    std::printf("\n");
+}
+
+void run_publish(const PublishArgs &a) {
+    if (a.rollback) {
+        if (!a.bundle.empty()) throw CLI::ValidationError("--rollback", "takes no bundle: it puts back the one jfp publish kept");
+        return run_rollback(a);
+    }
+    if (a.bundle.empty()) throw CLI::ValidationError("BUNDLE", "give the bundle jfp train wrote, or --rollback");
+    const std::string text = read_all(a.bundle);
+    ModelBundle bundle = ModelBundle::load_text(text, a.bundle);  // what the plugin would refuse, refused here
+    const std::string target = target_path(a);
+
+    // The gate: the site's jobs after the bundle's training window when there are enough, else the
+    // comparison jfp train recorded on its validation window.
+    std::optional<RuleComparison> cmp;
+    std::string where;
+    const std::string db = store_path(a);
+    const std::string cutoff_text = bundle.metadata().value("training", nlohmann::json::object()).value("cutoff", "");
+    auto cutoff = cutoff_text.empty() ? std::nullopt : parse_sacct_time(cutoff_text);
+    if (!db.empty() && cutoff) {
+        HistoryStore store(db, HistoryStore::Access::ReadOnly);
+        RuleComparison recent = compare_on_jobs_after(store, bundle, *cutoff);
+        if (recent.failures >= a.min_failures) {
+            cmp = recent;
+            where = "the " + std::to_string(recent.jobs) + " jobs of " + db + " submitted since its training cutoff " + cutoff_text;
+        } else {
+            std::printf("jfp publish: %s holds %zu finished jobs (%zu failed) since the bundle's training cutoff %s, fewer than %zu failures: judging on jfp train's record instead\n",
+                        db.c_str(), recent.jobs, recent.failures, cutoff_text.c_str(), a.min_failures);
+        }
+    }
+    if (!cmp) {
+        cmp = recorded_comparison(bundle);
+        if (cmp) where = "its " + bundle.metadata().at("model_choice").value("rows", std::string("validation window"));
+    }
+    if (!cmp) {
+        if (!a.force)
+            throw std::runtime_error(a.bundle + " records no comparison with the history rules (jfp train before rules bundles) and there is no recent history to measure it on (--db); retrain with this jfp, or --force");
+        std::printf("jfp publish: --force: %s was not compared with the rules\n", a.bundle.c_str());
+    } else {
+        Verdict v = judge(bundle, cmp->model, cmp->rules, where);
+        std::printf("%s\n", v.line.c_str());
+        if (!v.fit && !a.force) {
+            std::fprintf(stderr, "jfp publish: refused: %s is not installed; %s keeps its model (--force publishes anyway)\n",
+                         a.bundle.c_str(), target.c_str());
+            g_exit_status = 1;
+            return;
+        }
+        if (!v.fit) std::printf("jfp publish: --force: publishing a model the rules beat\n");
+    }
+
+    struct stat st {};
+    const bool had = ::lstat(target.c_str(), &st) == 0;
+    std::string tmp = write_beside(target, text);
+    std::string kept;
+    if (had) {
+        std::string prev = write_beside(target + ".previous", read_all(target));
+        rename_or_throw(prev, target + ".previous");
+        kept = id_of(target + ".previous");
+    }
+    rename_or_throw(tmp, target);
+    fsync_dir(dir_of(target));
+    std::printf("jfp publish: installed model %s (%s) as %s", bundle.model_id().c_str(), bundle.describe_kind().c_str(), target.c_str());
+    if (had) std::printf("; the model it replaced, %s, is %s.previous (jfp publish --rollback)", kept.c_str(), target.c_str());
+    std::printf("\n");
+}
+
+}  // namespace
+
+void add_publish_command(CLI::App &app) {
+    auto a = std::make_shared<PublishArgs>();
+    auto *c = app.add_subcommand("publish",
+                                 "Install a model bundle where jfp.conf's model points, if it beats the history rules; "
+                                 "keep the previous one (--rollback)");
+    c->add_option("BUNDLE", a->bundle, "the bundle jfp train wrote");
+    c->add_option("--conf", a->conf, "the jfp.conf the plugin reads (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
+    c->add_option("--target", a->target, "install here instead of jfp.conf's model");
+    c->add_option("--db", a->db, "history store to judge the bundle on (default: jfp.conf's store, when it exists)");
+    c->add_option("--min-failures", a->min_failures,
+                  "failed jobs since the training cutoff needed to judge on them rather than on the bundle's validation")
+        ->capture_default_str();
+    c->add_flag("--force", a->force, "publish even a bundle the rules beat");
+    c->add_flag("--rollback", a->rollback, "put back the model the last publish replaced");
+    c->callback([a] { run_publish(*a); });
+}
+
+}  // namespace jfp

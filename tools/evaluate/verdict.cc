@@ -1,0 +1,94 @@
+#include "tools/evaluate/verdict.h"
+
+#include <cstdio>
+
+#include "model/scoring/feature_sweep.h"
+
+namespace jfp {
+
+Verdict judge(const ModelBundle &bundle, const BinaryMetrics &model, const std::array<BinaryMetrics, kNumRules> &rules,
+              const std::string &where) {
+    Verdict v;
+    size_t best = 0;
+    for (size_t r = 1; r < kNumRules; ++r)
+        if (rules[r].pr_auc > rules[best].pr_auc) best = r;
+    v.best_rule = kRules[best];
+    v.model_pr_auc = model.pr_auc;
+    v.rule_pr_auc = rules[best].pr_auc;
+    // Equal to three decimals is a tie (a rules bundle against its own rule, or one rule against another
+    // that scores the same jobs the same way); a tie goes to the model in place.
+    v.fit = model.pr_auc >= rules[best].pr_auc - kVerdictTie;
+    v.target_reached = !bundle.below_target();
+    const std::string what = bundle.is_rules() ? bundle.describe_kind() : "the tree model";
+    // A rules bundle measured against its own rule: say so rather than compare it with itself.
+    const bool is_best = bundle.is_rules() && *bundle.rule() == v.best_rule;
+    const std::string versus = is_best ? "is the best of the rules" : "is at least as good as the best rule ('" + std::string(rule_label(v.best_rule)) + "')";
+    const double target = bundle.metadata().value("target_precision", 0.9);
+    char buf[600];
+    if (!v.fit) {
+        v.modes = "none";
+        std::snprintf(buf, sizeof buf,
+                      "verdict: not fit to publish: the rule '%s' ranks failures better than %s on %s (PR-AUC %.3f vs "
+                      "%.3f); retrain (jfp train ships the rule when its tree model loses) and keep the model in place",
+                      rule_label(v.best_rule), what.c_str(), where.c_str(), v.rule_pr_auc, v.model_pr_auc);
+    } else if (v.target_reached) {
+        v.modes = "warn, annotate and reject";
+        std::snprintf(buf, sizeof buf,
+                      "verdict: fit for warn, annotate and reject: %s %s on %s (PR-AUC %.3f vs %.3f) and its threshold "
+                      "reached the target precision %.2f on validation",
+                      what.c_str(), versus.c_str(), where.c_str(), v.model_pr_auc, v.rule_pr_auc, target);
+    } else {
+        v.modes = "warn and annotate";
+        std::snprintf(buf, sizeof buf,
+                      "verdict: fit for warn and annotate, not reject: %s %s on %s (PR-AUC %.3f vs %.3f), but its "
+                      "threshold missed the target precision %.2f on validation, so reject mode warns (unless "
+                      "reject_below_target = yes)",
+                      what.c_str(), versus.c_str(), where.c_str(), v.model_pr_auc, v.rule_pr_auc, target);
+    }
+    v.line = buf;
+    return v;
+}
+
+RuleComparison compare_on_jobs_after(const HistoryStore &store, const ModelBundle &bundle, int64_t after) {
+    std::vector<float> model;
+    std::array<std::vector<float>, kNumRules> rules;
+    std::vector<int> labels;
+    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
+        if (j.submit < after || !is_labeled(j.outcome)) return;
+        model.push_back(bundle.score(x).p_fail);
+        for (size_t r = 0; r < kNumRules; ++r) rules[r].push_back(rule_score(kRules[r], x));
+        labels.push_back(is_failure(j.outcome) ? 1 : 0);
+    });
+    RuleComparison c;
+    c.jobs = labels.size();
+    for (int l : labels) c.failures += l != 0;
+    c.model = evaluate_binary(model, labels, bundle.threshold());
+    for (size_t r = 0; r < kNumRules; ++r) c.rules[r] = evaluate_binary(rules[r], labels, 0.5);
+    return c;
+}
+
+std::optional<RuleComparison> recorded_comparison(const ModelBundle &bundle) {
+    const auto &mc = bundle.metadata().find("model_choice");
+    if (mc == bundle.metadata().end() || !mc->is_object()) return std::nullopt;
+    RuleComparison c;
+    c.jobs = mc->value("jobs", size_t{0});
+    c.failures = mc->value("failures", size_t{0});
+    const auto &rules = mc->at("rules");
+    for (size_t r = 0; r < kNumRules; ++r) {
+        auto it = rules.find(rule_id(kRules[r]));
+        if (it == rules.end()) return std::nullopt;  // a rule this jfp has and that one did not measure
+        c.rules[r].pr_auc = it->value("pr_auc", 0.0);
+        c.rules[r].roc_auc = it->value("roc_auc", 0.0);
+    }
+    if (bundle.is_rules()) {
+        c.model = c.rules[static_cast<size_t>(*bundle.rule())];
+    } else {
+        const auto &t = mc->at("tree");
+        if (!t.is_object()) return std::nullopt;
+        c.model.pr_auc = t.value("pr_auc", 0.0);
+        c.model.roc_auc = t.value("roc_auc", 0.0);
+    }
+    return c;
+}
+
+}  // namespace jfp

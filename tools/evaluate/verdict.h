@@ -1,0 +1,48 @@
+// The one line an admin reads first: is this model better than the obvious rules on these jobs, did its
+// threshold reach its target precision, and so which modes it is fit for. jfp eval and jfp report open
+// with it; jfp publish refuses a bundle it calls unfit.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "model/history/history_store.h"
+
+#include "model/scoring/model_bundle.h"
+#include "model/scoring/rules.h"
+#include "tools/evaluate/metrics.h"
+
+namespace jfp {
+
+inline constexpr double kVerdictTie = 0.0005;
+
+struct Verdict {
+    bool fit = false;           // at least as good as the best rule (PR-AUC)
+    bool target_reached = false;
+    Rule best_rule = Rule::MostSpecificRecentRate;
+    double model_pr_auc = 0, rule_pr_auc = 0;
+    std::string modes;  // what it is fit for, in words
+    std::string line;   // the whole verdict, one sentence
+};
+
+// model and rules measured on the same jobs (where: "these 5,905 jobs", "its validation window").
+Verdict judge(const ModelBundle &bundle, const BinaryMetrics &model, const std::array<BinaryMetrics, kNumRules> &rules,
+              const std::string &where);
+
+// The model and every rule measured on the same jobs.
+struct RuleComparison {
+    size_t jobs = 0, failures = 0;
+    BinaryMetrics model;
+    std::array<BinaryMetrics, kNumRules> rules{};
+};
+
+// On the store's finished jobs submitted at or after `after`, scored as the plugin would have.
+RuleComparison compare_on_jobs_after(const HistoryStore &store, const ModelBundle &bundle, int64_t after);
+
+// What jfp train measured on the bundle's validation (or training) window; nothing when the bundle records
+// no comparison (made by a jfp before rules bundles).
+std::optional<RuleComparison> recorded_comparison(const ModelBundle &bundle);
+
+}  // namespace jfp

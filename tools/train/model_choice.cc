@@ -1,0 +1,65 @@
+#include "tools/train/model_choice.h"
+
+#include <cstdio>
+
+namespace jfp {
+
+namespace {
+nlohmann::json figures(const BinaryMetrics &m) {
+    return {{"pr_auc", m.pr_auc}, {"roc_auc", m.roc_auc}, {"recall_at_precision_0.9", m.recall_at_p90}};
+}
+}  // namespace
+
+Rule best_rule(const std::array<BinaryMetrics, kNumRules> &m) {
+    size_t best = 0;
+    for (size_t r = 1; r < kNumRules; ++r)
+        if (m[r].pr_auc > m[best].pr_auc) best = r;
+    return kRules[best];
+}
+
+ModelComparison compare_with_rules(const std::array<std::vector<float>, kNumRules> &rule_scores,
+                                   const std::vector<float> &tree_scores, const std::vector<int> &labels,
+                                   const std::string &rows_name, const std::string &no_tree_reason,
+                                   const std::string &forced) {
+    ModelComparison c;
+    c.rows_name = rows_name;
+    c.rows = labels.size();
+    for (int l : labels) c.failures += l != 0;
+    for (size_t r = 0; r < kNumRules; ++r) c.rules[r] = evaluate_binary(rule_scores[r], labels, 0.5);
+    c.best_rule = best_rule(c.rules);
+    const BinaryMetrics &br = c.rules[static_cast<size_t>(c.best_rule)];
+    char buf[400];
+    if (tree_scores.empty()) {
+        c.no_tree_reason = no_tree_reason;
+        std::snprintf(buf, sizeof buf, "the rule '%s' (PR-AUC %.3f on the %s's %zu jobs, %zu failed); no tree model: %s",
+                      rule_label(c.best_rule), br.pr_auc, rows_name.c_str(), c.rows, c.failures, no_tree_reason.c_str());
+        c.verdict = buf;
+        return c;
+    }
+    c.tree = evaluate_binary(tree_scores, labels, 0.5);
+    c.tree_chosen = forced == "tree" || (forced != "rules" && c.tree->pr_auc > br.pr_auc);
+    const char *why = forced == "tree" || forced == "rules" ? " (--kind " : "";
+    std::snprintf(buf, sizeof buf, "%s: PR-AUC %.3f for the tree model, %.3f for the best rule '%s' on the %s's %zu jobs (%zu failed)%s%s%s",
+                  c.tree_chosen ? "the tree model" : (std::string("the rule '") + rule_label(c.best_rule) + "'").c_str(),
+                  c.tree->pr_auc, br.pr_auc, rule_label(c.best_rule), rows_name.c_str(), c.rows, c.failures, why,
+                  *why ? forced.c_str() : "", *why ? ")" : "");
+    c.verdict = buf;
+    return c;
+}
+
+nlohmann::json ModelComparison::to_json() const {
+    nlohmann::json r = nlohmann::json::object();
+    for (size_t i = 0; i < kNumRules; ++i) r[rule_id(kRules[i])] = figures(rules[i]);
+    nlohmann::json j = {{"rows", rows_name},
+                        {"jobs", this->rows},
+                        {"failures", failures},
+                        {"rules", r},
+                        {"best_rule", rule_id(best_rule)},
+                        {"chosen", tree_chosen ? "tree" : "rules"},
+                        {"verdict", verdict}};
+    j["tree"] = tree ? figures(*tree) : nlohmann::json();
+    if (!tree) j["no_tree_reason"] = no_tree_reason;
+    return j;
+}
+
+}  // namespace jfp

@@ -1,0 +1,48 @@
+// Tree model or rule: jfp train measures every history rule beside the tree model on the same rows (the
+// validation window when it has enough failures, else the whole training window) and ships the tree only
+// when it ranks failures better than the best rule. The record of that comparison goes into the bundle,
+// where jfp publish and jfp eval read it back.
+#pragma once
+
+#include <nlohmann/json.hpp>
+
+#include <array>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "model/scoring/rules.h"
+#include "tools/evaluate/metrics.h"
+
+namespace jfp {
+
+// Fewer failed jobs than this in the whole training window: not even the rules bundle is written.
+inline constexpr size_t kMinFailuresForRules = 20;
+// A tree model needs this many failures among its training rows and its validation rows.
+inline constexpr size_t kMinTreeTrainFailures = 20;
+inline constexpr size_t kMinValidationFailures = 5;
+
+struct ModelComparison {
+    std::string rows_name;  // "validation" or "training window"
+    size_t rows = 0, failures = 0;
+    std::optional<BinaryMetrics> tree;  // unset: no tree model was trained
+    std::string no_tree_reason;         // why not, when unset
+    std::array<BinaryMetrics, kNumRules> rules{};
+    Rule best_rule = Rule::MostSpecificRecentRate;
+    bool tree_chosen = false;
+    std::string verdict;  // one sentence: which was chosen and why, with both figures
+
+    nlohmann::json to_json() const;
+};
+
+// scores[r][i]: rule r's score of row i. tree_scores empty when no tree was trained (no_tree_reason says
+// why). forced: "tree" or "rules" overrides the choice (the verdict still gives the figures).
+ModelComparison compare_with_rules(const std::array<std::vector<float>, kNumRules> &rule_scores,
+                                   const std::vector<float> &tree_scores, const std::vector<int> &labels,
+                                   const std::string &rows_name, const std::string &no_tree_reason,
+                                   const std::string &forced);
+
+// The best rule by PR-AUC (ties: the simpler rule, earlier in kRules).
+Rule best_rule(const std::array<BinaryMetrics, kNumRules> &m);
+
+}  // namespace jfp
