@@ -92,6 +92,18 @@ run 0 "$JFP" publish --rollback
 cmp -s worse.json live/model.json || fail "a second rollback did not undo the first"
 ok "--force keeps the previous model; --rollback swaps them"
 
+# The other commands take the store and model from the same jfp.conf (issue 27 item 4); flags still win.
+cutoff=$(python3 -c "import json; print(json.load(open('good.json'))['training']['cutoff'])")
+run 0 "$JFP" eval --after "$cutoff" --json
+python3 -c "import json,sys; e = json.load(open('out.txt')); assert e['model_id'].startswith('worse-'), e['model_id']" ||
+    fail "eval without --db/--model did not score jfp.conf's model"
+run 0 "$JFP" eval --after "$cutoff" --json --model good.json
+python3 -c "import json,sys; e = json.load(open('out.txt')); assert not e['model_id'].startswith('worse-'), e['model_id']" ||
+    fail "--model did not win over jfp.conf"
+SLURM_CONF=/nonexistent/slurm.conf run 64 "$JFP" eval --after "$cutoff"
+grep -q "there is no /nonexistent/jfp.conf to take store from; give --db or --conf" err.txt || fail "no store, no jfp.conf: $(cat err.txt)"
+ok "eval reads jfp.conf's store and model; flags win; without either, a usage error naming both"
+
 # Without a store to measure on, the bundle's own record decides; a bundle without one needs --force.
 python3 -c "import json; b = json.load(open('good.json')); b.pop('model_choice'); json.dump(b, open('old.json', 'w'))"
 run 1 "$JFP" publish old.json --target other.json --conf /nonexistent/jfp.conf

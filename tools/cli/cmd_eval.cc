@@ -9,6 +9,7 @@
 #include "model/scoring/rules.h"
 #include "model/util/time_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/evaluate/verdict.h"
 
@@ -17,6 +18,7 @@ namespace jfp {
 namespace {
 
 struct EvalArgs {
+    ConfDefaults conf;  // --conf: the paths not given
     std::string db, model, after, script_archive;
     double threshold = -1;
     bool json = false;
@@ -156,14 +158,20 @@ void run_eval(const EvalArgs &a) {
 void add_eval_command(CLI::App &app) {
     auto a = std::make_shared<EvalArgs>();
     auto *c = app.add_subcommand("eval", "Evaluate a model on jobs submitted at or after a time, beside the history rules, with a verdict");
-    c->add_option("--db", a->db, "history store")->required();
-    c->add_option("--model", a->model, "model bundle")->required();
+    c->add_option("--db", a->db, "history store");
+    c->add_option("--model", a->model, "model bundle");
     c->add_option("--after", a->after, "first submit time to evaluate (jobs before it are history only)")->required();
     c->add_option("--threshold", a->threshold, "decision threshold (default: the bundle's)");
     c->add_option("--script-archive", a->script_archive,
                   "the plugin's script archive: script features for the jobs it kept (as the model was trained)");
     c->add_flag("--json", a->json, "print one JSON object");
-    c->callback([a] { run_eval(*a); });
+    a->conf.add_option(c);
+    c->callback([a] {
+        a->conf.fill(a->db, ConfPath::Store, "--db", true);
+        a->conf.fill(a->model, ConfPath::Model, "--model", true);
+        a->conf.fill(a->script_archive, ConfPath::ScriptArchive, "--script-archive", false);
+        run_eval(*a);
+    });
 }
 
 }  // namespace jfp

@@ -2,6 +2,7 @@
 #include <cstdio>
 
 #include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
 #include "tools/train/feature_export.h"
 
 namespace jfp {
@@ -9,6 +10,7 @@ namespace jfp {
 namespace {
 
 struct ExportArgs {
+    ConfDefaults conf;  // --conf: the paths not given
     std::string db, before;
     double train_fraction = 0;
     TrainOptions opt;
@@ -39,7 +41,7 @@ void add_export_command(CLI::App &app) {
     auto *c = app.add_subcommand("export-features",
                                  "Write the training matrix (features, label, submit time, split) as partitioned CSV "
                                  "for a distributed trainer such as jfp-train-dask");
-    c->add_option("--db", a->db, "history store")->required();
+    c->add_option("--db", a->db, "history store");
     c->add_option("-o,--output", a->out.dir, "directory to write (new or empty)")->required();
     auto *before = c->add_option("--before", a->before, "only jobs submitted and ended before this time, as jfp train");
     c->add_option("--train-fraction", a->train_fraction, "or: the earliest fraction of finished jobs (e.g. 0.7)")
@@ -58,7 +60,11 @@ void add_export_command(CLI::App &app) {
     c->add_option("--script-archive", a->opt.script_archive,
                   "the plugin's script archive: script features for the jobs it kept");
     c->add_flag("-q,--quiet", a->quiet, "no summary");
-    c->callback([a] { run_export(*a); });
+    a->conf.add_option(c);
+    c->callback([a] {
+        a->conf.fill(a->db, ConfPath::Store, "--db", true);
+        run_export(*a);
+    });
 }
 
 }  // namespace jfp

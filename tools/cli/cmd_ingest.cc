@@ -14,6 +14,7 @@
 #include "model/util/text.h"
 #include "model/util/time_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
 #include "tools/ingest/slurm_queue.h"
 #include "tools/ingest/store_writer.h"
 #include "tools/terminal/progress.h"
@@ -23,6 +24,7 @@ namespace jfp {
 namespace {
 
 struct IngestArgs {
+    ConfDefaults conf;  // --conf: the paths not given
     std::string db;
     bool from_sacct = false;
     bool queue = true;
@@ -348,7 +350,7 @@ void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, Fil
 void add_ingest_command(CLI::App &app) {
     auto a = std::make_shared<IngestArgs>();
     auto *c = app.add_subcommand("ingest", "Read sacct exports (files or - for stdin) into the history store");
-    c->add_option("--db", a->db, "history store (SQLite file; created when missing)")->required();
+    c->add_option("--db", a->db, "history store (SQLite file; created when missing)");
     c->add_option("--format", a->format,
                   "comma-separated sacct field names, for exports without a header (sacct --noheader --format=...); "
                   "or 'swf' for Parallel Workloads Archive logs (Standard Workload Format)");
@@ -372,7 +374,11 @@ void add_ingest_command(CLI::App &app) {
     c->footer(std::string("Export with: sacct --allusers --parsable2 --starttime ... --format=") + recommended_sacct_format() +
               "\nUsers write job names and submit lines, which sacct prints raw: a name holding a newline can read as "
               "another job in such an export. --from-sacct is not fooled (it takes those from sacct --json).");
-    c->callback([a] { run_ingest(*a); });
+    a->conf.add_option(c);
+    c->callback([a] {
+        a->conf.fill(a->db, ConfPath::Store, "--db", true);
+        run_ingest(*a);
+    });
 }
 
 }  // namespace jfp

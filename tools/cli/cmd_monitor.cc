@@ -10,6 +10,7 @@
 #include "model/scoring/model_bundle.h"
 #include "model/util/time_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
 #include "tools/evaluate/live_monitor.h"
 
 namespace jfp {
@@ -17,6 +18,7 @@ namespace jfp {
 namespace {
 
 struct MonitorArgs {
+    ConfDefaults conf;  // --conf: the paths not given
     std::string db, feature_log, model, since, period = "week";
     double min_precision = -1;  // default: the bundle's target precision
     double max_psi = 0.25;
@@ -126,17 +128,22 @@ void add_monitor_command(CLI::App &app) {
     auto a = std::make_shared<MonitorArgs>();
     auto *c = app.add_subcommand("monitor", "Live precision, recall, calibration and feature drift of the deployed model, "
                                             "from the plugin's feature log joined to ingested outcomes; exit 2 on alert");
-    c->add_option("--db", a->db, "history store, with outcomes ingested since the jobs were scored")->required();
-    c->add_option("--feature-log", a->feature_log, "the plugin's feature log (feature_log in jfp.conf)")->required();
-    c->add_option("--model", a->model, "the deployed model bundle (model in jfp.conf): its training window and target")
-        ->required();
+    c->add_option("--db", a->db, "history store, with outcomes ingested since the jobs were scored");
+    c->add_option("--feature-log", a->feature_log, "the plugin's feature log (feature_log in jfp.conf)");
+    c->add_option("--model", a->model, "the deployed model bundle (model in jfp.conf): its training window and target");
     c->add_option("--since", a->since, "only jobs scored at or after this time");
     c->add_option("--period", a->period, "rows per day or per week")->check(CLI::IsMember({"day", "week"}))->capture_default_str();
     c->add_option("--min-precision", a->min_precision, "alert below this live precision (default: the bundle's target)");
     c->add_option("--max-psi", a->max_psi, "alert when a feature's PSI passes this")->capture_default_str();
     c->add_option("--min-flagged", a->min_flagged, "flagged jobs with an outcome needed to judge precision")->capture_default_str();
     c->add_flag("--json", a->json, "print one JSON object");
-    c->callback([a] { run_monitor(*a); });
+    a->conf.add_option(c);
+    c->callback([a] {
+        a->conf.fill(a->db, ConfPath::Store, "--db", true);
+        a->conf.fill(a->feature_log, ConfPath::FeatureLog, "--feature-log", true);
+        a->conf.fill(a->model, ConfPath::Model, "--model", true);
+        run_monitor(*a);
+    });
 }
 
 }  // namespace jfp

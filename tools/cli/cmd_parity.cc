@@ -13,12 +13,14 @@
 #include "model/scoring/feature_log.h"
 #include "model/scoring/feature_sweep.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
 
 namespace jfp {
 
 namespace {
 
 struct ParityArgs {
+    ConfDefaults conf;  // --conf: the paths not given
     std::string db, feature_log, script_archive;
     bool json = false;
     double tolerance = 1e-3;
@@ -92,8 +94,8 @@ void add_parity_command(CLI::App &app) {
     auto a = std::make_shared<ParityArgs>();
     auto *c = app.add_subcommand("parity",
                                  "Compare the features the plugin logged at submission with those rebuilt from sacct");
-    c->add_option("--db", a->db, "history store (with the jobs' AdminComment ingested)")->required();
-    c->add_option("--feature-log", a->feature_log, "the plugin's feature log (feature_log in jfp.conf)")->required();
+    c->add_option("--db", a->db, "history store (with the jobs' AdminComment ingested)");
+    c->add_option("--feature-log", a->feature_log, "the plugin's feature log (feature_log in jfp.conf)");
     c->add_option("--tolerance", a->tolerance, "relative tolerance")->capture_default_str();
     c->add_option("--after", a->after, "only jobs submitted at or after this time");
     c->add_option("--before", a->before, "only jobs submitted before this time");
@@ -101,7 +103,13 @@ void add_parity_command(CLI::App &app) {
                   "the plugin's script archive: rebuild script features from the archived scripts too");
     c->add_flag("--json", a->json, "print one JSON object");
     c->footer("sacct exports carry no scripts: without --script-archive, script features differ by design.");
-    c->callback([a] { run_parity(*a); });
+    a->conf.add_option(c);
+    c->callback([a] {
+        a->conf.fill(a->db, ConfPath::Store, "--db", true);
+        a->conf.fill(a->feature_log, ConfPath::FeatureLog, "--feature-log", true);
+        a->conf.fill(a->script_archive, ConfPath::ScriptArchive, "--script-archive", false);
+        run_parity(*a);
+    });
 }
 
 }  // namespace jfp

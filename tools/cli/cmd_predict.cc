@@ -10,12 +10,14 @@
 #include "model/scoring/model_bundle.h"
 #include "model/util/time_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
 
 namespace jfp {
 
 namespace {
 
 struct PredictArgs {
+    ConfDefaults conf;  // --conf: the paths not given
     std::string db, model, after, output, script_archive;
     bool explain = false;
 };
@@ -80,8 +82,8 @@ void add_predict_command(CLI::App &app) {
     auto *c = app.add_subcommand("predict",
                                  "Score every job submitted at or after a time, exactly as the plugin would have at "
                                  "its submission; write CSV");
-    c->add_option("--db", a->db, "history store")->required();
-    c->add_option("--model", a->model, "model bundle")->required();
+    c->add_option("--db", a->db, "history store");
+    c->add_option("--model", a->model, "model bundle");
     c->add_option("--after", a->after, "first submit time to score (YYYY-MM-DD[THH:MM:SS])")->required();
     c->add_option("--output", a->output, "CSV file to write")->required();
     c->add_option("--script-archive", a->script_archive,
@@ -90,7 +92,13 @@ void add_predict_command(CLI::App &app) {
                 "add a 'message' column: what a user would read at submission in warn mode (every job, flagged or not)");
     c->footer("Columns: JobIDRaw,Cluster,User,JobName,Submit,State,p_fail,p_FAILED,p_TIMEOUT,p_OUT_OF_MEMORY,"
               "p_NODE_FAIL,predicted_class,flagged[,message]. p_<CLASS> = p_fail x P(class | failure).");
-    c->callback([a] { run_predict(*a); });
+    a->conf.add_option(c);
+    c->callback([a] {
+        a->conf.fill(a->db, ConfPath::Store, "--db", true);
+        a->conf.fill(a->model, ConfPath::Model, "--model", true);
+        a->conf.fill(a->script_archive, ConfPath::ScriptArchive, "--script-archive", false);
+        run_predict(*a);
+    });
 }
 
 }  // namespace jfp

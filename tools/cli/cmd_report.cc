@@ -12,6 +12,7 @@
 #include "model/scoring/rules.h"
 #include "model/util/time_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
 #include "tools/evaluate/live_monitor.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/evaluate/svg_chart.h"
@@ -23,6 +24,7 @@ namespace jfp {
 namespace {
 
 struct ReportArgs {
+    ConfDefaults conf;  // --conf: the paths not given
     std::string db, model, after, output, feature_log, since;
     double threshold = -1;
 };
@@ -370,14 +372,20 @@ void add_report_command(CLI::App &app) {
     auto a = std::make_shared<ReportArgs>();
     auto *c = app.add_subcommand("report", "Write a self-contained HTML evaluation report (curves, calibration, thresholds, "
                                            "costs, per-partition and per-class tables)");
-    c->add_option("--db", a->db, "history store")->required();
-    c->add_option("--model", a->model, "model bundle")->required();
+    c->add_option("--db", a->db, "history store");
+    c->add_option("--model", a->model, "model bundle");
     c->add_option("--after", a->after, "first submit time to evaluate (jobs before it are history only)")->required();
     c->add_option("-o,--output", a->output, "HTML file to write")->required();
     c->add_option("--threshold", a->threshold, "decision threshold (default: the bundle's)");
     c->add_option("--feature-log", a->feature_log, "the plugin's feature log: adds the live section (as jfp monitor)");
     c->add_option("--since", a->since, "with --feature-log: live jobs scored at or after this time");
-    c->callback([a] { run_report(*a); });
+    a->conf.add_option(c);
+    c->callback([a] {
+        a->conf.fill(a->db, ConfPath::Store, "--db", true);
+        a->conf.fill(a->model, ConfPath::Model, "--model", true);
+        a->conf.fill(a->feature_log, ConfPath::FeatureLog, "--feature-log", false);
+        run_report(*a);
+    });
 }
 
 }  // namespace jfp

@@ -4,6 +4,7 @@
 #include <cstdio>
 
 #include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
 #include "tools/train/trainer.h"
 
 namespace jfp {
@@ -11,6 +12,7 @@ namespace jfp {
 namespace {
 
 struct TrainArgs {
+    ConfDefaults conf;  // --conf: the paths not given
     std::string db, out, before;
     double train_fraction = 0;
     TrainOptions opt;
@@ -69,7 +71,7 @@ void run_train(TrainArgs &a) {
 void add_train_command(CLI::App &app) {
     auto a = std::make_shared<TrainArgs>();
     auto *c = app.add_subcommand("train", "Train the failure model and write the model bundle the plugin loads");
-    c->add_option("--db", a->db, "history store")->required();
+    c->add_option("--db", a->db, "history store");
     c->add_option("--out", a->out, "model bundle to write (atomically replaced)")->required();
     auto *before = c->add_option("--before", a->before, "train only on jobs submitted and ended before this time");
     c->add_option("--train-fraction", a->train_fraction, "or: train on the earliest fraction of finished jobs (e.g. 0.7)")
@@ -113,7 +115,13 @@ void add_train_command(CLI::App &app) {
                   "the plugin's script archive (script_archive in jfp.conf): script features for the jobs it kept");
     c->add_flag("--no-progress", a->no_progress, "no progress bar (it is drawn only on a terminal anyway)");
     c->add_flag("--json", a->json, "print the summary as JSON");
-    c->callback([a] { run_train(*a); });
+    a->conf.add_option(c);
+    c->callback([a] {
+        a->conf.fill(a->db, ConfPath::Store, "--db", true);
+        a->conf.fill(a->opt.feature_log, ConfPath::FeatureLog, "--feature-log", false);
+        a->conf.fill(a->opt.script_archive, ConfPath::ScriptArchive, "--script-archive", false);
+        run_train(*a);
+    });
 }
 
 }  // namespace jfp

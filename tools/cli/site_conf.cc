@@ -28,4 +28,43 @@ std::optional<Config> load_site_conf(const std::string &path, bool explicit_path
     return r.config;
 }
 
+void ConfDefaults::add_option(CLI::App *c) {
+    c->add_option("--conf", conf_,
+                  "jfp.conf to take paths from that are not given (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
+}
+
+const std::optional<Config> &ConfDefaults::config() const {
+    if (!loaded_) {
+        config_ = load_site_conf(conf_.empty() ? default_conf_path() : conf_, !conf_.empty());
+        loaded_ = true;
+    }
+    return config_;
+}
+
+void ConfDefaults::fill(std::string &value, ConfPath what, const char *option, bool required) const {
+    if (!value.empty()) return;
+    static const char *const keys[] = {"store", "model", "feature_log", "script_archive"};
+    const char *key = keys[static_cast<int>(what)];
+    const auto &cfg = config();
+    std::string from;
+    if (cfg) {
+        switch (what) {
+            case ConfPath::Store: from = cfg->store_path; break;
+            case ConfPath::Model: from = cfg->model_path; break;
+            case ConfPath::FeatureLog: from = cfg->resolved_feature_log_path(); break;
+            case ConfPath::ScriptArchive: from = cfg->script_archive_path; break;
+        }
+    }
+    struct stat st {};
+    if (!from.empty() && (required || ::stat(from.c_str(), &st) == 0)) {
+        value = from;
+        return;
+    }
+    if (!required) return;
+    const std::string conf = conf_.empty() ? default_conf_path() : conf_;
+    throw CLI::ValidationError(option, std::string("not given, and ") +
+                                           (cfg ? conf + " sets no " + key : "there is no " + conf + " to take " + key + " from") +
+                                           "; give " + option + " or --conf");
+}
+
 }  // namespace jfp

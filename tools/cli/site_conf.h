@@ -1,6 +1,9 @@
 // The site's jfp.conf as the jfp command reads it: the file the plugin reads (beside slurm.conf) unless
-// --conf names another, so commands on the controller find the model, store and logs the plugin uses.
+// --conf names another, so that on the controller `jfp eval --after 2026-11-01` finds the store and model
+// the plugin uses. Flags still win.
 #pragma once
+
+#include <CLI/CLI.hpp>
 
 #include <optional>
 #include <string>
@@ -16,5 +19,24 @@ std::string default_conf_path();
 // jfp.conf, such as a training host). Throws on a file that exists but does not parse, and on a missing
 // file the user named.
 std::optional<Config> load_site_conf(const std::string &path, bool explicit_path);
+
+enum class ConfPath { Store, Model, FeatureLog, ScriptArchive };
+
+// A subcommand's --conf and the paths it supplies.
+class ConfDefaults {
+public:
+    // Adds --conf to the subcommand.
+    void add_option(CLI::App *c);
+    // An empty value from jfp.conf (store, model, feature_log, script_archive). Required and still empty
+    // (no jfp.conf, or it sets no script_archive): a usage error naming the option and the file looked at.
+    // Optional values are taken only when the file they name exists.
+    void fill(std::string &value, ConfPath what, const char *option, bool required) const;
+
+private:
+    const std::optional<Config> &config() const;
+    std::string conf_;
+    mutable bool loaded_ = false;
+    mutable std::optional<Config> config_;
+};
 
 }  // namespace jfp
