@@ -236,6 +236,10 @@ struct SacctReader::Impl {
                     }
                 }
             } else {
+                if (!l.empty() && l[0] == ';')
+                    throw SacctFormatError(source + ":" + std::to_string(lineno) + ": " + quote_for_message(l, 60) +
+                                           " opens a Standard Workload Format log (Parallel Workloads Archive), not a "
+                                           "sacct export; ingest it with jfp ingest --format swf");
                 if (!SacctLayout::looks_like_header(fields))
                     throw SacctFormatError(
                         source + ":" + std::to_string(lineno) + ": the first line is not a sacct header (" +

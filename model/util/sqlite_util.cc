@@ -1,13 +1,24 @@
 #include "model/util/sqlite_util.h"
 
 #include <fcntl.h>
+#include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace jfp {
+
+namespace {
+std::string user_name(uid_t uid) {
+    struct passwd pw {}, *res = nullptr;
+    char buf[1024];
+    if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res) return res->pw_name;
+    return "?";
+}
+}  // namespace
 
 const std::string &private_db_file(const std::string &path, const char *what, const char *check) {
     int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
@@ -36,13 +47,33 @@ void remove_orphan_wal(const std::string &path) noexcept {
     ::unlink((path + "-shm").c_str());
 }
 
+// SQLite says "unable to open database file" for a missing file and a forbidden one alike: say which,
+// and what to do.
+static std::string why_unopenable(const std::string &path, int flags, const std::string &sqlite_msg) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        if (errno == ENOENT && !(flags & SQLITE_OPEN_CREATE)) return "no such file (check the path; jfp ingest creates a history store)";
+        if (errno == EACCES) return "permission denied on a directory above it (" + sqlite_msg + ")";
+        return std::strerror(errno);
+    }
+    const bool write = (flags & SQLITE_OPEN_READWRITE) != 0;
+    if (::access(path.c_str(), write ? R_OK | W_OK : R_OK) != 0 && errno == EACCES) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        return std::string("permission denied: it is mode ") + mode + ", owned by uid " + std::to_string(st.st_uid) +
+               " (" + user_name(st.st_uid) + "), and this is uid " + std::to_string(::geteuid()) + " (" +
+               user_name(::geteuid()) + "); run as its owner (SlurmUser for jfp's files) or root";
+    }
+    return sqlite_msg;
+}
+
 Db::Db(const std::string &path, int flags) : path_(path) {
     int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
         std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
         sqlite3_close(db_);
         db_ = nullptr;
-        throw SqliteError("cannot open " + path + ": " + msg, rc);
+        throw SqliteError("cannot open " + path + ": " + why_unopenable(path, flags, msg), rc);
     }
     sqlite3_extended_result_codes(db_, 1);
     sqlite3_busy_timeout(db_, 5000);

@@ -62,6 +62,11 @@ grep -qF "1 of 3 files failed (garbage.bin); the other files' rows are stored" e
 [ "$(count whole.db)" -gt 1000 ] || fail "the synthetic export holds only $(count whole.db) jobs"
 echo "ok: a bad file between two good ones: all $(count multi.db) jobs of the good files stored, exit 1"
 
+# An SWF log given as a sacct export is recognised; a store that is not there is said to be missing.
+{ zcat "$JFP_SRCDIR/test/data/CTC-SP2-1996-3.1-cln.swf.gz" || true; } | head -n 300 >ctc.swf  # zcat dies of SIGPIPE
+refused "an SWF log without --format swf" "opens a Standard Workload Format log (Parallel Workloads Archive), not a sacct export; ingest it with jfp ingest --format swf" "$JFP" ingest --db swf.db ctc.swf
+refused "a store that does not exist" "cannot open $W/nothing.db: no such file" "$JFP" train --db "$W/nothing.db" --out m.json
+
 # A command line jfp cannot parse: exit 64 (EX_USAGE), apart from the codes of errors and alerts.
 for args in "ingest --no-such-option" "ingest --db" "monitor --max-psi not-a-number --db x"; do
     rc=0
@@ -71,6 +76,17 @@ for args in "ingest --no-such-option" "ingest --db" "monitor --max-psi not-a-num
 done
 "$JFP" ingest --help >out.txt || fail "jfp ingest --help failed"
 echo "ok: usage errors exit 64, --help 0"
+
+# --help reads on a 100-column terminal: no CLI11 markup, no line past 100 columns but one holding a word
+# that cannot be broken (sacct's --format list).
+"$JFP" --help >help.txt
+for c in $(sed -n '/^Subcommands:/,$p' help.txt | awk '/^  [a-z]/ { print $1 }'); do
+    "$JFP" "$c" --help >>help.txt || fail "jfp $c --help failed"
+done
+grep -n '{false}\|{true}\|[A-Z]:[A-Z]*[A-Z] in \[' help.txt && fail "CLI11 markup in --help (above)"
+awk 'length > 100 { long = 0; for (i = 1; i <= NF; i++) if (length($i) > 60) long = 1; if (!long) { print; bad = 1 } } END { exit bad }' help.txt ||
+    fail "--help lines past 100 columns (above)"
+echo "ok: --help of $(grep -c '^Usage:' help.txt) commands within 100 columns, no CLI11 markup"
 
 # A store written by a newer jfp: every command refuses it and says to upgrade.
 cp store.db newer.db

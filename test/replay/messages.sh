@@ -29,15 +29,15 @@ replay() {
 "$JFP" ingest -q --db "$W/synth.db" "$W/synth.txt"
 replay synth
 
+# CTC-SP2 is in the repository; the other development traces live beside the project, when they do.
+"$JFP" ingest -q --format swf --db "$W/CTC-SP2-1996-3.1-cln.db" "$JFP_SRCDIR/test/data/CTC-SP2-1996-3.1-cln.swf.gz"
+replay CTC-SP2-1996-3.1-cln
 dir=$("$JFP_SRCDIR/scripts/traces-dir")
-traces=(CTC-SP2-1996-3.1-cln LANL-CM5-1994-4.1-cln CEA-Curie-2011-2.1-cln)
-if [ ! -f "$dir/${traces[0]}.swf.gz" ]; then
-    # The real traces live beside the project, not in it (and not inside a release root).
-    if [ -n "${JFP_REQUIRE_TRACES:-}" ]; then echo "ERROR: JFP_REQUIRE_TRACES is set but no traces were found (scripts/traces-dir)" >&2; exit 99; fi
-    echo "# real traces not found (scripts/traces-dir): checked the synthetic replay only"
+if [ -z "$dir" ]; then
+    echo "# the development traces LANL-CM5 and CEA-Curie were not found (scripts/traces-dir): checked CTC-SP2 and the synthetic replay"
     exit 0
 fi
-for t in "${traces[@]}"; do
+for t in LANL-CM5-1994-4.1-cln CEA-Curie-2011-2.1-cln; do
     "$JFP" ingest -q --format swf --db "$W/$t.db" "$dir/$t.swf.gz"
     replay "$t"
 done

@@ -1,26 +1,36 @@
 #!/usr/bin/env bash
-# A quality regression guard on a real trace, not a tuned target: trains on CTC-SP2's earliest 70% of
-# labelled jobs, evaluates on the last 30% (as scripts/trace-eval and the traces' README do), and fails if
-# PR-AUC or recall at precision 0.9 falls below a floor a little under the figures measured when it was
-# set (PR-AUC 0.518, recall at precision 0.9 0.050; 2026-11-23, XGBoost 1.7.4). Skips, saying so, where
-# the traces are not beside the project.
+# The quality floor on a real trace and the learning-curve cells (issue 26): CTC-SP2 (test/data, every clone
+# has it) and a synthetic trace-style workload, trained on their earliest 10%, 30% and 70% of labelled jobs
+# and evaluated on the rest (scripts/learning-curve). In every cell what jfp train ships must rank failures
+# at least as well as the best history rule (PR-AUC, equal to three decimals counts as equal), and stay above
+# a floor a little under the figures measured when it was set (docs/model.md, "Learning curve"). Floors are
+# regression guards, not targets to tune to.
 set -euo pipefail
 : "${JFP_BUILDDIR:?run through make check (JFP_BUILDDIR unset)}"
 : "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
-PR_AUC_FLOOR=0.49
-RECALL_AT_P90_FLOOR=0.035
-dir=$("$JFP_SRCDIR/scripts/traces-dir")
-if [ ! -f "$dir/CTC-SP2-1996-3.1-cln.swf.gz" ]; then
-    if [ -n "${JFP_REQUIRE_TRACES:-}" ]; then echo "ERROR: JFP_REQUIRE_TRACES is set but no traces were found (scripts/traces-dir)" >&2; exit 99; fi
-    echo "SKIP: the real traces were not found (scripts/traces-dir; set JFP_TRACES_DIR)"
-    exit 77
-fi
-out=$(JFP_TRACES_DIR="$dir" JFP_TRACES=CTC-SP2-1996-3.1-cln "$JFP_SRCDIR/scripts/trace-eval" "$JFP_BUILDDIR")
-echo "$out"
-row=$(echo "$out" | tail -n1)
-pr=$(echo "$row" | awk -F'|' '{ gsub(/ /, "", $6); print $6 }')
-rp=$(echo "$row" | awk -F'|' '{ gsub(/ /, "", $7); print $7 }')
-awk -v v="$pr" -v f="$PR_AUC_FLOOR" 'BEGIN { exit !(v >= f) }' || { echo "FAIL: CTC-SP2 PR-AUC $pr is below the floor $PR_AUC_FLOOR"; exit 1; }
-awk -v v="$rp" -v f="$RECALL_AT_P90_FLOOR" 'BEGIN { exit !(v >= f) }' ||
-    { echo "FAIL: CTC-SP2 recall at precision 0.9 $rp is below the floor $RECALL_AT_P90_FLOOR"; exit 1; }
-echo "# CTC-SP2: PR-AUC $pr (floor $PR_AUC_FLOOR), recall at precision 0.9 $rp (floor $RECALL_AT_P90_FLOOR)"
+W=$(mktemp -d /tmp/jfp-quality.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+
+# cell -> PR-AUC floor (measured 2026-11-26: CTC 0.434 / 0.507 / 0.518, synth 0.244 / 0.245 / 0.370)
+declare -A floor=([CTC-SP2/0.1]=0.41 [CTC-SP2/0.3]=0.48 [CTC-SP2/0.7]=0.49 [synth/0.1]=0.22 [synth/0.3]=0.22 [synth/0.7]=0.33)
+RECALL_AT_P90_FLOOR=0.035  # CTC-SP2 at 0.7 (measured 0.050)
+
+JFP_LC_SETS="CTC-SP2-1996-3.1-cln synth" JFP_LC_TSV="$W/cells.tsv" JFP_TRACES_DIR=/nonexistent \
+    "$JFP_SRCDIR/scripts/learning-curve" "$JFP_BUILDDIR"
+[ "$(wc -l <"$W/cells.tsv")" = 6 ] || { echo "FAIL: expected 6 learning-curve cells, got: $(cat "$W/cells.tsv")"; exit 1; }
+bad=0
+while IFS=$'\t' read -r set frac shipped pr rp best; do
+    cell="$set/$frac"
+    f=${floor[$cell]:?no floor for $cell}
+    if ! awk -v m="$pr" -v b="$best" 'BEGIN { exit !(m >= b - 0.0005) }'; then
+        echo "FAIL: $cell: what shipped ($shipped) has PR-AUC $pr, below the best rule's $best"; bad=1
+    fi
+    if ! awk -v v="$pr" -v f="$f" 'BEGIN { exit !(v >= f) }'; then
+        echo "FAIL: $cell: PR-AUC $pr is below the floor $f"; bad=1
+    fi
+    if [ "$cell" = CTC-SP2/0.7 ] && ! awk -v v="$rp" -v f="$RECALL_AT_P90_FLOOR" 'BEGIN { exit !(v >= f) }'; then
+        echo "FAIL: $cell: recall at precision 0.9 $rp is below the floor $RECALL_AT_P90_FLOOR"; bad=1
+    fi
+    echo "# $cell: $shipped, PR-AUC $pr (best rule $best, floor $f), recall at precision 0.9 $rp"
+done <"$W/cells.tsv"
+exit "$bad"

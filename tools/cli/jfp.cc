@@ -8,6 +8,7 @@
 #include "model/util/text.h"
 #include "model/util/time_util.h"
 #include "tools/cli/commands.h"
+#include "tools/cli/help_format.h"
 
 namespace jfp {
 
@@ -42,17 +43,19 @@ int main(int argc, char **argv) {
     app.fallthrough(false);
     bool version = false;
     app.add_flag("--version", version, "print the version and exit");
+    app.formatter(jfp::help_formatter());  // subcommands inherit it
+    // In the order a site uses them: history in, model out, judged, published, watched; then the tools.
     jfp::add_ingest_command(app);
     jfp::add_train_command(app);
-    jfp::add_predict_command(app);
     jfp::add_eval_command(app);
-    jfp::add_publish_command(app);
-    jfp::add_synth_command(app);
-    jfp::add_parity_command(app);
     jfp::add_report_command(app);
+    jfp::add_publish_command(app);
     jfp::add_monitor_command(app);
+    jfp::add_parity_command(app);
+    jfp::add_predict_command(app);
     jfp::add_scripts_command(app);
     jfp::add_export_command(app);
+    jfp::add_synth_command(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {

@@ -21,6 +21,11 @@ inline constexpr size_t kMinFailuresForRules = 20;
 // A tree model needs this many failures among its training rows and its validation rows.
 inline constexpr size_t kMinTreeTrainFailures = 20;
 inline constexpr size_t kMinValidationFailures = 5;
+// And this many days between its first and last training row. Measured: trained on the first 1.3 days of
+// a synthetic workload (4,339 jobs, 332 failed), the tree model won on validation (PR-AUC 0.245 vs 0.192)
+// and lost to the narrowest-history rule on the 13 days after (0.224-0.235 vs 0.244); jobs after a short
+// window have hours-since values and weekdays it never saw.
+inline constexpr int kMinTreeTrainDays = 7;
 
 struct ModelComparison {
     std::string rows_name;  // "validation" or "training window"

@@ -119,11 +119,19 @@ std::string count_text(uint64_t jobs, uint64_t failed) {
 }
 
 // Why no tree model can be trained on these rows; empty when one can.
-std::string why_no_tree(const TrainSummary &s, const TrainOptions &opt) {
+std::string why_no_tree(const TrainSummary &s, const TrainOptions &opt, double train_days) {
     if (opt.kind == "rules") return "--kind rules";
     if (s.train_failures < kMinTreeTrainFailures)
         return "the training rows hold " + count_text(s.train_rows, s.train_failures) + " (a tree model needs " +
                std::to_string(kMinTreeTrainFailures) + " failures)";
+    if (train_days < kMinTreeTrainDays) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf,
+                      "the training rows span %.1f days (a tree model needs %d: its weekday and hours-since features "
+                      "have not seen a week before that)",
+                      train_days, kMinTreeTrainDays);
+        return buf;
+    }
     if (s.train_failures == s.train_rows) return "every training row failed";
     if (s.val_failures < kMinValidationFailures || s.val_failures == s.val_rows)
         return "the validation window holds " + count_text(s.val_rows, s.val_failures) + " (a tree model needs " +
@@ -160,7 +168,8 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     if (all_failures == all_rows)
         throw std::runtime_error("every one of the " + std::to_string(all_rows) +
                                  " jobs in the training window failed; a model needs both outcomes. Ingest more history or move the cutoff");
-    const std::string no_tree = why_no_tree(summary, opt);
+    const std::string no_tree =
+        why_no_tree(summary, opt, static_cast<double>(train.last_submit - train.first_submit) / 86400.0);
     if (opt.kind == "tree" && !no_tree.empty()) throw std::runtime_error("--kind tree: no tree model can be trained: " + no_tree);
 
     // Failure rows for the class model.
