@@ -189,11 +189,16 @@ std::string explain(const TreeEnsemble &model, const FeatureVector &x, const Job
 std::string explain(const ModelBundle &model, const FeatureVector &x, const JobRequest &r, const HistoryView &h,
                     int top_class, size_t max_reasons) {
     if (!model.is_rules()) return explain(model.failure_model(), x, r, h, top_class, max_reasons);
-    // A rule has one piece of evidence: the history it read. That theme is the reason.
+    // A rule's reason is the history it read; when that holds no failure to quote (a score of 0, shown only
+    // by predict --explain-all), the next history that does, from the narrowest.
     std::array<float, kNumFeatures + 1> c{};
-    int f = rule_evidence(*model.rule(), x);
-    if (f >= 0) c[static_cast<size_t>(f)] = 1;
-    return reasons(c, r, h, top_class, 1, "earlier jobs like it failed");
+    float weight = 0.9f;
+    for (int f : {F_un_recent_fail_rate, F_us_recent_fail_rate, F_u_recent_fail_rate, F_p_recent_fail_rate, F_a_recent_fail_rate}) {
+        c[static_cast<size_t>(f)] = weight;
+        weight -= 0.1f;
+    }
+    if (int f = rule_evidence(*model.rule(), x); f >= 0) c[static_cast<size_t>(f)] = 1;
+    return reasons(c, r, h, top_class, 1, "it resembles jobs that failed");
 }
 
 namespace {
@@ -201,7 +206,8 @@ std::string reasons(const std::array<float, kNumFeatures + 1> &c, const JobReque
                     int top_class, size_t max_reasons, const char *fallback) {
     std::array<double, kThemes> theme{};
     // A name without a run number is its own stem: one theme, so the reason names the job plainly.
-    bool stem_is_name = name_stem(r.name) == std::string_view(r.name);
+    // (Unless the name itself has no history: then the stem's runs are all there is to quote.)
+    bool stem_is_name = name_stem(r.name) == std::string_view(r.name) && h.user_name != nullptr;
     for (int f = 0; f < kNumFeatures; ++f) {
         Theme t = theme_of(f);
         if (t == kUserStem && stem_is_name) t = kUserName;

@@ -104,14 +104,15 @@ std::string format_annotation(float p, int top_class, const std::string &model_i
 void append_annotation_text(std::string &out, float p, int top_class, const std::string &model_id, bool override_used,
                             std::string_view suggestion) {
     // On every submission: to_chars, not snprintf (bench/hotpath). Same digits as "%.3f".
-    const char *cls = outcome_name(kFailureClassOutcomes[top_class < 0 || top_class >= kFailureClasses ? 0 : top_class]);
     out.reserve(out.size() + 48 + model_id.size() + suggestion.size());
     out += "jfp:p=";
     char num[32];
     auto r = std::to_chars(num, num + sizeof num, static_cast<double>(p), std::chars_format::fixed, 3);
     out.append(num, r.ptr);
-    out += ",class=";
-    out += cls;
+    if (top_class >= 0 && top_class < kFailureClasses) {
+        out += ",class=";
+        out += outcome_name(kFailureClassOutcomes[top_class]);
+    }
     out += ",model=";
     out += model_id;
     out += suggestion;

@@ -127,16 +127,19 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
         // A job that is acted on carries what its history suggests, for the user and for tools reading
         // sacct. The text is written once, into the admin comment when that is annotated.
         std::string suggestion = d.above ? suggestion_fields(suggest(s.top_class, r, hv)) : std::string();
+        // The failure class is the likeliest failure if it fails: said only of a job at or above the
+        // threshold ("class=FAILED" at p=0.18 read as a prediction that it fails).
+        const int cls_shown = d.above ? s.top_class : -1;
         std::string own;
         std::string_view annotation;
         if (cfg.annotate_admin_comment) {
             std::string &admin = out.admin_comment_append;
             if (!admin.empty()) admin += ' ';
             size_t at = admin.size();
-            append_annotation_text(admin, s.p_fail, s.top_class, model.model_id(), d.override_used, suggestion);
+            append_annotation_text(admin, s.p_fail, cls_shown, model.model_id(), d.override_used, suggestion);
             annotation = std::string_view(admin).substr(at);
         } else {
-            append_annotation_text(own, s.p_fail, s.top_class, model.model_id(), d.override_used, suggestion);
+            append_annotation_text(own, s.p_fail, cls_shown, model.model_id(), d.override_used, suggestion);
             annotation = own;
         }
         if (cfg.annotate_comment) {

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Every sentence jfp shows a user is true: checks the messages of `jfp predict --explain` against the store.
+"""Every sentence jfp shows a user is true: checks the messages of `jfp predict --explain-all` against the store.
 
 For every scored submission, the history is recomputed here from the store's rows (jobs that ended strictly
 before the submission, in end order), independently of jfp's C++ HistoryIndex. Each sentence of the
@@ -473,7 +473,7 @@ def self_test():
 def main():
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--db")
-    ap.add_argument("--predictions", help="CSV written by jfp predict --explain")
+    ap.add_argument("--predictions", help="CSV written by jfp predict --explain-all")
     ap.add_argument("--max-failures", type=int, default=8)
     ap.add_argument("--self-test", action="store_true")
     a = ap.parse_args()
@@ -484,7 +484,7 @@ def main():
     with open(a.predictions, newline="") as f:
         rows = list(csv.DictReader(f))
     if rows and "message" not in rows[0]:
-        sys.exit("check_messages: %s has no message column: write it with jfp predict --explain" % a.predictions)
+        sys.exit("check_messages: %s has no message column: write it with jfp predict --explain-all" % a.predictions)
     checked, failures = run(load_jobs(a.db), rows, a.max_failures)
     if checked == 0:
         sys.exit("check_messages: no messages to check")

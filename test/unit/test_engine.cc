@@ -385,6 +385,8 @@ TEST_CASE("engine: annotate mode appends to the user's comment and hands out a j
     auto a = parse_annotation(*out.new_comment);
     REQUIRE(a);
     CHECK(a->model == e.model_id());
+    // The likeliest failure class is named only at or above the threshold.
+    CHECK(a->cls.empty() == !out.decision.above);
     CHECK(out.token.size() == 16);
     CHECK(out.admin_comment_append == "jfp:t=" + out.token.str());
     CHECK_FALSE(out.reject);

@@ -144,6 +144,13 @@ TEST_CASE("annotation: format, parse back, fit into 1024 characters") {
     CHECK(p->cls == "TIMEOUT");
     CHECK(p->model == "20240301T020000-1a2b3c4d");
     CHECK(format_annotation(0.5f, 0, "m", true) == "jfp:p=0.500,class=FAILED,model=m,override");
+    // Below the threshold no class is claimed (class=FAILED at p=0.18 read as "it will fail").
+    std::string below = format_annotation(0.18f, -1, "m", false);
+    CHECK(below == "jfp:p=0.180,model=m");
+    auto pb = parse_annotation(below);
+    REQUIRE(pb);
+    CHECK(pb->cls.empty());
+    CHECK(pb->model == "m");
 
     CHECK(*append_annotation("", a) == a);
     CHECK(*append_annotation("user text", a) == "user text " + a);

@@ -19,7 +19,8 @@ namespace {
 struct PredictArgs {
     ConfDefaults conf;  // --conf: the paths not given
     std::string db, model, after, output, script_archive;
-    bool explain = false;
+    bool explain = false;      // messages for flagged jobs
+    bool explain_all = false;  // for every job, as if it were flagged (what the message replay checks)
 };
 
 std::string csv_field(const std::string &s) {
@@ -39,7 +40,7 @@ void run_predict(const PredictArgs &a) {
     std::ofstream out(a.output);
     if (!out) throw std::runtime_error("cannot write " + a.output);
     out << "JobIDRaw,Cluster,User,JobName,Submit,State,p_fail,p_FAILED,p_TIMEOUT,p_OUT_OF_MEMORY,p_NODE_FAIL,"
-           "predicted_class,flagged" << (a.explain ? ",message" : "") << "\n";
+           "predicted_class,flagged" << (a.explain || a.explain_all ? ",message" : "") << "\n";
     uint64_t n = 0, flagged = 0;
     char buf[256];
     std::unique_ptr<ArchivedScripts> scripts;
@@ -56,7 +57,9 @@ void run_predict(const PredictArgs &a) {
                       s.p_fail * s.p_class[1], s.p_fail * s.p_class[2], s.p_fail * s.p_class[3],
                       outcome_name(kFailureClassOutcomes[s.top_class]), flag ? 1 : 0);
         out << buf;
-        if (a.explain) {
+        if (a.explain && !a.explain_all && !flag) {
+            out << ',';  // not flagged: a user would have read nothing
+        } else if (a.explain || a.explain_all) {
             MessageParts m;
             m.p_fail = s.p_fail;
             m.top_class = s.top_class;
@@ -88,8 +91,12 @@ void add_predict_command(CLI::App &app) {
     c->add_option("--output", a->output, "CSV file to write")->required();
     c->add_option("--script-archive", a->script_archive,
                   "the plugin's script archive: script features for the jobs it kept (as the plugin saw them)");
-    c->add_flag("--explain", a->explain,
-                "add a 'message' column: what a user would read at submission in warn mode (every job, flagged or not)");
+    auto *ex = c->add_flag("--explain", a->explain,
+                           "add a 'message' column: what a user would have read at submission in warn mode (empty for "
+                           "jobs below the threshold)");
+    c->add_flag("--explain-all", a->explain_all,
+                "the message for every job, as if each were flagged (to check the reasons themselves)")
+        ->excludes(ex);
     c->footer("Columns: JobIDRaw,Cluster,User,JobName,Submit,State,p_fail,p_FAILED,p_TIMEOUT,p_OUT_OF_MEMORY,"
               "p_NODE_FAIL,predicted_class,flagged[,message]. p_<CLASS> = p_fail x P(class | failure).");
     a->conf.add_option(c);
