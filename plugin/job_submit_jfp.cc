@@ -25,6 +25,10 @@ extern "C" {
 JFP_EXPORT extern const char plugin_name[] = "Job failure prediction (jfp)";
 JFP_EXPORT extern const char plugin_type[] = "job_submit/jfp";
 JFP_EXPORT extern const uint32_t plugin_version = SLURM_VERSION_NUMBER;
+// What `jfp check` reads from the file to compare with the installed slurmctld (slurmctld refuses a plugin of
+// another release, in its log only).
+extern const char jfp_build_marker[];
+__attribute__((used)) const char jfp_build_marker[] = "jfp-built-for-slurm=" JFP_SLURM_VERSION ";";
 }
 
 namespace {

@@ -365,6 +365,18 @@ std::optional<int64_t> HistoryStore::latest_end() const {
     return s.int_at(0);
 }
 
+HistoryStore::Coverage HistoryStore::coverage_since(int64_t since) const {
+    Stmt s(db_, "SELECT count(*), count(uid), count(jfp_token) FROM jobs WHERE user IS NOT NULL AND submit >= ?1");
+    s.bind(1, since);
+    Coverage c;
+    if (s.step()) {
+        c.jobs = static_cast<uint64_t>(s.int_at(0));
+        c.with_uid = static_cast<uint64_t>(s.int_at(1));
+        c.with_token = static_cast<uint64_t>(s.int_at(2));
+    }
+    return c;
+}
+
 std::vector<BadLine> HistoryStore::bad_lines(int64_t ingest_id) const {
     std::vector<BadLine> out;
     Stmt s(db_, "SELECT line, last_line, reason, text FROM ingest_errors WHERE ingest_id=?1 ORDER BY line");

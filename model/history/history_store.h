@@ -103,6 +103,12 @@ public:
 
     // Latest End time in the store (naive local), for `jfp ingest --follow`.
     std::optional<int64_t> latest_end() const;
+    // Of the jobs submitted at or after `since`: how many, how many with a numeric uid, how many carrying the
+    // plugin's join token (AdminComment).
+    struct Coverage {
+        uint64_t jobs = 0, with_uid = 0, with_token = 0;
+    };
+    Coverage coverage_since(int64_t since) const;
     // The bad lines recorded by one ingest (all of them, not only those printed).
     std::vector<BadLine> bad_lines(int64_t ingest_id) const;
 

@@ -40,6 +40,10 @@ chmod 1777 "$W/home"
 start_site_cluster "mode = annotate
 script_archive = $W/scripts.db"
 wait_log "archiving job scripts in $W/scripts.db"
+# The layout the admin guide prescribes, as slurmctld runs it here, passes jfp check.
+"$JFP" check -q --conf "$CLUSTER_DIR/etc/jfp.conf" --slurm-conf "$CLUSTER_DIR/etc/slurm.conf" >"$W/check.txt" 2>&1 ||
+    fail "jfp check found problems in the site's layout: $(cat "$W/check.txt")"
+note "jfp check: $(tail -n1 "$W/check.txt")"
 as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
 archived_token() { [ "$(sqlite3 -readonly "$W/scripts.db" "SELECT count(*) FROM submissions WHERE token = '$1'" 2>/dev/null || echo 0)" = 1 ]; }
 archived() { local t; t=$(token_of_job "$1"); wait_until 60 "job $1 (token $t) was not archived" "archived_token $t"; }

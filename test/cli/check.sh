@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# jfp check (issue 27 item 1): a site laid out as the admin guide says passes with no problem; each
+# misconfiguration planted in turn is reported as a PROBLEM with its fix, and the exit status is 1.
+# SlurmUser is 'nobody' here: an unprivileged account that owns the site directory, as slurm does at a site.
+set -euo pipefail
+: "${JFP_BUILDDIR:?run through make check (JFP_BUILDDIR unset)}"
+JFP="$JFP_BUILDDIR/tools/jfp"
+SO="$JFP_BUILDDIR/plugin/.libs/job_submit_jfp.so"
+[ -f "$SO" ] || { echo "SKIP: no plugin built ($SO)"; exit 77; }
+[ "$(id -u)" = 0 ] || { echo "SKIP: needs root, to lay out files owned by another user"; exit 77; }
+W=$(mktemp -d /tmp/jfp-check.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+chmod 755 "$W"
+fail() { echo "FAIL: $*" >&2; exit 1; }
+
+built=$(grep -ao 'jfp-built-for-slurm=[0-9.]*' "$SO" | cut -d= -f2)
+[ -n "$built" ] || fail "the plugin carries no build marker"
+mkdir -p "$W/etc" "$W/plugins" "$W/bin" "$W/site"
+cp "$SO" "$W/plugins/"
+printf '#!/bin/sh\necho "slurm %s"\n' "$built" >"$W/bin/slurmctld"
+printf '#!/bin/sh\necho "slurm 99.11.0"\n' >"$W/bin/slurmctld-other"
+chmod 755 "$W/bin/"*
+cat >"$W/etc/slurm.conf" <<CONF
+ClusterName=check
+SlurmUser=nobody
+# the plugin list, as a site writes it
+JobSubmitPlugins=lua,jfp
+PluginDir=$W/plugins
+CONF
+cat >"$W/etc/jfp.conf" <<CONF
+mode = warn
+model = $W/site/model.json
+store = $W/site/history.db
+exempt_users = root
+CONF
+# A history that ended an hour ago: 600 jobs over ten days, u3's runs of job2 failing.
+python3 - >"$W/h.txt" <<'PY'
+import datetime
+now = datetime.datetime.now().replace(microsecond=0)
+print("JobIDRaw|JobID|User|UID|Account|Partition|JobName|Submit|Start|End|State")
+for i in range(600):
+    s = now - datetime.timedelta(hours=1) - datetime.timedelta(minutes=24 * (600 - i))
+    e = s + datetime.timedelta(minutes=5)
+    f = lambda d: d.strftime("%Y-%m-%dT%H:%M:%S")
+    bad = (i % 10 == 3 and (i // 10) % 3 == 2) or i % 41 == 0
+    print(f"{i+1}|{i+1}|u{i%10}|{6000+i%10}|a|batch|job{(i//10)%3}|{f(s)}|{f(s)}|{f(e)}|{'FAILED' if bad else 'COMPLETED'}")
+PY
+"$JFP" ingest -q --db "$W/site/history.db" "$W/h.txt"
+"$JFP" train --db "$W/site/history.db" --out "$W/model.json" --no-progress --nthread 2 >/dev/null
+"$JFP" publish "$W/model.json" --conf "$W/etc/jfp.conf" >/dev/null
+chown -R nobody:nogroup "$W/site"
+chmod 750 "$W/site"
+chown root:root "$W/site/model.json"
+
+# check [EXPECTED-RC]: runs jfp check on the layout; its output is in out.txt
+check() {
+    local want=${1:-0} rc=0
+    shift || true
+    "$JFP" check --conf "$W/etc/jfp.conf" --slurm-conf "$W/etc/slurm.conf" --slurmctld "${CTLD:-$W/bin/slurmctld}" "$@" >"$W/out.txt" 2>&1 || rc=$?
+    [ "$rc" = "$want" ] || fail "jfp check exited $rc, expected $want: $(cat "$W/out.txt")"
+}
+# planted WHAT PROBLEM-TEXT [CHECK-ARGS...]: the layout as it is now gives that PROBLEM, with a fix, exit 1.
+planted() {
+    local what=$1 text=$2
+    shift 2
+    check 1 "$@"
+    grep -A1 -F "PROBLEM  " "$W/out.txt" | grep -qF -- "$text" || fail "$what: no PROBLEM saying '$text': $(cat "$W/out.txt")"
+    grep -A1 -F -- "$text" "$W/out.txt" | grep -q "fix: " || fail "$what: the problem comes without a fix: $(cat "$W/out.txt")"
+    echo "ok: $what: $(grep -F -- "$text" "$W/out.txt" | head -n1 | sed 's/^ *//' | cut -c1-150)"
+}
+
+check 0
+grep -q "jfp check: 0 problems" "$W/out.txt" || fail "the clean layout: $(cat "$W/out.txt")"
+grep -q "ok       .*job_submit_jfp.so is built for Slurm $built" "$W/out.txt" || fail "plugin release not confirmed: $(cat "$W/out.txt")"
+echo "ok: the admin guide's layout: $(tail -n1 "$W/out.txt")"
+
+sed -i 's/^JobSubmitPlugins=.*/JobSubmitPlugins=lua/' "$W/etc/slurm.conf"
+planted "the plugin not listed" "JobSubmitPlugins is 'lua': slurmctld does not load jfp"
+sed -i 's/^JobSubmitPlugins=.*/JobSubmitPlugins=lua,jfp/' "$W/etc/slurm.conf"
+
+mv "$W/plugins/job_submit_jfp.so" "$W/plugins/x.so"
+planted "the plugin missing" "job_submit_jfp.so is not in PluginDir ($W/plugins)"
+mv "$W/plugins/x.so" "$W/plugins/job_submit_jfp.so"
+CTLD="$W/bin/slurmctld-other" planted "a plugin of another Slurm release" "is built for Slurm $built, slurmctld is 99.11.0"
+
+chown root "$W/site"
+chmod 755 "$W/site"
+planted "a site directory SlurmUser cannot write" "SlurmUser nobody cannot create the feature log $W/site/features.db"
+chown nobody "$W/site"
+chmod 750 "$W/site"
+
+chmod 666 "$W/site/model.json"
+planted "a model anyone can write" "model: "
+chmod 644 "$W/site/model.json"
+mv "$W/site/model.json" "$W/site/real.json"
+ln -s "$W/site/real.json" "$W/site/model.json"
+chown -h 12345 "$W/site/model.json"
+planted "a model that is someone's symbolic link" "is a symbolic link owned by uid 12345"
+rm "$W/site/model.json"
+mv "$W/site/real.json" "$W/site/model.json"
+
+python3 - "$W/site/model.json" "$W/worse.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b["kind"] = "rules"; b["rule"] = "user_failure_rate_last10"; b["failure_model"] = None
+b.pop("reference_rows", None)
+c = b["model_choice"]
+for r in c["rules"]:
+    c["rules"][r]["pr_auc"] = 0.2
+c["rules"]["last_outcome_user_name"]["pr_auc"] = 0.6
+json.dump(b, open(sys.argv[2], "w"))
+PY
+cp "$W/site/model.json" "$W/good.json"
+cp "$W/worse.json" "$W/site/model.json"
+planted "a model the rules beat" "model: not fit to publish: the rule 'last run of user+name failed' ranks failures better"
+cp "$W/good.json" "$W/site/model.json"
+
+chown root "$W/site/history.db"
+planted "a store SlurmUser cannot read" "SlurmUser nobody cannot read the store $W/site/history.db"
+chown nobody "$W/site/history.db"
+planted "a store nothing feeds" "hours ago: nothing is feeding it" --stale-hours 1
+
+echo "exempt_users = root, nosuchuser" >>"$W/etc/jfp.conf"
+planted "an exemption naming no one" "exempt_users names 'nosuchuser', who has no account here"
+sed -i '/nosuchuser/d' "$W/etc/jfp.conf"
+echo "mode = loud" >>"$W/etc/jfp.conf"
+planted "a jfp.conf that does not parse" "mode"
+sed -i '/mode = loud/d' "$W/etc/jfp.conf"
+chmod 775 "$W/etc"
+chgrp 100 "$W/etc"
+planted "a directory above jfp.conf others can write" "the directory $W/etc above the jfp.conf is owned by root, mode 0775"
+chmod 755 "$W/etc"
+check 0
+echo "ok: restored, no problem"
+echo "PASS"

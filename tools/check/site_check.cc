@@ -1,0 +1,315 @@
+#include "tools/check/site_check.h"
+
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <optional>
+#include <sstream>
+
+#include "model/history/history_store.h"
+#include "model/policy/config.h"
+#include "model/scoring/model_bundle.h"
+#include "model/util/file_check.h"
+#include "model/util/time_util.h"
+#include "tools/check/slurm_conf.h"
+#include "tools/evaluate/verdict.h"
+
+namespace jfp {
+
+namespace {
+
+using Level = Finding::Level;
+
+struct Account {
+    std::string name;
+    uid_t uid = 0;
+    gid_t gid = 0;
+    std::vector<gid_t> groups;
+};
+
+std::optional<Account> account(const std::string &name) {
+    struct passwd pw {}, *res = nullptr;
+    char buf[4096];
+    if (getpwnam_r(name.c_str(), &pw, buf, sizeof buf, &res) != 0 || !res) return std::nullopt;
+    Account a{name, res->pw_uid, res->pw_gid, {}};
+    int n = 64;
+    a.groups.resize(64);
+    if (getgrouplist(name.c_str(), res->pw_gid, a.groups.data(), &n) < 0) {
+        a.groups.resize(static_cast<size_t>(n));
+        getgrouplist(name.c_str(), res->pw_gid, a.groups.data(), &n);
+    }
+    a.groups.resize(static_cast<size_t>(std::max(n, 0)));
+    return a;
+}
+
+std::string mode_text(mode_t m) {
+    char b[8];
+    std::snprintf(b, sizeof b, "%04o", static_cast<unsigned>(m & 07777));
+    return b;
+}
+
+std::string owner_text(const struct stat &st) {
+    struct passwd pw {}, *res = nullptr;
+    char buf[1024];
+    std::string n = getpwuid_r(st.st_uid, &pw, buf, sizeof buf, &res) == 0 && res ? res->pw_name : std::to_string(st.st_uid);
+    return "owned by " + n + ", mode " + mode_text(st.st_mode);
+}
+
+// What `who` may do with an existing file, by its mode bits (root may do anything).
+bool may(const Account &who, const struct stat &st, unsigned want /* 4 read, 2 write, 1 search */) {
+    if (who.uid == 0) return true;
+    if (st.st_uid == who.uid) return ((st.st_mode >> 6) & want) == want;
+    if (std::find(who.groups.begin(), who.groups.end(), st.st_gid) != who.groups.end() || st.st_gid == who.gid)
+        return ((st.st_mode >> 3) & want) == want;
+    return (st.st_mode & want) == want;
+}
+
+std::string dir_of(const std::string &p) {
+    auto s = p.rfind('/');
+    return s == std::string::npos ? "." : s == 0 ? "/" : p.substr(0, s);
+}
+
+// "22.05.8" -> "22.05"
+std::string release(const std::string &v) {
+    auto a = v.find('.');
+    if (a == std::string::npos) return v;
+    auto b = v.find('.', a + 1);
+    return v.substr(0, b);
+}
+
+std::string plugin_built_for(const std::string &so) {
+    std::ifstream in(so, std::ios::binary);
+    std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    const std::string tag = "jfp-built-for-slurm=";
+    auto at = data.find(tag);
+    if (at == std::string::npos) return "";
+    auto end = data.find(';', at);
+    return end == std::string::npos ? "" : data.substr(at + tag.size(), end - at - tag.size());
+}
+
+std::string slurmctld_version(const std::string &slurmctld) {
+    std::string cmd = slurmctld + " -V 2>/dev/null";
+    FILE *p = ::popen(cmd.c_str(), "r");
+    if (!p) return "";
+    char buf[256] = {0};
+    std::string out = std::fgets(buf, sizeof buf, p) ? buf : "";
+    ::pclose(p);
+    std::istringstream w(out);
+    std::string word, ver;
+    w >> word >> ver;  // "slurm 22.05.8"
+    return word == "slurm" ? ver : "";
+}
+
+class Report {
+public:
+    void ok(const std::string &what) { out.push_back({Level::Ok, what, ""}); }
+    void warn(const std::string &what, const std::string &fix) { out.push_back({Level::Warning, what, fix}); }
+    void problem(const std::string &what, const std::string &fix) { out.push_back({Level::Problem, what, fix}); }
+    std::vector<Finding> out;
+};
+
+// Every directory above `path` that someone besides root and SlurmUser could write lets them swap the file.
+void check_ancestors(Report &r, const std::string &path, const std::vector<uid_t> &trusted, const std::string &what) {
+    for (std::string d = dir_of(path);; d = dir_of(d)) {
+        struct stat st {};
+        if (::stat(d.c_str(), &st) == 0) {
+            bool owner_ok = std::find(trusted.begin(), trusted.end(), st.st_uid) != trusted.end();
+            bool shared = (st.st_mode & (S_IWGRP | S_IWOTH)) && !(st.st_mode & S_ISVTX);
+            if (!owner_ok || shared) {
+                r.problem("the directory " + d + " above the " + what + " is " + owner_text(st) +
+                              ": whoever can write it can replace the " + what,
+                          "chown root " + d + " && chmod go-w " + d);
+                return;
+            }
+        }
+        if (d == "/" || d == ".") return;
+    }
+}
+
+void check_creatable(Report &r, const Account &slurm, const std::string &path, const std::string &what) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) == 0) {
+        if (!may(slurm, st, 6))
+            r.problem("SlurmUser " + slurm.name + " cannot write the " + what + " " + path + " (" + owner_text(st) + ")",
+                      "chown " + slurm.name + " " + path + " (the plugin writes it as SlurmUser)");
+        else
+            r.ok("SlurmUser " + slurm.name + " can write the " + what + " " + path);
+        return;
+    }
+    std::string d = dir_of(path);
+    if (::stat(d.c_str(), &st) != 0) {
+        r.problem("the " + what + "'s directory " + d + " does not exist",
+                  "install -d -o " + slurm.name + " -g " + slurm.name + " -m 750 " + d);
+    } else if (!may(slurm, st, 3)) {
+        r.problem("SlurmUser " + slurm.name + " cannot create the " + what + " " + path + ": " + d + " is " +
+                      owner_text(st) + " (the plugin would log that and keep no " + what + ")",
+                  "chown " + slurm.name + " " + d + " (as docs/admin-guide.md, Enable, step 1)");
+    } else {
+        r.ok("SlurmUser " + slurm.name + " can create the " + what + " " + path);
+    }
+}
+
+void check_model(Report &r, const Config &cfg, const std::vector<uid_t> &trusted) {
+    TrustedRead f = read_trusted_file(cfg.model_path, trusted, size_t(256) << 20);
+    if (!f.problem.empty()) {
+        struct stat st {};
+        bool missing = ::lstat(cfg.model_path.c_str(), &st) != 0;
+        r.problem("model: " + f.problem + (missing ? "" : " (the plugin refuses it and lets every job through unscored)"),
+                  missing ? "train and publish one: jfp train --out model.new.json && jfp publish model.new.json"
+                          : "make root or SlurmUser own it, and no one else able to write it (chmod 644)");
+        return;
+    }
+    if (std::string t = trust_problem(cfg.model_path, trusted); !t.empty())
+        r.problem("model: " + t, "see the trust rule in jfp.conf(5)");
+    check_ancestors(r, cfg.model_path, trusted, "model");
+    try {
+        ModelBundle b = ModelBundle::load_text(f.out, cfg.model_path);
+        r.ok("model " + b.model_id() + " loads (" + b.describe_kind() + ")");
+        if (b.below_target()) {
+            if (cfg.mode == Mode::Reject && !cfg.reject_below_target)
+                r.warn("model " + b.model_id() + " missed its target precision on validation: in reject mode it warns instead",
+                       "retrain on more history, or set reject_below_target = yes to reject at the precision it reached");
+            else
+                r.warn("model " + b.model_id() + " missed its target precision on validation", "fit for warn and annotate; see jfp eval");
+        }
+        if (auto rec = recorded_comparison(b)) {
+            Verdict v = judge(b, rec->model, rec->rules, "its validation window");
+            if (!v.fit) r.problem("model: " + v.line.substr(v.line.find(':') + 2), "retrain (jfp train ships the rule then) and jfp publish it");
+            else r.ok("model: " + v.line.substr(v.line.find(':') + 2));
+        } else {
+            r.warn("model " + b.model_id() + " records no comparison with the history rules (trained by a jfp before 0.3)",
+                   "retrain with this jfp and jfp publish the bundle");
+        }
+    } catch (const std::exception &e) {
+        r.problem(std::string("model: ") + e.what(), "retrain with this jfp (jfp train) and jfp publish the bundle");
+    }
+}
+
+void check_store(Report &r, const Config &cfg, const Account &slurm, const SiteCheckOptions &opt) {
+    struct stat st {};
+    if (::stat(cfg.store_path.c_str(), &st) != 0) {
+        r.problem("store " + cfg.store_path + ": " + std::strerror(errno),
+                  "create it as SlurmUser: runuser -u " + slurm.name + " -- jfp ingest --from-sacct");
+        return;
+    }
+    if (!may(slurm, st, 4))
+        r.problem("SlurmUser " + slurm.name + " cannot read the store " + cfg.store_path + " (" + owner_text(st) + ")",
+                  "chown " + slurm.name + " " + cfg.store_path + " (run jfp ingest as SlurmUser)");
+    try {
+        HistoryStore store(cfg.store_path, HistoryStore::Access::ReadOnly);
+        auto latest = store.latest_end();
+        if (!latest) {
+            r.problem("store " + cfg.store_path + " holds no finished job", "ingest history: jfp ingest --from-sacct");
+            return;
+        }
+        double hours = static_cast<double>(opt.now - *latest) / 3600.0;
+        char buf[200];
+        std::snprintf(buf, sizeof buf, "the store's latest job ended %s, %.1f hours ago", format_sacct_time(*latest).c_str(), hours);
+        if (hours > opt.stale_hours)
+            r.problem(std::string(buf) + ": nothing is feeding it, and the plugin scores on old history",
+                      "run jfp ingest --follow as SlurmUser (systemctl enable --now jfp-ingest.service)");
+        else
+            r.ok(buf);
+        auto c = store.coverage_since(*latest - 7 * 86400);
+        if (c.jobs > 0) {
+            double uid = static_cast<double>(c.with_uid) / static_cast<double>(c.jobs);
+            double tok = static_cast<double>(c.with_token) / static_cast<double>(c.jobs);
+            std::snprintf(buf, sizeof buf, "of the %llu jobs submitted in the store's last 7 days, %.0f%% have a UID and %.0f%% the plugin's token",
+                          static_cast<unsigned long long>(c.jobs), 100 * uid, 100 * tok);
+            if (uid < 0.99)
+                r.warn(buf, "export with the UID column (jfp ingest --from-sacct does); users are otherwise looked up by name");
+            else if (cfg.mode != Mode::Off && tok < 0.5)
+                r.warn(buf, "ingest with --from-sacct (it reads AdminComment, where the token is) once the plugin runs; "
+                            "without tokens job_modify and parity lose their join");
+            else
+                r.ok(buf);
+        }
+    } catch (const std::exception &e) {
+        r.problem(std::string("store: ") + e.what(), "check the path in jfp.conf (store)");
+    }
+}
+
+}  // namespace
+
+std::vector<Finding> check_site(const SiteCheckOptions &opt) {
+    Report r;
+    SlurmConf sc = read_slurm_conf(opt.slurm_conf_path);
+    std::optional<Account> slurm;
+    if (!sc.found) {
+        r.problem("no slurm.conf at " + opt.slurm_conf_path, "give its path with --slurm-conf (or set SLURM_CONF)");
+    } else {
+        for (const auto &inc : sc.unreadable_includes) r.warn("slurm.conf includes " + inc + ", which cannot be read", "check the Include line");
+        std::string plugins = sc.get("JobSubmitPlugins");
+        if (!lists_jfp(plugins))
+            r.problem("slurm.conf: JobSubmitPlugins" + (plugins.empty() ? std::string(" is not set") : " is '" + plugins + "'") +
+                          ": slurmctld does not load jfp",
+                      "add jfp to JobSubmitPlugins in " + sc.path + " and restart slurmctld");
+        else
+            r.ok("slurm.conf: JobSubmitPlugins=" + plugins);
+        std::string su = sc.get("SlurmUser", "root");
+        slurm = account(su);
+        if (!slurm) r.problem("slurm.conf: SlurmUser " + su + " has no account on this host", "create it, or correct SlurmUser");
+        else r.ok("slurm.conf: SlurmUser " + su + " (uid " + std::to_string(slurm->uid) + ")");
+
+        // The plugin file, and the release it was built for.
+        std::string dirs = sc.get("PluginDir", opt.default_plugin_dir), so;
+        std::istringstream ds(dirs);
+        for (std::string d; std::getline(ds, d, ':');) {
+            struct stat st {};
+            if (::stat((d + "/job_submit_jfp.so").c_str(), &st) == 0) { so = d + "/job_submit_jfp.so"; break; }
+        }
+        if (so.empty()) {
+            r.problem("job_submit_jfp.so is not in PluginDir (" + dirs + ")",
+                      "install the slurm-job-submit-jfp package built for this Slurm release");
+        } else {
+            std::string built = plugin_built_for(so), installed = slurmctld_version(opt.slurmctld);
+            if (built.empty())
+                r.problem(so + " is not a job_submit/jfp plugin of this jfp (no build marker)", "reinstall the slurm-job-submit-jfp package");
+            else if (installed.empty())
+                r.warn(so + " is built for Slurm " + built + "; no slurmctld here to compare with (" + opt.slurmctld + " -V)",
+                       "run jfp check on the slurmctld host");
+            else if (release(built) != release(installed))
+                r.problem(so + " is built for Slurm " + built + ", slurmctld is " + installed +
+                              ": slurmctld refuses to load it and scores nothing",
+                          "install the slurm-job-submit-jfp package built for Slurm " + release(installed));
+            else
+                r.ok(so + " is built for Slurm " + built + " (slurmctld " + installed + ")");
+        }
+    }
+
+    // jfp.conf, and everything it names.
+    std::vector<uid_t> trusted{0};
+    if (slurm && slurm->uid != 0) trusted.push_back(slurm->uid);
+    ConfigParseResult parsed = load_config_file(opt.conf_path);
+    if (!parsed.ok()) {
+        r.problem(parsed.error_text(), "fix jfp.conf (jfp.conf(5)); the plugin ignores a file with errors and keeps its last good one");
+        return r.out;
+    }
+    const Config &cfg = parsed.config;
+    r.ok(opt.conf_path + " parses: mode " + mode_name(cfg.mode));
+    if (std::string t = trust_problem(opt.conf_path, trusted); !t.empty())
+        r.problem("jfp.conf: " + t, "chown root " + opt.conf_path + " && chmod 644 " + opt.conf_path);
+    check_ancestors(r, opt.conf_path, trusted, "jfp.conf");
+    for (const auto &u : cfg.exempt_users)
+        if (!account(u))
+            r.problem("exempt_users names '" + u + "', who has no account here: the exemption applies to no one",
+                      "correct the name in jfp.conf");
+    check_model(r, cfg, trusted);
+    if (slurm) {
+        check_store(r, cfg, *slurm, opt);
+        check_creatable(r, *slurm, cfg.resolved_feature_log_path(), "feature log");
+        if (!cfg.script_archive_path.empty()) check_creatable(r, *slurm, cfg.script_archive_path, "script archive");
+    }
+    return r.out;
+}
+
+}  // namespace jfp
