@@ -53,6 +53,7 @@ bool slurm_debug_enabled() { return !slurm_get_log_level || slurm_get_log_level(
 jfp::RateLimitedLog g_fault_log(60);
 
 void log_fault(const char *where, const char *what) {
+    if (jfp::Engine *e = g_engine.load()) e->count_fault();
     g_fault_log.log(jfp::LogLevel::Error,
                     std::string(where) + ": internal fault, job let through unchanged: " + what);
 }

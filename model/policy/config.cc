@@ -191,6 +191,13 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             auto d = parse_double(value);
             if (!d || *d < 0 || *d > 86400) bad("expected seconds between 0 and 86400 (0: no statistics lines)");
             else c.stats_interval_seconds = *d;
+        } else if (key == "metrics_file") {
+            if (!value.empty() && value.front() != '/') bad("expected an absolute path (or nothing: no metrics file)");
+            else c.metrics_file = value;
+        } else if (key == "metrics_interval") {
+            auto d = parse_double(value);
+            if (!d || *d < 1 || *d > 3600) bad("expected seconds between 1 and 3600");
+            else c.metrics_interval_seconds = *d;
         } else if (key == "reload_interval") {
             auto d = parse_double(value);
             if (!d || *d < 0 || *d > 3600) bad("expected seconds between 0 and 3600");

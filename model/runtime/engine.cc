@@ -1,4 +1,5 @@
 #include "model/runtime/engine.h"
+#include "model/runtime/metrics_file.h"
 
 #include <unistd.h>
 
@@ -83,6 +84,7 @@ void Engine::run() {
         if (stop_.load()) break;
         recent_->drain();
         log_stats(false);
+        write_metrics(false);
         try {
             poll();
         } catch (const std::exception &e) {
@@ -376,6 +378,64 @@ void Engine::log_stats(bool final) {
     std::string msg = line;
     if (refused_now) msg += ", left to slurmctld's own limits " + std::to_string(refused_now);
     log_info(msg);
+}
+
+// Every metrics_interval, the counters as OpenMetrics text (metrics_file.h): cheap atomics and one small
+// file, on the background thread.
+void Engine::write_metrics(bool now) {
+    auto st = state();
+    const Config &cfg = st->config;
+    if (cfg.metrics_file.empty()) return;
+    auto t = std::chrono::steady_clock::now();
+    if (!now && metrics_last_.time_since_epoch().count() != 0 &&
+        std::chrono::duration<double>(t - metrics_last_).count() < cfg.metrics_interval_seconds)
+        return;
+    metrics_last_ = t;
+    MetricsSnapshot m;
+    m.cluster = opt_.cluster_name;
+    m.mode = st->config_present ? mode_name(cfg.mode) : "off";
+    const int64_t epoch = static_cast<int64_t>(::time(nullptr));
+    const int64_t local_offset = naive_local_now() - epoch;  // naive-local minus epoch, now
+    if (st->model) {
+        m.model_id = st->model->model_id();
+        m.model_kind = st->model->is_rules() ? "rules" : "tree";
+        m.threshold = cfg.threshold.value_or(st->model->threshold());
+        if (auto c = parse_sacct_time(st->model->metadata().value("created", "").substr(0, 19))) m.model_created_epoch = *c;
+    }
+    {
+        auto lock = read_history(*st);
+        if (st->history) {
+            m.history_jobs = st->history->jobs;
+            if (st->history->latest_end > 0) m.history_latest_end_epoch = st->history->latest_end - local_offset;
+        }
+    }
+    m.scored = counters_.scored.load();
+    m.annotated = counters_.annotated.load();
+    m.warned = counters_.warned.load();
+    m.rejected = counters_.rejected.load();
+    m.overridden = counters_.overrides.load();
+    m.exempt = counters_.exempt.load();
+    m.unscored = counters_.unscored.load();
+    m.refused_by_slurm = counters_.refused_by_slurm.load();
+    m.updates = counters_.modified.load();
+    m.faults = counters_.faults.load();
+    m.model_loads = counters_.model_loads.load();
+    m.history_loads = counters_.history_loads.load();
+    if (st->feature_log) m.feature_log_dropped = st->feature_log->dropped();
+    ScriptArchiveCounters a = script_archive_counters();
+    m.archive_archived = a.archived;
+    m.archive_dropped = a.dropped;
+    m.archive_failed = a.failed;
+    for (int b = 0; b < LatencyHistogram::kBuckets; ++b) m.latency[static_cast<size_t>(b)] = submit_latency_.cumulative(b);
+    m.written_epoch = epoch;
+    try {
+        write_metrics_file(cfg.metrics_file, openmetrics_text(m));
+        metrics_error_said_.clear();
+    } catch (const std::exception &e) {
+        if (metrics_error_said_ != e.what()) log_warning(std::string("metrics file: ") + e.what() +
+                                                         " (check metrics_file in jfp.conf and that SlurmUser can write its directory)");
+        metrics_error_said_ = e.what();
+    }
 }
 
 void Engine::kick() {

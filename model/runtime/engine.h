@@ -60,7 +60,7 @@ struct SubmitOutcome {
 struct EngineCounters {
     std::atomic<uint64_t> evaluated{0}, scored{0}, annotated{0}, warned{0}, rejected{0}, overrides{0},
         exempt{0}, unscored{0}, refused_by_slurm{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0},
-        history_loads{0}, history_updates{0}, model_loads{0};
+        history_loads{0}, history_updates{0}, model_loads{0}, faults{0};
 };
 
 class Engine {
@@ -85,6 +85,12 @@ public:
     // reload_interval; tests call it directly.
     void poll() { poll(true); }
     void poll(bool load_history);
+
+    // The plugin caught an exception and let a job through (jfp_faults_total).
+    void count_fault() { counters_.faults.fetch_add(1, std::memory_order_relaxed); }
+    // The metrics file (metrics_file in jfp.conf), when metrics_interval has passed or `now`; the background
+    // thread calls it, tests too.
+    void write_metrics(bool now);
 
     // What the plugin found, for the init log line.
     std::string describe() const;
@@ -145,6 +151,9 @@ private:
     alignas(64) std::atomic<uint64_t> token_counter_{0};
     EngineCounters counters_;
     alignas(64) LatencyHistogram submit_latency_;  // every evaluate(), logged by the background thread
+
+    std::chrono::steady_clock::time_point metrics_last_{};  // background thread only
+    std::string metrics_error_said_;
 
     // Loader bookkeeping (background thread only).
     FileSig config_sig_, model_sig_, store_sig_, slurm_conf_sig_;

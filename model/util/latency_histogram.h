@@ -29,6 +29,9 @@ public:
     // What was recorded since the previous call (one caller: the background thread).
     Summary take();
 
+    // Everything recorded into bucket b since the start (take() does not reset it).
+    uint64_t cumulative(int b) const { return buckets_[static_cast<size_t>(b)].load(std::memory_order_relaxed); }
+
     static int bucket(uint64_t ns);
     static double upper_bound_ns(int bucket);  // a bucket's upper edge, what the summary reports
 

@@ -67,7 +67,9 @@ scripts show -q --env "${ID[sh]}" >"$W/env.sh"
 grep -qx "JFP_ARCHIVE_PROBE=42" "$W/env.sh" && fail "the probe variable should not be there yet"
 e=$(JFP_ARCHIVE_PROBE=42 submit --hold -o /dev/null "$W/in/sh")
 archived "$e"
-scripts show -q --env "$e" | grep -qx "JFP_ARCHIVE_PROBE=42" || fail "the submit environment was not kept"
+# (Into a file: grep -q stops reading at the match, and under pipefail the writer's SIGPIPE fails the pipe.)
+scripts show -q --env "$e" >"$W/env.probe"
+grep -qx "JFP_ARCHIVE_PROBE=42" "$W/env.probe" || fail "the submit environment was not kept"
 # sbatch refuses these before the plugin sees them: nothing of them can reach the archive.
 printf '#!/bin/sh\r\necho dos\r\n' >"$W/in/crlf"
 sbatch --hold -o /dev/null "$W/in/crlf" >/dev/null 2>&1 && note "this sbatch accepts CRLF scripts" || note "sbatch refuses CRLF scripts itself"

@@ -39,8 +39,9 @@ rm -rf "$W/cut"
 # ---- the two trainers on the same split. One worker with deterministic settings must give jfp train's
 # model exactly; two workers a model as good within the noise of one run (the mean over seeds is
 # bench/dask_parity.sh's: docs/model.md).
-det="--subsample 1 --colsample 1 --kind tree"  # the tree model, whichever the rules would choose
-"$JFP" train --db "$db" --out "$W/local.json" --train-fraction 0.7 --nthread 2 $det --no-progress | sed 's/^/# local: /'
+det="--subsample 1 --colsample 1"
+tree="--kind tree"  # jfp train: the tree model, whichever the rules would choose (jfp-train-dask writes only trees)
+"$JFP" train --db "$db" --out "$W/local.json" --train-fraction 0.7 --nthread 2 $det $tree --no-progress | sed 's/^/# local: /'
 "$JFP_TRAIN_DASK" --features "$W/features" --out "$W/dask1.json" --workers 1 $det 2>"$W/dask.err" >/dev/null ||
     { cat "$W/dask.err" >&2; fail "jfp-train-dask (1 worker) failed"; }
 t0=$SECONDS
@@ -48,7 +49,7 @@ t0=$SECONDS
     { cat "$W/dask.err" >&2; fail "jfp-train-dask failed"; }
 note "jfp-train-dask on 2 workers took $((SECONDS - t0)) s (LocalCluster start included)"
 # The same model with a threshold that reaches its target precision: both threshold rules get checked.
-"$JFP" train --db "$db" --out "$W/local-p50.json" --train-fraction 0.7 --nthread 2 $det --target-precision 0.5 \
+"$JFP" train --db "$db" --out "$W/local-p50.json" --train-fraction 0.7 --nthread 2 $det $tree --target-precision 0.5 \
     --no-progress >/dev/null
 cutoff=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['training']['cutoff'])" "$W/local.json")
 for m in local dask1 dask; do

@@ -791,3 +791,36 @@ TEST_CASE("engine: an update found by the token in the job's AdminComment is re-
         CHECK_FALSE(e.evaluate_update("8888", delta, 4242, "jfp:t=0123456789abcdef").decision.scored);
     }
 }
+
+TEST_CASE("engine: the metrics file holds the counters, the latency histogram and the model, in OpenMetrics text") {
+    Site site;
+    std::string prom = site.dir.file("jfp.prom");
+    site.config("mode = annotate\nmetrics_file = " + prom + "\n");
+    Engine e(site.options());
+    for (int i = 0; i < 5; ++i) e.evaluate(request());
+    e.count_fault();
+    e.write_metrics(true);
+    std::ifstream in(prom);
+    REQUIRE(in);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    INFO(text);
+    CHECK(text.find("jfp_jobs_total{cluster=\"\",decision=\"scored\"} 5\n") != std::string::npos);
+    CHECK(text.find("jfp_jobs_total{cluster=\"\",decision=\"annotated\"} 5\n") != std::string::npos);
+    CHECK(text.find("jfp_faults_total{cluster=\"\"} 1\n") != std::string::npos);
+    CHECK(text.find("jfp_submit_seconds_count{cluster=\"\"} 5\n") != std::string::npos);
+    CHECK(text.find("jfp_submit_seconds_bucket{cluster=\"\",le=\"+Inf\"} 5\n") != std::string::npos);
+    CHECK(text.find("jfp_model_info{cluster=\"\",model=\"" + e.model_id() + "\",kind=\"tree\",mode=\"annotate\"} 1\n") != std::string::npos);
+    CHECK(text.find("jfp_history_jobs{cluster=\"\"} ") != std::string::npos);
+    CHECK(text.size() > 20);
+    CHECK(text.substr(text.size() - 6) == "# EOF\n");
+    // Buckets are cumulative: never decreasing.
+    uint64_t prev = 0;
+    for (size_t pos = text.find("jfp_submit_seconds_bucket"); pos != std::string::npos; pos = text.find("jfp_submit_seconds_bucket", pos + 1)) {
+        uint64_t v = std::stoull(text.substr(text.find("} ", pos) + 2));
+        CHECK(v >= prev);
+        prev = v;
+    }
+    struct stat st {};
+    REQUIRE(stat(prom.c_str(), &st) == 0);
+    CHECK((st.st_mode & 0777) == 0644);
+}

@@ -51,6 +51,7 @@ int main(int argc, char **argv) {
     jfp::add_report_command(app);
     jfp::add_publish_command(app);
     jfp::add_monitor_command(app);
+    jfp::add_status_command(app);
     jfp::add_check_command(app);
     jfp::add_parity_command(app);
     jfp::add_predict_command(app);

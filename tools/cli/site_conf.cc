@@ -43,7 +43,7 @@ const std::optional<Config> &ConfDefaults::config() const {
 
 void ConfDefaults::fill(std::string &value, ConfPath what, const char *option, bool required) const {
     if (!value.empty()) return;
-    static const char *const keys[] = {"store", "model", "feature_log", "script_archive"};
+    static const char *const keys[] = {"store", "model", "feature_log", "script_archive", "metrics_file"};
     const char *key = keys[static_cast<int>(what)];
     const auto &cfg = config();
     std::string from;
@@ -53,6 +53,7 @@ void ConfDefaults::fill(std::string &value, ConfPath what, const char *option, b
             case ConfPath::Model: from = cfg->model_path; break;
             case ConfPath::FeatureLog: from = cfg->resolved_feature_log_path(); break;
             case ConfPath::ScriptArchive: from = cfg->script_archive_path; break;
+            case ConfPath::Metrics: from = cfg->metrics_file; break;
         }
     }
     struct stat st {};

@@ -20,7 +20,7 @@ std::string default_conf_path();
 // file the user named.
 std::optional<Config> load_site_conf(const std::string &path, bool explicit_path);
 
-enum class ConfPath { Store, Model, FeatureLog, ScriptArchive };
+enum class ConfPath { Store, Model, FeatureLog, ScriptArchive, Metrics };
 
 // A subcommand's --conf and the paths it supplies.
 class ConfDefaults {

@@ -1,0 +1,141 @@
+#include "model/runtime/metrics_file.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdarg>
+#include <cinttypes>
+#include <cstdio>
+#include <cstring>
+#include <stdexcept>
+
+namespace jfp {
+
+namespace {
+
+// Label values escaped as OpenMetrics asks: backslash, quote, newline.
+std::string label(const std::string &v) {
+    std::string out;
+    for (char c : v) {
+        if (c == '\\' || c == '"') out += '\\';
+        if (c == '\n') {
+            out += "\\n";
+            continue;
+        }
+        out += c;
+    }
+    return out;
+}
+
+void line(std::string &out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void line(std::string &out, const char *fmt, ...) {
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    std::vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    out += buf;
+    out += '\n';
+}
+
+}  // namespace
+
+std::string openmetrics_text(const MetricsSnapshot &m) {
+    std::string o;
+    const std::string c = "cluster=\"" + label(m.cluster) + "\"";
+    line(o, "# TYPE jfp_jobs counter");
+    line(o, "# HELP jfp_jobs Submissions job_submit/jfp handled, by what it did.");
+    const std::pair<const char *, uint64_t> decisions[] = {
+        {"scored", m.scored},     {"annotated", m.annotated}, {"warned", m.warned},
+        {"rejected", m.rejected}, {"overridden", m.overridden}, {"exempt", m.exempt},
+        {"unscored", m.unscored}, {"refused_by_slurm", m.refused_by_slurm}, {"updated", m.updates}};
+    for (const auto &[d, n] : decisions) line(o, "jfp_jobs_total{%s,decision=\"%s\"} %" PRIu64, c.c_str(), d, n);
+    line(o, "# TYPE jfp_faults counter");
+    line(o, "# HELP jfp_faults Internal faults on which the plugin let the job through (slurmctld's log says why).");
+    line(o, "jfp_faults_total{%s} %" PRIu64, c.c_str(), m.faults);
+    line(o, "# TYPE jfp_dropped counter");
+    line(o, "# HELP jfp_dropped Records not kept because a queue was full or a write failed.");
+    line(o, "jfp_dropped_total{%s,what=\"feature_log\"} %" PRIu64, c.c_str(), m.feature_log_dropped);
+    line(o, "jfp_dropped_total{%s,what=\"script_archive\"} %" PRIu64, c.c_str(), m.archive_dropped + m.archive_failed);
+    line(o, "# TYPE jfp_scripts_archived counter");
+    line(o, "jfp_scripts_archived_total{%s} %" PRIu64, c.c_str(), m.archive_archived);
+    line(o, "# TYPE jfp_loads counter");
+    line(o, "# HELP jfp_loads Models and histories loaded since slurmctld started.");
+    line(o, "jfp_loads_total{%s,what=\"model\"} %" PRIu64, c.c_str(), m.model_loads);
+    line(o, "jfp_loads_total{%s,what=\"history\"} %" PRIu64, c.c_str(), m.history_loads);
+
+    // The latency histogram in seconds, at a few bucket edges a person reads (the plugin's own buckets are finer).
+    line(o, "# TYPE jfp_submit_seconds histogram");
+    line(o, "# HELP jfp_submit_seconds Time job_submit/jfp spent on a submission inside slurmctld.");
+    static const double edges_us[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 10000, 100000};
+    uint64_t total = 0;
+    double sum_s = 0;
+    size_t b = 0;
+    for (double e : edges_us) {
+        for (; b < m.latency.size() && LatencyHistogram::upper_bound_ns(static_cast<int>(b)) <= e * 1000; ++b) {
+            total += m.latency[b];
+            sum_s += static_cast<double>(m.latency[b]) * LatencyHistogram::upper_bound_ns(static_cast<int>(b)) * 1e-9;
+        }
+        line(o, "jfp_submit_seconds_bucket{%s,le=\"%g\"} %" PRIu64, c.c_str(), e * 1e-6, total);
+    }
+    for (; b < m.latency.size(); ++b) {
+        total += m.latency[b];
+        sum_s += static_cast<double>(m.latency[b]) * LatencyHistogram::upper_bound_ns(static_cast<int>(b)) * 1e-9;
+    }
+    line(o, "jfp_submit_seconds_bucket{%s,le=\"+Inf\"} %" PRIu64, c.c_str(), total);
+    line(o, "jfp_submit_seconds_count{%s} %" PRIu64, c.c_str(), total);
+    line(o, "jfp_submit_seconds_sum{%s} %.9f", c.c_str(), sum_s);  // by bucket edges: an upper bound
+
+    line(o, "# TYPE jfp_model info");
+    line(o, "# HELP jfp_model The model the plugin scores with.");
+    if (!m.model_id.empty())
+        line(o, "jfp_model_info{%s,model=\"%s\",kind=\"%s\",mode=\"%s\"} 1", c.c_str(), label(m.model_id).c_str(),
+             label(m.model_kind).c_str(), label(m.mode).c_str());
+    line(o, "# TYPE jfp_model_threshold gauge");
+    if (!m.model_id.empty()) line(o, "jfp_model_threshold{%s} %.6f", c.c_str(), m.threshold);
+    line(o, "# TYPE jfp_model_created_seconds gauge");
+    line(o, "# UNIT jfp_model_created_seconds seconds");
+    if (m.model_created_epoch > 0) line(o, "jfp_model_created_seconds{%s} %" PRId64, c.c_str(), m.model_created_epoch);
+    line(o, "# TYPE jfp_history_jobs gauge");
+    line(o, "# HELP jfp_history_jobs Ended jobs in the history the plugin scores against.");
+    line(o, "jfp_history_jobs{%s} %" PRIu64, c.c_str(), m.history_jobs);
+    line(o, "# TYPE jfp_history_latest_end_seconds gauge");
+    line(o, "# UNIT jfp_history_latest_end_seconds seconds");
+    line(o, "# HELP jfp_history_latest_end_seconds When the newest job in that history ended (lag: now minus this).");
+    if (m.history_latest_end_epoch > 0) line(o, "jfp_history_latest_end_seconds{%s} %" PRId64, c.c_str(), m.history_latest_end_epoch);
+    line(o, "# TYPE jfp_metrics_written_seconds gauge");
+    line(o, "# UNIT jfp_metrics_written_seconds seconds");
+    line(o, "jfp_metrics_written_seconds{%s} %" PRId64, c.c_str(), m.written_epoch);
+    o += "# EOF\n";
+    return o;
+}
+
+void write_metrics_file(const std::string &path, const std::string &text) {
+    std::string tmp = path + ".tmp";
+    ::unlink(tmp.c_str());
+    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + std::strerror(errno));
+    size_t off = 0;
+    while (off < text.size()) {
+        ssize_t w = ::write(fd, text.data() + off, text.size() - off);
+        if (w < 0 && errno == EINTR) continue;
+        if (w < 0) {
+            int e = errno;
+            ::close(fd);
+            ::unlink(tmp.c_str());
+            throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(e));
+        }
+        off += static_cast<size_t>(w);
+    }
+    ::fchmod(fd, 0644);
+    ::close(fd);
+    if (::rename(tmp.c_str(), path.c_str()) != 0) {
+        int e = errno;
+        ::unlink(tmp.c_str());
+        throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(e));
+    }
+}
+
+}  // namespace jfp

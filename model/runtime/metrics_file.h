@@ -1,0 +1,38 @@
+// The plugin's state for a monitoring system: counters, job_submit's latency histogram, the model and the
+// history it scores with, in OpenMetrics text, written whole to a file (tmp + rename) by the background
+// thread every metrics_interval. node_exporter's textfile collector serves such *.prom files; `jfp status`
+// prints one for a person. The submit path never waits for it.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "model/util/latency_histogram.h"
+
+namespace jfp {
+
+struct MetricsSnapshot {
+    std::string cluster, mode, model_id, model_kind;
+    int64_t model_created_epoch = 0;  // 0: no model
+    double threshold = 0;
+    uint64_t history_jobs = 0;
+    int64_t history_latest_end_epoch = 0;  // the newest job end the plugin's history holds; 0 unknown
+    // jfp_jobs_total by decision
+    uint64_t scored = 0, annotated = 0, warned = 0, rejected = 0, overridden = 0, exempt = 0, unscored = 0,
+             refused_by_slurm = 0, updates = 0;
+    uint64_t faults = 0;  // internal faults the plugin let jobs through on
+    uint64_t archive_archived = 0, archive_dropped = 0, archive_failed = 0;
+    uint64_t feature_log_dropped = 0;
+    uint64_t model_loads = 0, history_loads = 0;
+    std::array<uint64_t, LatencyHistogram::kBuckets> latency{};  // cumulative counts per bucket
+    int64_t written_epoch = 0;
+};
+
+std::string openmetrics_text(const MetricsSnapshot &m);
+
+// Writes text to path atomically (a temporary file beside it, renamed over it), mode 0644. Throws
+// std::runtime_error saying what failed.
+void write_metrics_file(const std::string &path, const std::string &text);
+
+}  // namespace jfp
