@@ -8,6 +8,7 @@ require_cluster
 start_site_cluster "mode = annotate"
 base=$SITE_CONF
 model1=$(grep -o 'loaded model [^ ]*' "$CTLD_LOG" | head -n1 | cut -d' ' -f3)
+cp "$W/model.json" "$W/model1.json"  # for jfp simulate at the end: the model the early jobs were scored with
 note "model $model1 loaded; $(grep -o 'loaded history of [0-9]* jobs' "$CTLD_LOG" | tail -n1)"
 ids=()
 
@@ -27,6 +28,9 @@ expect_contains "$(comment_of "$nl_id")" "jfp;p=0.001" "forged annotation neutra
 # ---- the model tells doomed from steady: threshold halfway between
 score_doomed_and_steady
 early+=("$DOOMED_ID" "$STEADY_ID")
+doomed_token=$(token_of_job "$DOOMED_ID")
+steady_token=$(token_of_job "$STEADY_ID")
+early_tokens=$(for id in "${early[@]}"; do token_of_job "$id"; done | paste -sd,)
 mid=$MID
 sleep 1  # whole seconds: the early jobs' submit times lie strictly before parity_until
 parity_until=$(date +%Y-%m-%dT%H:%M:%S)
@@ -166,6 +170,47 @@ rows=$(sqlite3 "$W/features.db" "SELECT count(*) FROM scored")
 [ "$rows" -ge 570 ] || fail "feature log has $rows rows, expected at least 570"
 grep -q "internal fault" "$CTLD_LOG" && fail "the plugin reported an internal fault: $(grep 'internal fault' "$CTLD_LOG" | head -n1)"
 
+# ---- the metrics file: OpenMetrics text a scraper parses (prometheus_client's parser where installed),
+# counters that match what happened, and jfp status reading it
+set_conf "$base
+mode = annotate
+metrics_file = $W/jfp.prom
+metrics_interval = 1"
+wait_until 30 "no metrics file" '[ -s "$W/jfp.prom" ]'
+/usr/bin/python3 - "$W/jfp.prom" "$model2" "$rows" <<'PY'
+import sys
+text, model, rows = open(sys.argv[1]).read(), sys.argv[2], int(sys.argv[3])
+try:
+    from prometheus_client.openmetrics.parser import text_string_to_metric_families
+except ImportError:
+    text_string_to_metric_families = None
+    print("# prometheus_client is not installed here: the file was checked by its lines only")
+samples = {}
+if text_string_to_metric_families:
+    for fam in text_string_to_metric_families(text):  # raises on anything that is not OpenMetrics
+        for s in fam.samples:
+            samples[(s.name, tuple(sorted((k, v) for k, v in s.labels.items() if k != "cluster")))] = s.value
+else:
+    assert text.endswith("# EOF\n"), "no # EOF"
+    for line in text.splitlines():
+        if line.startswith("#"): continue
+        name_labels, value = line.rsplit(" ", 1)
+        name, _, labels = name_labels.partition("{")
+        kv = tuple(sorted(tuple(p.split("=", 1)) for p in labels.rstrip("}").split(",") if p and not p.startswith("cluster=")))
+        samples[(name, tuple((k, v.strip('"')) for k, v in kv))] = float(value)
+scored = samples[("jfp_jobs_total", (("decision", "scored"),))]
+assert scored >= rows, f"jfp_jobs_total{{decision=scored}} {scored} < the feature log's {rows} rows"
+assert samples[("jfp_jobs_total", (("decision", "rejected"),))] >= 1, "the rejections are not counted"
+assert samples[("jfp_submit_seconds_count", ())] >= scored, "the latency histogram counts fewer submissions than were scored"
+info = [k for k in samples if k[0] == "jfp_model_info"]
+assert info and ("model", model) in info[0][1], f"jfp_model_info names {info}, expected model {model}"
+assert samples[("jfp_history_jobs", ())] > 20000, "the history size"
+print(f"# metrics: {len(samples)} samples parsed; scored {scored:.0f}, model {model}")
+PY
+"$JFP" status --conf "$CLUSTER_DIR/etc/jfp.conf" >"$W/status.txt" || fail "jfp status: $(cat "$W/status.txt")"
+expect_contains "$(cat "$W/status.txt")" "model     $model2" "jfp status names the model"
+note "jfp status: $(sed -n 4p "$W/status.txt" | cut -c1-150)"
+
 # ---- training/serving parity: what the plugin logged equals what sacct rebuilds (held jobs
 # submitted before any test job ended, so both saw the same history)
 wait_accounting_complete
@@ -182,6 +227,32 @@ script_only = {n for n in p["features"] if n.startswith("script_")}
 bad = {n: f for n, f in p["features"].items() if f["differ"] and n not in script_only}
 assert not bad, "features differ between plugin and sacct: " + json.dumps(bad, indent=1)
 print(f"# parity: {p['jobs']} jobs, every non-script feature agrees")
+PY
+
+# ---- jfp simulate agrees with the plugin: the early jobs replayed through the policy they met (annotate),
+# and through warn at the midpoint threshold, give the scores and decisions the plugin logged
+printf '%s\nmode = annotate\n' "$SITE_CONF" >"$W/sim.conf"
+sim() { "$JFP" simulate --conf "$W/sim.conf" --db "$W/parity.db" --model "$W/model1.json" --after 1970-01-01 --jobs "$1" "${@:2}" >/dev/null; }
+sim "$W/sim-annotate.csv"
+printf 'threshold = %s\n' "$mid" >>"$W/sim.conf"
+sim "$W/sim-warn.csv" --mode warn
+sqlite3 -csv "$W/features.db" "SELECT token, p_fail, action, user, name FROM scored" >"$W/logged.csv"
+/usr/bin/python3 - "$W/logged.csv" "$W/sim-annotate.csv" "$W/sim-warn.csv" "$mid" "$doomed_token" "$steady_token" "$early_tokens" <<'PY'
+import csv, sys
+early = set(sys.argv[7].split(","))
+logged = {r[0]: r for r in csv.reader(open(sys.argv[1])) if r[0] in early}
+actions = {0: "none", 1: "annotate", 2: "warn", 3: "reject"}
+mid, doomed, steady = float(sys.argv[4]), sys.argv[5], sys.argv[6]
+ann = {r["token"]: r for r in csv.DictReader(open(sys.argv[2])) if r["token"] in logged}
+warn = {r["token"]: r for r in csv.DictReader(open(sys.argv[3])) if r["token"] in logged}
+assert len(ann) == len(early) == 4 and doomed in ann and steady in ann, f"the early jobs are not all in the replay: {sorted(ann)} of {sorted(early)}"
+for t, r in ann.items():
+    lp, la = float(logged[t][1]), actions[int(logged[t][2])]
+    assert abs(float(r["p_fail"]) - lp) < 1e-4, f"job {r['JobIDRaw']}: simulate p={r['p_fail']}, the plugin logged {lp}"
+    assert r["action"] == la, f"job {r['JobIDRaw']}: simulate {r['action']}, the plugin did {la}"
+assert warn[doomed]["action"] == "warn" and warn[steady]["action"] == "none", \
+    f"at threshold {mid}: doomed {warn[doomed]['action']}, steady {warn[steady]['action']}"
+print(f"# simulate: {len(ann)} jobs, the plugin's scores and decisions; at threshold {mid} doomed warned, steady not")
 PY
 "$JFP" train --db "$W/parity.db" --feature-log "$W/features.db" --out "$W/model3.json" --rounds 10 --nthread 2 --no-progress \
     | grep 'logged vectors'

@@ -23,6 +23,7 @@ void add_export_command(CLI::App &app);
 void add_publish_command(CLI::App &app);
 void add_check_command(CLI::App &app);
 void add_status_command(CLI::App &app);
+void add_simulate_command(CLI::App &app);
 
 // "2024-03-01", "2024-03-01T12:00:00": a naive-local time, or a clear error naming the option.
 int64_t parse_time_option(const std::string &text, const char *option);

@@ -37,7 +37,7 @@ public:
         if (opt->get_type_size() == 0) return "";
         std::string out = " " + split_type(opt->get_type_name()).first;
         if (!opt->get_default_str().empty()) out += "=" + opt->get_default_str();
-        if (opt->get_expected_max() == CLI::detail::expected_max_vector_size) out += " ...";
+        if (opt->get_expected_max() > 1) out += " ...";  // repeatable
         if (opt->get_required()) out += " (required)";
         return out;
     }
@@ -50,10 +50,17 @@ public:
     }
 
     std::string make_subcommand(const CLI::App *sub) const override {
-        std::stringstream out;
-        CLI::detail::format_help(out, sub->get_display_name(true), wrap_words(sub->get_description(), kHelpWidth - kLeft),
-                                 column_width_);
-        return out.str();
+        // As CLI11 lays out an option (its own helper for this is internal and moved between releases).
+        std::string name = "  " + sub->get_display_name(true);
+        std::string desc = wrap_words(sub->get_description(), kHelpWidth - kLeft);
+        std::string out = name;
+        if (name.size() >= kLeft) out += "\n" + std::string(kLeft, ' ');
+        else out += std::string(kLeft - name.size(), ' ');
+        for (char c : desc) {
+            out += c;
+            if (c == '\n') out += std::string(kLeft, ' ');
+        }
+        return out + "\n";
     }
 
     std::string make_description(const CLI::App *app) const override {

@@ -49,6 +49,7 @@ int main(int argc, char **argv) {
     jfp::add_train_command(app);
     jfp::add_eval_command(app);
     jfp::add_report_command(app);
+    jfp::add_simulate_command(app);
     jfp::add_publish_command(app);
     jfp::add_monitor_command(app);
     jfp::add_status_command(app);

@@ -25,6 +25,8 @@ enum class ConfPath { Store, Model, FeatureLog, ScriptArchive, Metrics };
 // A subcommand's --conf and the paths it supplies.
 class ConfDefaults {
 public:
+    ConfDefaults() = default;
+    explicit ConfDefaults(std::string conf) : conf_(std::move(conf)) {}
     // Adds --conf to the subcommand.
     void add_option(CLI::App *c);
     // An empty value from jfp.conf (store, model, feature_log, script_archive). Required and still empty

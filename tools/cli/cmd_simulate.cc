@@ -1,0 +1,132 @@
+// jfp simulate: what the current jfp.conf and model would have done to the jobs submitted since a time,
+// per user and partition, with the core-hours at stake (tools/evaluate/policy_replay.h).
+#include <pwd.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
+#include <map>
+
+#include "model/util/text.h"
+#include "model/util/time_util.h"
+#include "tools/check/slurm_conf.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
+#include "tools/evaluate/policy_replay.h"
+
+namespace jfp {
+
+namespace {
+
+struct SimulateArgs {
+    ConfDefaults conf;
+    std::string conf_path, db, model, after, mode, jobs_csv;
+    size_t top = 15;
+};
+
+struct Tally {
+    uint64_t jobs = 0, rejected = 0, warned = 0, annotated = 0, acted_failed = 0, acted_completed = 0;
+    double failed_core_h = 0, good_core_h = 0;  // of the jobs warned or rejected
+    uint64_t acted() const { return rejected + warned; }
+    void add(const SimulatedJob &j) {
+        ++jobs;
+        rejected += j.action == Action::Reject;
+        warned += j.action == Action::Warn;
+        annotated += j.action == Action::Annotate;
+        if (j.action != Action::Reject && j.action != Action::Warn) return;
+        if (j.labeled && j.failed) ++acted_failed, failed_core_h += std::max(0.0, j.core_hours);
+        if (j.labeled && !j.failed) ++acted_completed, good_core_h += std::max(0.0, j.core_hours);
+    }
+};
+
+void print_table(const char *title, const std::map<std::string, Tally> &by, size_t top) {
+    std::vector<std::pair<std::string, Tally>> rows(by.begin(), by.end());
+    std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
+        return a.second.acted() != b.second.acted() ? a.second.acted() > b.second.acted() : a.first < b.first;
+    });
+    std::printf("  by %s (the %zu with most jobs acted on):\n", title, std::min(top, rows.size()));
+    std::printf("    %-20s %8s %8s %8s %8s %9s %12s %12s\n", title, "jobs", "rejected", "warned", "failed", "completed",
+                "failed core-h", "good core-h");
+    for (size_t i = 0; i < rows.size() && i < top; ++i) {
+        const Tally &t = rows[i].second;
+        if (t.acted() == 0) break;
+        std::printf("    %-20s %8llu %8llu %8llu %8llu %9llu %12.1f %12.1f\n", printable(rows[i].first, 20).c_str(),
+                    static_cast<unsigned long long>(t.jobs), static_cast<unsigned long long>(t.rejected),
+                    static_cast<unsigned long long>(t.warned), static_cast<unsigned long long>(t.acted_failed),
+                    static_cast<unsigned long long>(t.acted_completed), t.failed_core_h, t.good_core_h);
+    }
+}
+
+void run_simulate(SimulateArgs &a) {
+    a.conf.fill(a.db, ConfPath::Store, "--db", true);
+    a.conf.fill(a.model, ConfPath::Model, "--model", true);
+    const std::string conf_path = a.conf_path.empty() ? default_conf_path() : a.conf_path;
+    auto cfg = load_site_conf(conf_path, true);
+    if (!a.mode.empty()) cfg->mode = *parse_mode(a.mode);
+    const int64_t after = parse_time_option(a.after, "--after");
+    ModelBundle bundle = ModelBundle::load_file(a.model);
+    HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
+    // root and SlurmUser are warned, not rejected (reject_privileged): SlurmUser from slurm.conf beside jfp.conf.
+    std::vector<int64_t> trusted{0};
+    auto slash = conf_path.rfind('/');
+    SlurmConf sc = read_slurm_conf((slash == std::string::npos ? std::string(".") : conf_path.substr(0, slash)) + "/slurm.conf");
+    if (struct passwd *pw = ::getpwnam(sc.get("SlurmUser", "root").c_str())) trusted.push_back(pw->pw_uid);
+
+    std::vector<SimulatedJob> jobs = replay_policy(store, bundle, *cfg, after, trusted);
+    if (jobs.empty()) throw std::runtime_error("no job in " + a.db + " was submitted at or after " + format_sacct_time(after) + "; choose an earlier --after");
+    Tally all;
+    std::map<std::string, Tally> by_user, by_partition;
+    for (const auto &j : jobs) {
+        all.add(j);
+        by_user[j.user].add(j);
+        by_partition[j.partition].add(j);
+    }
+    std::printf("jfp simulate: %zu jobs submitted since %s, model %s (%s), %s in mode %s%s\n", jobs.size(),
+                format_sacct_time(after).c_str(), bundle.model_id().c_str(), bundle.describe_kind().c_str(),
+                conf_path.c_str(), mode_name(cfg->mode), a.mode.empty() ? "" : " (--mode)");
+    if (cfg->mode == Mode::Reject && bundle.below_target() && !cfg->reject_below_target)
+        std::printf("  (the model missed its target precision on validation: reject mode warns instead; "
+                    "reject_below_target = yes would reject)\n");
+    std::printf("  would reject %llu, warn %llu, annotate %llu\n", static_cast<unsigned long long>(all.rejected),
+                static_cast<unsigned long long>(all.warned), static_cast<unsigned long long>(all.annotated));
+    uint64_t finished = all.acted_failed + all.acted_completed;
+    if (finished)
+        std::printf("  of the %llu warned or rejected that finished, %llu failed (precision %.3f): %.1f core-hours burnt "
+                    "by failures, %.1f used by jobs that completed (good work a rejection blocks)\n",
+                    static_cast<unsigned long long>(finished), static_cast<unsigned long long>(all.acted_failed),
+                    static_cast<double>(all.acted_failed) / static_cast<double>(finished), all.failed_core_h, all.good_core_h);
+    print_table("user", by_user, a.top);
+    print_table("partition", by_partition, a.top);
+    std::printf("  (overrides are not in sacct's history: a job a user would have resubmitted with jfp:override counts as rejected)\n");
+    if (!a.jobs_csv.empty()) {
+        std::ofstream f(a.jobs_csv);
+        f << "JobIDRaw,token,User,Partition,p_fail,action,State\n";
+        for (const auto &j : jobs)
+            f << j.job_key << ',' << j.token << ',' << j.user << ',' << j.partition << ',' << j.p_fail << ','
+              << action_name(j.action) << ',' << (!j.labeled ? "other" : j.failed ? "failed" : "completed") << '\n';
+        if (!f) throw std::runtime_error("cannot write " + a.jobs_csv);
+    }
+}
+
+}  // namespace
+
+void add_simulate_command(CLI::App &app) {
+    auto a = std::make_shared<SimulateArgs>();
+    auto *c = app.add_subcommand("simulate",
+                                 "What jfp.conf and the model would have done to the jobs since a time: warned and rejected, "
+                                 "per user and partition, with the core-hours at stake");
+    c->add_option("--after", a->after, "first submit time to replay")->required();
+    c->add_option("--mode", a->mode, "simulate this mode instead of jfp.conf's (e.g. reject before switching to it)")
+        ->check(CLI::IsMember({"off", "shadow", "warn", "annotate", "reject"}));
+    c->add_option("--db", a->db, "history store (default: jfp.conf's store)");
+    c->add_option("--model", a->model, "model bundle (default: jfp.conf's model)");
+    c->add_option("--jobs", a->jobs_csv, "also write every job's score and action to this CSV");
+    c->add_option("--top", a->top, "rows per table")->capture_default_str();
+    c->add_option("--conf", a->conf_path, "the jfp.conf whose policy to replay (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
+    c->callback([a] {
+        a->conf = ConfDefaults(a->conf_path);
+        run_simulate(*a);
+    });
+}
+
+}  // namespace jfp

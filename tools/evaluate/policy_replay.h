@@ -1,0 +1,31 @@
+// What jfp.conf would have done: the jobs submitted since a time, scored as the plugin scored them at their
+// submission (history only from jobs that ended before) and passed through the same policy (mode,
+// thresholds, exemptions, min_history, privileged users). What `jfp simulate` prints before an admin
+// switches warn to reject.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/history/history_store.h"
+#include "model/policy/config.h"
+#include "model/policy/policy.h"
+#include "model/scoring/model_bundle.h"
+
+namespace jfp {
+
+struct SimulatedJob {
+    std::string job_key, token, user, partition;
+    float p_fail = 0;
+    Action action = Action::None;
+    bool above = false;
+    bool labeled = false, failed = false;  // finished as COMPLETED or a failure; which
+    double core_hours = -1;                // elapsed x CPUs; -1 unknown
+};
+
+// trusted_uids: root and SlurmUser, warned rather than rejected unless reject_privileged.
+std::vector<SimulatedJob> replay_policy(const HistoryStore &store, const ModelBundle &bundle, const Config &cfg,
+                                        int64_t after, const std::vector<int64_t> &trusted_uids);
+
+}  // namespace jfp
