@@ -1,15 +1,11 @@
 #include "model/runtime/metrics_file.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
+#include "model/util/atomic_file.h"
 
-#include <cerrno>
+
 #include <cstdarg>
 #include <cinttypes>
 #include <cstdio>
-#include <cstring>
-#include <stdexcept>
 
 namespace jfp {
 
@@ -113,29 +109,8 @@ std::string openmetrics_text(const MetricsSnapshot &m) {
 }
 
 void write_metrics_file(const std::string &path, const std::string &text) {
-    std::string tmp = path + ".tmp";
-    ::unlink(tmp.c_str());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + std::strerror(errno));
-    size_t off = 0;
-    while (off < text.size()) {
-        ssize_t w = ::write(fd, text.data() + off, text.size() - off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) {
-            int e = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(e));
-        }
-        off += static_cast<size_t>(w);
-    }
-    ::fchmod(fd, 0644);
-    ::close(fd);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        int e = errno;
-        ::unlink(tmp.c_str());
-        throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(e));
-    }
+    // No fsync of the directory needed for a scrape target, but the same whole-or-nothing replacement.
+    write_file_atomically(path, text, 0644, "tmp");
 }
 
 }  // namespace jfp

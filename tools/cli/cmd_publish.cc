@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "model/scoring/model_bundle.h"
+#include "model/util/atomic_file.h"
 #include "model/util/time_util.h"
 #include "tools/cli/commands.h"
 #include "tools/cli/site_conf.h"
@@ -49,40 +50,9 @@ void fsync_dir(const std::string &dir) {
     }
 }
 
-// A new file beside `path` holding `text`, mode 0644, synced: renamed over `path`, it appears whole or not at all.
-std::string write_beside(const std::string &path, const std::string &text) {
-    std::string tmp = path + ".publish." + std::to_string(getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
-    if (fd < 0) throw std::runtime_error("cannot create " + tmp + ": " + std::strerror(errno));
-    size_t off = 0;
-    while (off < text.size()) {
-        ssize_t w = ::write(fd, text.data() + off, text.size() - off);
-        if (w < 0 && errno == EINTR) continue;
-        if (w < 0) {
-            int e = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(e));
-        }
-        off += static_cast<size_t>(w);
-    }
-    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) {
-        int e = errno;
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw std::runtime_error("cannot finish " + tmp + ": " + std::strerror(e));
-    }
-    ::close(fd);
-    return tmp;
-}
-
-void rename_or_throw(const std::string &from, const std::string &to) {
-    if (::rename(from.c_str(), to.c_str()) != 0) {
-        int e = errno;
-        ::unlink(from.c_str());
-        throw std::runtime_error("cannot rename " + from + " to " + to + ": " + std::strerror(e));
-    }
-}
+// A copy beside `path`, mode 0644, synced: renamed over it, it appears whole or not at all.
+std::string write_beside(const std::string &path, const std::string &text) { return jfp::write_beside(path, text, 0644, "publish"); }
+void rename_or_throw(const std::string &from, const std::string &to) { rename_into_place(from, to); }
 
 std::string target_path(const PublishArgs &a) {
     if (!a.target.empty()) return a.target;

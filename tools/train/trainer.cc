@@ -18,6 +18,7 @@
 
 #include "jfp_config.h"
 #include "model/scoring/model_bundle.h"
+#include "model/util/atomic_file.h"
 #include "model/util/time_util.h"
 #include "tools/terminal/progress.h"
 #include "tools/train/model_choice.h"
@@ -385,35 +386,6 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     return bundle;
 }
 
-void write_bundle(const nlohmann::json &bundle, const std::string &path) {
-    std::string text = bundle.dump();
-    std::string tmp = path + ".tmp." + std::to_string(getpid());
-    int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(errno));
-    size_t off = 0;
-    while (off < text.size()) {
-        ssize_t w = ::write(fd, text.data() + off, text.size() - off);
-        if (w < 0) {
-            if (errno == EINTR) continue;
-            int e = errno;
-            ::close(fd);
-            ::unlink(tmp.c_str());
-            throw std::runtime_error("cannot write " + tmp + ": " + std::strerror(e));
-        }
-        off += static_cast<size_t>(w);
-    }
-    if (::fchmod(fd, 0644) != 0 || ::fsync(fd) != 0) {
-        int e = errno;
-        ::close(fd);
-        ::unlink(tmp.c_str());
-        throw std::runtime_error("cannot finish " + tmp + ": " + std::strerror(e));
-    }
-    ::close(fd);
-    if (::rename(tmp.c_str(), path.c_str()) != 0) {
-        int e = errno;
-        ::unlink(tmp.c_str());
-        throw std::runtime_error("cannot rename " + tmp + " to " + path + ": " + std::strerror(e));
-    }
-}
+void write_bundle(const nlohmann::json &bundle, const std::string &path) { write_file_atomically(path, bundle.dump(), 0644); }
 
 }  // namespace jfp

@@ -1,0 +1,19 @@
+// Files other processes read whole (the model bundle, the metrics file): written beside their place,
+// synced, and renamed over it, so a reader sees the old file or the new one, never half of one.
+#pragma once
+
+#include <sys/types.h>
+
+#include <string>
+
+namespace jfp {
+
+// A new file "<path>.<tag>.<pid>" holding text, with mode, synced; returns its name. Throws
+// std::runtime_error naming the file and the error.
+std::string write_beside(const std::string &path, const std::string &text, mode_t mode, const char *tag);
+// rename(2) tmp over path; on failure removes tmp and throws.
+void rename_into_place(const std::string &tmp, const std::string &path);
+// Both, then the directory synced.
+void write_file_atomically(const std::string &path, const std::string &text, mode_t mode, const char *tag = "tmp");
+
+}  // namespace jfp
