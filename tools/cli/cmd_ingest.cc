@@ -122,7 +122,11 @@ void ingest_from_sacct(const IngestArgs &a) {
         auto tokens = queue_tokens(a.squeue);
         HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
         store.replace_queue_tokens(tokens);
-        if (!a.quiet) std::printf("jfp ingest: %zu queued job ids with a jfp token\n", tokens.size());
+        // squeue --json lists every job slurmctld holds: pending, running, and ended ones it still keeps
+        // (MinJobAge), so "queued" would overcount.
+        if (!a.quiet)
+            std::printf("jfp ingest: %zu jobs slurmctld holds (pending, running or ended within MinJobAge) carry a jfp token\n",
+                        tokens.size());
     }
 }
 
