@@ -2,6 +2,7 @@
 
 #include <cerrno>
 #include <charconv>
+#include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
@@ -231,6 +232,69 @@ ConfigParseResult load_config_file(const std::string &path) {
     text.resize(static_cast<size_t>(in.gcount()));
     if (static_cast<std::streamsize>(text.size()) > limit) return config_too_big(path);
     return parse_config(text, path);
+}
+
+namespace {
+std::string num(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return b;
+}
+std::string list(const std::set<std::string> &s) {
+    std::string o;
+    for (const auto &x : s) o += (o.empty() ? "" : ",") + x;
+    return o.empty() ? "none" : o;
+}
+const char *yes(bool b) { return b ? "yes" : "no"; }
+}  // namespace
+
+std::map<std::string, std::string> config_settings(const Config &c) {
+    std::map<std::string, std::string> m = {
+        {"mode", mode_name(c.mode)},
+        {"model", c.model_path},
+        {"store", c.store_path},
+        {"feature_log", c.resolved_feature_log_path()},
+        {"script_archive", c.script_archive_path.empty() ? "none" : c.script_archive_path},
+        {"script_archive_env", yes(c.script_archive_env)},
+        {"script_archive_queue_bytes", std::to_string(c.script_archive_queue_bytes)},
+        {"checkpoint_url", c.checkpoint_url.empty() ? "none" : c.checkpoint_url},
+        {"threshold", c.threshold ? num(*c.threshold) : "the model's"},
+        {"exempt_users", list(c.exempt_users)},
+        {"exempt_accounts", list(c.exempt_accounts)},
+        {"exempt_partitions", list(c.exempt_partitions)},
+        {"exempt_qos", list(c.exempt_qos)},
+        {"min_history", std::to_string(c.min_history)},
+        {"allow_override", yes(c.allow_override)},
+        {"reject_privileged", yes(c.reject_privileged)},
+        {"reject_below_target", yes(c.reject_below_target)},
+        {"override_token", c.override_token},
+        {"annotate_field", std::string(c.annotate_comment ? "comment" : "") +
+                               (c.annotate_comment && c.annotate_admin_comment ? "," : "") +
+                               (c.annotate_admin_comment ? "admin_comment" : "")},
+        {"explain", yes(c.explain)},
+        {"log_queue_size", std::to_string(c.log_queue_size)},
+        {"reload_interval", num(c.reload_interval_seconds)},
+        {"stats_interval", num(c.stats_interval_seconds)},
+        {"metrics_file", c.metrics_file.empty() ? "none" : c.metrics_file},
+        {"metrics_interval", num(c.metrics_interval_seconds)},
+    };
+    for (const auto &[k, v] : c.partition_threshold) m["threshold.partition." + k] = num(v);
+    for (const auto &[k, v] : c.account_threshold) m["threshold.account." + k] = num(v);
+    for (const auto &[k, v] : c.qos_threshold) m["threshold.qos." + k] = num(v);
+    return m;
+}
+
+std::string config_changes(const Config &before, const Config &after) {
+    auto a = config_settings(before), b = config_settings(after);
+    std::string out;
+    for (const auto &[k, v] : b) {
+        auto it = a.find(k);
+        if (it != a.end() && it->second == v) continue;
+        out += (out.empty() ? "" : ", ") + k + "=" + v + " (was " + (it == a.end() ? std::string("unset") : it->second) + ")";
+    }
+    for (const auto &[k, v] : a)
+        if (!b.count(k)) out += (out.empty() ? "" : ", ") + k + " unset (was " + v + ")";
+    return out;
 }
 
 }  // namespace jfp

@@ -71,6 +71,12 @@ struct ConfigParseResult {
     std::string error_text() const;  // all errors, one per line, with origin:line
 };
 
+// Every setting as jfp.conf would write it ("threshold.partition.gpu" -> "0.4"), defaults included: what a
+// reload compares to say what changed.
+std::map<std::string, std::string> config_settings(const Config &c);
+// "threshold=0.4 (was 0.5), exempt_users=alice (was none)"; empty when nothing changed.
+std::string config_changes(const Config &before, const Config &after);
+
 // Parses jfp.conf text. Keys are case-insensitive; '#' starts a comment; values may not span lines.
 ConfigParseResult parse_config(std::string_view text, const std::string &origin);
 

@@ -101,6 +101,7 @@ void Engine::poll(bool load_history) {
             if (problem.empty()) r = f.too_big ? config_too_big(opt_.config_path) : parse_config(f.out, opt_.config_path);
             if (problem.empty() && r.ok()) {
                 bool was_present = next->config_present;
+                const std::string changes = was_present ? config_changes(next->config, r.config) : std::string();
                 next->config = r.config;
                 next->config_present = true;
                 next->config_note = "loaded";
@@ -108,7 +109,9 @@ void Engine::poll(bool load_history) {
                 config_faults_.clear();
                 changed = true;
                 publish(next);
-                if (was_present) log_info("reloaded " + opt_.config_path + ": mode=" + mode_name(r.config.mode));
+                if (was_present)
+                    log_info("reloaded " + opt_.config_path + ": mode=" + mode_name(r.config.mode) +
+                             (changes.empty() ? "; nothing changed" : "; changed: " + changes));
             } else {
                 std::string err = problem.empty() ? r.error_text() : "refused: " + problem;
                 if (err != last_config_error_) {

@@ -115,3 +115,18 @@ TEST_CASE("jfp.conf: a missing file is an error naming the path") {
     REQUIRE_FALSE(r.ok());
     CHECK(r.error_text().find("/nonexistent/jfp.conf: cannot read") != std::string::npos);
 }
+
+TEST_CASE("config: a reload says every setting that changed, with what it was") {
+    auto a = parse_config("mode = warn\nthreshold = 0.5\nexempt_users = root\n", "a");
+    auto b = parse_config("mode = reject\nthreshold = 0.4\nexempt_users = root, alice\nthreshold.partition.gpu = 0.7\n", "b");
+    REQUIRE(a.ok());
+    REQUIRE(b.ok());
+    std::string c = config_changes(a.config, b.config);
+    CHECK(c.find("mode=reject (was warn)") != std::string::npos);
+    CHECK(c.find("threshold=0.4 (was 0.5)") != std::string::npos);
+    CHECK(c.find("exempt_users=alice,root (was root)") != std::string::npos);
+    CHECK(c.find("threshold.partition.gpu=0.7 (was unset)") != std::string::npos);
+    CHECK(c.find("min_history") == std::string::npos);  // unchanged settings are not listed
+    CHECK(config_changes(a.config, a.config).empty());
+    CHECK(config_changes(b.config, a.config).find("threshold.partition.gpu unset (was 0.7)") != std::string::npos);
+}
