@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <functional>
 #include <map>
 
 #include "model/scoring/feature_sweep.h"
@@ -126,7 +127,13 @@ std::string live_section(const HistoryStore &store, const ModelBundle &bundle, c
     };
     for (const auto &[start, p] : live.periods) row(format_sacct_time(start).substr(0, 10), p);
     row("all", live.total);
-    h += "</table><p class=\"note\">Drift of the features the model uses, population stability index between the "
+    h += "</table>";
+    // jfp monitor's own rule for judging precision (--min-flagged 20): below it the figures above are anecdotes.
+    if (live.total.flagged < 20 || live.total.failed < 20)
+        h += "<p id=\"too-few\" class=\"note\"><b>Too few outcomes to judge:</b> " + std::to_string(live.total.flagged) +
+             " flagged and " + std::to_string(live.total.failed) + " failed jobs have an outcome so far; precision and recall "
+             "here rest on too few jobs. Wait for more scored jobs to finish and be ingested, or widen --since.</p>";
+    h += "<p class=\"note\">Drift of the features the model uses, population stability index between the "
          "training window (" + html_escape(live.window_start) + " .. " + html_escape(live.window_end) + ", " +
          std::to_string(live.training_rows) + " jobs) and live traffic; above 0.25 is a shift worth acting on.</p>"
          "<table id=\"drift\"><tr><th>feature</th><th>PSI</th></tr>";
@@ -311,13 +318,26 @@ void run_report(const ReportArgs &a) {
     }
     auto cost_m = cost_at(p, labels, hours, thr), cost_b1 = cost_at(b1, labels, hours, 0.5), cost_b2 = cost_at(b2, labels, hours, 0.5);
 
+    // Training metadata as rows of dotted keys ("training.rows.train"), not JSON.
     std::string meta;
-    for (const auto &[k, v] : bundle.metadata().items()) {
-        if (k == "feature_schema" || k == "class_prior") continue;
-        std::string text = v.is_string() ? v.get<std::string>() : v.dump(1);
-        if (text.size() > 600) text = text.substr(0, 600) + " ...";
-        meta += "<tr><td>" + html_escape(k) + "</td><td style=\"text-align:left;white-space:pre-wrap\">" + html_escape(text) + "</td></tr>";
-    }
+    std::function<void(const std::string &, const nlohmann::json &)> flat = [&](const std::string &key, const nlohmann::json &v) {
+        if (v.is_object()) {
+            for (const auto &[k, x] : v.items()) flat(key.empty() ? k : key + "." + k, x);
+            return;
+        }
+        std::string text;
+        if (v.is_array()) {
+            for (const auto &x : v) text += (text.empty() ? "" : ", ") + (x.is_string() ? x.get<std::string>() : x.dump());
+        } else if (v.is_number_float()) {
+            text = fmt("%.6g", v.get<double>());
+        } else {
+            text = v.is_string() ? v.get<std::string>() : v.dump();
+        }
+        if (text.size() > 300) text = text.substr(0, 300) + " ...";
+        meta += "<tr><td>" + html_escape(key) + "</td><td style=\"text-align:left\">" + html_escape(text) + "</td></tr>";
+    };
+    for (const auto &[k, v] : bundle.metadata().items())
+        if (k != "feature_schema" && k != "class_prior") flat(k, v);
 
     std::string h = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>jfp report: model " +
                     html_escape(bundle.model_id()) + "</title><style>" + kStyle + "</style></head><body>";

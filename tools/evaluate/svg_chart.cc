@@ -47,9 +47,12 @@ std::string Chart::svg() const {
     auto X = [&](double x) { return left + (std::clamp(x, x_min, x_max) - x_min) / xr * pw; };
     auto Y = [&](double y) { return top + ph - (std::clamp(y, y_min, y_max) - y_min) / yr * ph; };
 
+    // The legend goes below the plot, two entries a row, so it never covers a curve.
+    const int legend_rows = static_cast<int>((series.size() + 1) / 2);
+    const int total_height = height + 16 * legend_rows;
     std::string s = "<svg id=\"" + html_escape(id) + "\" class=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"" +
-                    std::to_string(width) + "\" height=\"" + std::to_string(height) + "\" viewBox=\"0 0 " +
-                    std::to_string(width) + " " + std::to_string(height) + "\" role=\"img\" aria-label=\"" +
+                    std::to_string(width) + "\" height=\"" + std::to_string(total_height) + "\" viewBox=\"0 0 " +
+                    std::to_string(width) + " " + std::to_string(total_height) + "\" role=\"img\" aria-label=\"" +
                     html_escape(title) + "\">";
     s += "<title>" + html_escape(title) + "</title>";
     s += "<text x=\"" + num(left) + "\" y=\"18\" class=\"ct\">" + html_escape(title) + "</text>";
@@ -93,13 +96,11 @@ std::string Chart::svg() const {
              "\" class=\"marker\"/>";
         s += "<text x=\"" + num(X(x) + 4) + "\" y=\"" + num(top + 12) + "\" class=\"tick\">" + html_escape(label) + "</text>";
     }
-    // Legend, top right inside the plot.
-    double ly = top + 8;
-    for (const auto &sr : series) {
-        double lx = left + pw - 190;
+    for (size_t i = 0; i < series.size(); ++i) {
+        const Series &sr = series[i];
+        double lx = left + (i % 2 ? pw / 2 : 0), ly = height + 4 + 16.0 * static_cast<double>(i / 2);
         s += "<rect x=\"" + num(lx) + "\" y=\"" + num(ly) + "\" width=\"12\" height=\"4\" fill=\"" + sr.color + "\"/>";
         s += "<text x=\"" + num(lx + 16) + "\" y=\"" + num(ly + 6) + "\" class=\"legend\">" + html_escape(sr.label) + "</text>";
-        ly += 15;
     }
     s += "</svg>";
     return s;
