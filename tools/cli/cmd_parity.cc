@@ -107,7 +107,6 @@ void add_parity_command(CLI::App &app) {
     c->callback([a] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);
         a->conf.fill(a->feature_log, ConfPath::FeatureLog, "--feature-log", true);
-        a->conf.fill(a->script_archive, ConfPath::ScriptArchive, "--script-archive", false);
         run_parity(*a);
     });
 }

@@ -103,7 +103,6 @@ void add_predict_command(CLI::App &app) {
     c->callback([a] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);
         a->conf.fill(a->model, ConfPath::Model, "--model", true);
-        a->conf.fill(a->script_archive, ConfPath::ScriptArchive, "--script-archive", false);
         run_predict(*a);
     });
 }

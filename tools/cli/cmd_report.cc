@@ -403,7 +403,6 @@ void add_report_command(CLI::App &app) {
     c->callback([a] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);
         a->conf.fill(a->model, ConfPath::Model, "--model", true);
-        a->conf.fill(a->feature_log, ConfPath::FeatureLog, "--feature-log", false);
         run_report(*a);
     });
 }

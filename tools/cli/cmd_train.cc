@@ -118,8 +118,6 @@ void add_train_command(CLI::App &app) {
     a->conf.add_option(c);
     c->callback([a] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);
-        a->conf.fill(a->opt.feature_log, ConfPath::FeatureLog, "--feature-log", false);
-        a->conf.fill(a->opt.script_archive, ConfPath::ScriptArchive, "--script-archive", false);
         run_train(*a);
     });
 }

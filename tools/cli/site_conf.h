@@ -29,9 +29,10 @@ public:
     explicit ConfDefaults(std::string conf) : conf_(std::move(conf)) {}
     // Adds --conf to the subcommand.
     void add_option(CLI::App *c);
-    // An empty value from jfp.conf (store, model, feature_log, script_archive). Required and still empty
-    // (no jfp.conf, or it sets no script_archive): a usage error naming the option and the file looked at.
-    // Optional values are taken only when the file they name exists.
+    // An empty value from jfp.conf (store, model, feature_log, script_archive, metrics_file). Required and
+    // still empty (no jfp.conf, or it sets none): a usage error naming the option and the file looked at.
+    // Not required: taken when the file it names exists. (Commands fill only what they cannot run without:
+    // an optional input such as --script-archive changes what they compute, so it stays the user's choice.)
     void fill(std::string &value, ConfPath what, const char *option, bool required) const;
 
 private:
