@@ -19,6 +19,8 @@ mkdir -p "$W/etc" "$W/plugins" "$W/bin" "$W/site"
 cp "$SO" "$W/plugins/"
 printf '#!/bin/sh\necho "slurm %s"\n' "$built" >"$W/bin/slurmctld"
 printf '#!/bin/sh\necho "slurm 99.11.0"\n' >"$W/bin/slurmctld-other"
+# slurmctld compares major.minor.micro: a plugin of 22.05.8 stops a 22.05.9 slurmctld at start.
+printf '#!/bin/sh\necho "slurm %s"\n' "$(echo "$built" | awk -F. '{ printf "%s.%s.%d", $1, $2, $3 + 1 }')" >"$W/bin/slurmctld-micro"
 chmod 755 "$W/bin/"*
 cat >"$W/etc/slurm.conf" <<CONF
 ClusterName=check
@@ -82,6 +84,7 @@ mv "$W/plugins/job_submit_jfp.so" "$W/plugins/x.so"
 planted "the plugin missing" "job_submit_jfp.so is not in PluginDir ($W/plugins)"
 mv "$W/plugins/x.so" "$W/plugins/job_submit_jfp.so"
 CTLD="$W/bin/slurmctld-other" planted "a plugin of another Slurm release" "is built for Slurm $built, slurmctld is 99.11.0"
+CTLD="$W/bin/slurmctld-micro" planted "a plugin of another micro release" "is built for Slurm $built, slurmctld is $(echo "$built" | awk -F. '{ printf "%s.%s.%d", $1, $2, $3 + 1 }')"
 
 chown root "$W/site"
 chmod 755 "$W/site"

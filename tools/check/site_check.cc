@@ -78,14 +78,6 @@ std::string dir_of(const std::string &p) {
     return s == std::string::npos ? "." : s == 0 ? "/" : p.substr(0, s);
 }
 
-// "22.05.8" -> "22.05"
-std::string release(const std::string &v) {
-    auto a = v.find('.');
-    if (a == std::string::npos) return v;
-    auto b = v.find('.', a + 1);
-    return v.substr(0, b);
-}
-
 std::string plugin_built_for(const std::string &so) {
     std::ifstream in(so, std::ios::binary);
     std::string data((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
@@ -277,10 +269,10 @@ std::vector<Finding> check_site(const SiteCheckOptions &opt) {
             else if (installed.empty())
                 r.warn(so + " is built for Slurm " + built + "; no slurmctld here to compare with (" + opt.slurmctld + " -V)",
                        "run jfp check on the slurmctld host");
-            else if (release(built) != release(installed))
+            else if (built != installed)  // slurmctld compares major.minor.micro, and stops at start on a mismatch
                 r.problem(so + " is built for Slurm " + built + ", slurmctld is " + installed +
-                              ": slurmctld refuses to load it and scores nothing",
-                          "install the slurm-job-submit-jfp package built for Slurm " + release(installed));
+                              ": slurmctld refuses the plugin and does not start",
+                          "install the slurm-job-submit-jfp package built for Slurm " + installed);
             else
                 r.ok(so + " is built for Slurm " + built + " (slurmctld " + installed + ")");
         }
