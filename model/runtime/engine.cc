@@ -83,9 +83,9 @@ void Engine::run() {
         }
         if (stop_.load()) break;
         recent_->drain();
-        log_stats(false);
-        write_metrics(false);
         try {
+            log_stats(false);
+            write_metrics(false);
             poll();
         } catch (const std::exception &e) {
             fault_log_.log(LogLevel::Error, std::string("reload: ") + e.what() + "; keeping the last good state");
@@ -400,7 +400,10 @@ void Engine::write_metrics(bool now) {
         m.model_id = st->model->model_id();
         m.model_kind = st->model->is_rules() ? "rules" : "tree";
         m.threshold = cfg.threshold.value_or(st->model->threshold());
-        if (auto c = parse_sacct_time(st->model->metadata().value("created", "").substr(0, 19))) m.model_created_epoch = *c;
+        // The loader does not check "created": a bundle may hold anything there (value() would throw).
+        auto created = st->model->metadata().find("created");
+        if (created != st->model->metadata().end() && created->is_string())
+            if (auto c = parse_sacct_time(created->get<std::string>().substr(0, 19))) m.model_created_epoch = *c;
     }
     {
         auto lock = read_history(*st);
@@ -428,6 +431,7 @@ void Engine::write_metrics(bool now) {
     m.archive_failed = a.failed;
     for (int b = 0; b < LatencyHistogram::kBuckets; ++b) m.latency[static_cast<size_t>(b)] = submit_latency_.cumulative(b);
     m.written_epoch = epoch;
+    m.interval_seconds = cfg.metrics_interval_seconds;
     try {
         write_metrics_file(cfg.metrics_file, openmetrics_text(m));
         metrics_error_said_.clear();

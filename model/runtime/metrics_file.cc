@@ -11,9 +11,11 @@ namespace jfp {
 
 namespace {
 
-// Label values escaped as OpenMetrics asks: backslash, quote, newline.
-std::string label(const std::string &v) {
+// Label values escaped as OpenMetrics asks: backslash, quote, newline; cut at 200 bytes, so that no line
+// outgrows line()'s buffer (a cut line would make the scraper reject the whole file).
+std::string label(const std::string &value) {
     std::string out;
+    const std::string v = value.substr(0, 200);
     for (char c : v) {
         if (c == '\\' || c == '"') out += '\\';
         if (c == '\n') {
@@ -27,7 +29,7 @@ std::string label(const std::string &v) {
 
 void line(std::string &out, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void line(std::string &out, const char *fmt, ...) {
-    char buf[512];
+    char buf[2048];
     va_list ap;
     va_start(ap, fmt);
     std::vsnprintf(buf, sizeof buf, fmt, ap);
@@ -104,13 +106,17 @@ std::string openmetrics_text(const MetricsSnapshot &m) {
     line(o, "# TYPE jfp_metrics_written_seconds gauge");
     line(o, "# UNIT jfp_metrics_written_seconds seconds");
     line(o, "jfp_metrics_written_seconds{%s} %" PRId64, c.c_str(), m.written_epoch);
+    line(o, "# TYPE jfp_metrics_interval_seconds gauge");
+    line(o, "# UNIT jfp_metrics_interval_seconds seconds");
+    line(o, "jfp_metrics_interval_seconds{%s} %g", c.c_str(), m.interval_seconds);
     o += "# EOF\n";
     return o;
 }
 
 void write_metrics_file(const std::string &path, const std::string &text) {
-    // No fsync of the directory needed for a scrape target, but the same whole-or-nothing replacement.
-    write_file_atomically(path, text, 0644, "tmp");
+    // Whole or nothing for the scraper, but no fsync: the background thread must not wait on a slow disk
+    // (or a hung NFS mount) every interval, and a lost write is replaced by the next one.
+    write_file_atomically(path, text, 0644, "tmp", false);
 }
 
 }  // namespace jfp

@@ -27,6 +27,7 @@ struct MetricsSnapshot {
     uint64_t model_loads = 0, history_loads = 0;
     std::array<uint64_t, LatencyHistogram::kBuckets> latency{};  // cumulative counts per bucket
     int64_t written_epoch = 0;
+    double interval_seconds = 60;  // metrics_interval: how stale the file may be
 };
 
 std::string openmetrics_text(const MetricsSnapshot &m);

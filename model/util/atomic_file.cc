@@ -10,7 +10,7 @@
 
 namespace jfp {
 
-std::string write_beside(const std::string &path, const std::string &text, mode_t mode, const char *tag) {
+std::string write_beside(const std::string &path, const std::string &text, mode_t mode, const char *tag, bool sync) {
     std::string tmp = path + "." + tag + "." + std::to_string(::getpid());
     ::unlink(tmp.c_str());  // a leftover of a process that died with this pid
     int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
@@ -28,7 +28,7 @@ std::string write_beside(const std::string &path, const std::string &text, mode_
         if (w < 0) fail("write");
         off += static_cast<size_t>(w);
     }
-    if (::fchmod(fd, mode) != 0 || ::fsync(fd) != 0) fail("finish");
+    if (::fchmod(fd, mode) != 0 || (sync && ::fsync(fd) != 0)) fail("finish");
     ::close(fd);
     return tmp;
 }
@@ -41,8 +41,9 @@ void rename_into_place(const std::string &tmp, const std::string &path) {
     }
 }
 
-void write_file_atomically(const std::string &path, const std::string &text, mode_t mode, const char *tag) {
-    rename_into_place(write_beside(path, text, mode, tag), path);
+void write_file_atomically(const std::string &path, const std::string &text, mode_t mode, const char *tag, bool sync) {
+    rename_into_place(write_beside(path, text, mode, tag, sync), path);
+    if (!sync) return;
     auto slash = path.rfind('/');
     std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

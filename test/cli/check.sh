@@ -17,7 +17,7 @@ built=$(grep -ao 'jfp-built-for-slurm=[0-9.]*' "$SO" | cut -d= -f2)
 [ -n "$built" ] || fail "the plugin carries no build marker"
 mkdir -p "$W/etc" "$W/plugins" "$W/bin" "$W/site"
 cp "$SO" "$W/plugins/"
-printf '#!/bin/sh\necho "slurm %s"\n' "$built" >"$W/bin/slurmctld"
+printf '#!/bin/sh\necho "slurm-wlm %s"\n' "$built" >"$W/bin/slurmctld"  # as Debian's slurmctld -V says
 printf '#!/bin/sh\necho "slurm 99.11.0"\n' >"$W/bin/slurmctld-other"
 # slurmctld compares major.minor.micro: a plugin of 22.05.8 stops a 22.05.9 slurmctld at start.
 printf '#!/bin/sh\necho "slurm %s"\n' "$(echo "$built" | awk -F. '{ printf "%s.%s.%d", $1, $2, $3 + 1 }')" >"$W/bin/slurmctld-micro"
@@ -92,6 +92,8 @@ planted "a site directory SlurmUser cannot write" "SlurmUser nobody cannot creat
 chown nobody "$W/site"
 chmod 750 "$W/site"
 
+chmod 600 "$W/site/model.json"
+planted "a model only root can read" "SlurmUser nobody cannot read the model $W/site/model.json (owned by root, mode 0600)"
 chmod 666 "$W/site/model.json"
 planted "a model anyone can write" "model: "
 chmod 644 "$W/site/model.json"

@@ -41,8 +41,11 @@ start_site_cluster "mode = annotate
 script_archive = $W/scripts.db"
 wait_log "archiving job scripts in $W/scripts.db"
 # The layout the admin guide prescribes, as slurmctld runs it here, passes jfp check.
-"$JFP" check -q --conf "$CLUSTER_DIR/etc/jfp.conf" --slurm-conf "$CLUSTER_DIR/etc/slurm.conf" >"$W/check.txt" 2>&1 ||
+"$JFP" check --conf "$CLUSTER_DIR/etc/jfp.conf" --slurm-conf "$CLUSTER_DIR/etc/slurm.conf" >"$W/check.txt" 2>&1 ||
     fail "jfp check found problems in the site's layout: $(cat "$W/check.txt")"
+# ... and compared the plugin with this slurmctld's own release (slurmctld -V; Debian's says "slurm-wlm X").
+grep -q "ok .*job_submit_jfp.so is built for Slurm .* (slurmctld " "$W/check.txt" ||
+    fail "jfp check did not compare the plugin with slurmctld's release: $(cat "$W/check.txt")"
 note "jfp check: $(tail -n1 "$W/check.txt")"
 as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
 archived_token() { [ "$(sqlite3 -readonly "$W/scripts.db" "SELECT count(*) FROM submissions WHERE token = '$1'" 2>/dev/null || echo 0)" = 1 ]; }

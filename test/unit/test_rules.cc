@@ -13,6 +13,7 @@
 #include "model/scoring/rules.h"
 #include "model/util/time_util.h"
 #include "test_support.h"
+#include "tools/evaluate/metrics.h"
 #include "tools/evaluate/verdict.h"
 #include "tools/train/model_choice.h"
 #include "tools/train/trainer.h"
@@ -243,4 +244,22 @@ TEST_CASE("verdict: unfit below the best rule, reject only when the target was r
     CHECK(rec->failures == s.comparison.failures);
     j.erase("model_choice");
     CHECK_FALSE(recorded_comparison(ModelBundle::from_json(j, "old.json")));
+}
+
+TEST_CASE("threshold: a rule's threshold never flags every job, even where that has the best F1") {
+    // 30% failures; a 0/1 rule catching a third of them at precision 0.5. Flagging everything has F1 0.46,
+    // the rule's own cut 0.4: best-F1 alone would flag every job.
+    std::vector<float> scores;
+    std::vector<int> labels;
+    for (int i = 0; i < 100; ++i) {
+        bool failed = i < 30;
+        labels.push_back(failed);
+        scores.push_back((failed && i < 10) || (!failed && i < 40) ? 1.0f : 0.0f);
+    }
+    auto all = choose_threshold(scores, labels, 0.9, 5, false);
+    CHECK_FALSE(all.target_reached);
+    CHECK(all.threshold == 0.0);
+    auto rule = choose_threshold(scores, labels, 0.9, 5, true);
+    CHECK(rule.threshold == 1.0);
+    CHECK(rule.recall == Approx(10.0 / 30));
 }

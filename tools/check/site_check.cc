@@ -45,7 +45,7 @@ std::optional<Account> account(const std::string &name) {
     a.groups.resize(64);
     if (getgrouplist(name.c_str(), res->pw_gid, a.groups.data(), &n) < 0) {
         a.groups.resize(static_cast<size_t>(n));
-        getgrouplist(name.c_str(), res->pw_gid, a.groups.data(), &n);
+        if (getgrouplist(name.c_str(), res->pw_gid, a.groups.data(), &n) < 0) n = 0;  // primary group only
     }
     a.groups.resize(static_cast<size_t>(std::max(n, 0)));
     return a;
@@ -89,7 +89,9 @@ std::string plugin_built_for(const std::string &so) {
 }
 
 std::string slurmctld_version(const std::string &slurmctld) {
-    std::string cmd = slurmctld + " -V 2>/dev/null";
+    std::string quoted = "'";
+    for (char ch : slurmctld) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
+    std::string cmd = quoted + "' -V 2>/dev/null";
     FILE *p = ::popen(cmd.c_str(), "r");
     if (!p) return "";
     char buf[256] = {0};
@@ -97,8 +99,8 @@ std::string slurmctld_version(const std::string &slurmctld) {
     ::pclose(p);
     std::istringstream w(out);
     std::string word, ver;
-    w >> word >> ver;  // "slurm 22.05.8"
-    return word == "slurm" ? ver : "";
+    w >> word >> ver;  // "slurm 22.05.8"; Debian's build says "slurm-wlm 22.05.8"
+    return word.rfind("slurm", 0) == 0 ? ver : "";
 }
 
 class Report {
@@ -147,6 +149,25 @@ void check_creatable(Report &r, const Account &slurm, const std::string &path, c
                   "chown " + slurm.name + " " + d + " (as docs/admin-guide.md, Enable, step 1)");
     } else {
         r.ok("SlurmUser " + slurm.name + " can create the " + what + " " + path);
+    }
+}
+
+// slurmctld reads as SlurmUser: a file root alone can read passes every check run as root, and is refused.
+void check_readable(Report &r, const Account &slurm, const std::string &path, const std::string &what) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) return;  // missing: said elsewhere
+    if (!may(slurm, st, 4)) {
+        r.problem("SlurmUser " + slurm.name + " cannot read the " + what + " " + path + " (" + owner_text(st) + ")",
+                  "chmod 644 " + path + " (or chown " + slurm.name + " it)");
+        return;
+    }
+    for (std::string d = dir_of(path);; d = dir_of(d)) {
+        if (::stat(d.c_str(), &st) == 0 && !may(slurm, st, 1)) {
+            r.problem("SlurmUser " + slurm.name + " cannot reach the " + what + ": the directory " + d + " is " + owner_text(st),
+                      "chmod o+x " + d + " (or make SlurmUser its owner or group)");
+            return;
+        }
+        if (d == "/" || d == ".") return;
     }
 }
 
@@ -297,6 +318,8 @@ std::vector<Finding> check_site(const SiteCheckOptions &opt) {
                       "correct the name in jfp.conf");
     check_model(r, cfg, trusted);
     if (slurm) {
+        check_readable(r, *slurm, opt.conf_path, "jfp.conf");
+        check_readable(r, *slurm, cfg.model_path, "model");
         check_store(r, cfg, *slurm, opt);
         check_creatable(r, *slurm, cfg.resolved_feature_log_path(), "feature log");
         if (!cfg.script_archive_path.empty()) check_creatable(r, *slurm, cfg.script_archive_path, "script archive");

@@ -33,7 +33,11 @@ void read_into(const std::string &path, const std::string &dir, SlurmConf &out, 
             continue;
         }
         for (std::string w = first;; ) {
-            if (auto eq = w.find('='); eq != std::string::npos) out.values[lower(w.substr(0, eq))] = w.substr(eq + 1);
+            if (auto eq = w.find('='); eq != std::string::npos) {
+                std::string v = w.substr(eq + 1);
+                if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);  // PluginDir="..."
+                out.values[lower(w.substr(0, eq))] = v;
+            }
             if (!(words >> w)) break;
         }
     }

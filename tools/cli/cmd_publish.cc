@@ -2,15 +2,18 @@
 // replaces, after checking that it ranks failures at least as well as the history rules on the site's
 // recent jobs (tools/evaluate/verdict.h); --rollback puts the previous one back.
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
+#include <vector>
 
 #include "model/scoring/model_bundle.h"
 #include "model/util/atomic_file.h"
@@ -72,6 +75,37 @@ std::string store_path(const PublishArgs &a) {
     return ::stat(cfg->store_path.c_str(), &st) == 0 ? cfg->store_path : "";
 }
 
+// Two publishes at once (the retrain timer and an admin) would each keep the other's model as the previous
+// one and lose one: one at a time, by a lock file beside the model.
+class PublishLock {
+public:
+    explicit PublishLock(const std::string &target) {
+        std::string path = target + ".lock";
+        fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd_ < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
+        if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+            std::fprintf(stderr, "jfp publish: waiting for another jfp publish on %s\n", target.c_str());
+            ::flock(fd_, LOCK_EX);
+        }
+    }
+    ~PublishLock() { ::close(fd_); }
+    PublishLock(const PublishLock &) = delete;
+    PublishLock &operator=(const PublishLock &) = delete;
+
+private:
+    int fd_ = -1;
+};
+
+// Temporary copies not renamed into place are removed when publishing stops early.
+struct TempFiles {
+    std::vector<std::string> paths;
+    ~TempFiles() {
+        for (const auto &p : paths) ::unlink(p.c_str());
+    }
+    const std::string &add(std::string p) { return paths.emplace_back(std::move(p)); }
+    void done(const std::string &p) { paths.erase(std::remove(paths.begin(), paths.end(), p), paths.end()); }
+};
+
 std::string id_of(const std::string &path) {
     try {
         return ModelBundle::load_file(path).model_id();
@@ -86,14 +120,22 @@ void run_rollback(const PublishArgs &a) {
     struct stat st {};
     if (::lstat(previous.c_str(), &st) != 0)
         throw std::runtime_error("nothing to roll back to: " + previous + " does not exist (jfp publish keeps it when it replaces a model)");
+    PublishLock lock(target);
     ModelBundle prev = ModelBundle::load_file(previous);  // refuse to put back what the plugin would refuse
     const std::string current_id = ::lstat(target.c_str(), &st) == 0 ? id_of(target) : "";
-    // Swap: the current model becomes the previous one, so a second --rollback undoes the first.
-    std::string hold = write_beside(target, read_all(previous));
+    // Swap: the current model becomes the previous one, so a second --rollback undoes the first. Both copies
+    // are made before anything is renamed, and .previous is replaced first: a failure in between leaves the
+    // live model as it was.
+    TempFiles tmp;
+    const std::string hold = tmp.add(write_beside(target, read_all(previous)));
     std::string keep;
-    if (!current_id.empty()) keep = write_beside(previous, read_all(target));
+    if (!current_id.empty()) keep = tmp.add(write_beside(previous, read_all(target)));
+    if (!keep.empty()) {
+        rename_or_throw(keep, previous);
+        tmp.done(keep);
+    }
     rename_or_throw(hold, target);
-    if (!keep.empty()) rename_or_throw(keep, previous);
+    tmp.done(hold);
     fsync_dir(dir_of(target));
     std::printf("jfp publish: rolled %s back to model %s", target.c_str(), prev.model_id().c_str());
     if (!current_id.empty()) std::printf("; model %s is now %s (--rollback again undoes this)", current_id.c_str(), previous.c_str());
@@ -148,16 +190,20 @@ void run_publish(const PublishArgs &a) {
         if (!v.fit) std::printf("jfp publish: --force: publishing a model the rules beat\n");
     }
 
+    PublishLock lock(target);
     struct stat st {};
     const bool had = ::lstat(target.c_str(), &st) == 0;
-    std::string tmp = write_beside(target, text);
+    TempFiles tmp;
+    const std::string fresh = tmp.add(write_beside(target, text));
     std::string kept;
     if (had) {
-        std::string prev = write_beside(target + ".previous", read_all(target));
+        const std::string prev = tmp.add(write_beside(target + ".previous", read_all(target)));
         rename_or_throw(prev, target + ".previous");
+        tmp.done(prev);
         kept = id_of(target + ".previous");
     }
-    rename_or_throw(tmp, target);
+    rename_or_throw(fresh, target);
+    tmp.done(fresh);
     fsync_dir(dir_of(target));
     std::printf("jfp publish: installed model %s (%s) as %s", bundle.model_id().c_str(), bundle.describe_kind().c_str(), target.c_str());
     if (had) std::printf("; the model it replaced, %s, is %s.previous (jfp publish --rollback)", kept.c_str(), target.c_str());

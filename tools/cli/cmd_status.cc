@@ -1,6 +1,7 @@
 // jfp status: the plugin's metrics file (metrics_file in jfp.conf; model/runtime/metrics_file.h) for a person.
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
@@ -79,7 +80,7 @@ void run_status(StatusArgs &a) {
     Sample s;
     std::string model, kind, mode;
     double threshold = NAN, created = 0, hist_jobs = 0, latest_end = 0, written = 0, faults = 0, count = 0;
-    double dropped_log = 0, dropped_archive = 0;
+    double dropped_log = 0, dropped_archive = 0, interval = 60;
     for (std::string line; std::getline(in, line);) {
         if (!parse_sample(line, s)) continue;
         if (s.name == "jfp_jobs_total") jobs[s.labels["decision"]] = s.value;
@@ -92,6 +93,7 @@ void run_status(StatusArgs &a) {
         else if (s.name == "jfp_history_latest_end_seconds") latest_end = s.value;
         else if (s.name == "jfp_metrics_written_seconds") written = s.value;
         else if (s.name == "jfp_faults_total") faults = s.value;
+        else if (s.name == "jfp_metrics_interval_seconds") interval = s.value;
         else if (s.name == "jfp_dropped_total") (s.labels["what"] == "feature_log" ? dropped_log : dropped_archive) = s.value;
     }
     const double now = static_cast<double>(std::time(nullptr));
@@ -118,7 +120,9 @@ void run_status(StatusArgs &a) {
         std::printf("  latency   %.0f submissions: p50 %s, p99 %s\n", count, quantile(0.5).c_str(), quantile(0.99).c_str());
     std::printf("  faults    %.0f jobs let through on an internal fault; dropped: feature log %.0f, script archive %.0f\n",
                 faults, dropped_log, dropped_archive);
-    if (written > 0 && now - written > 600) {
+    // The background thread wakes every reload_interval (at most an hour) and writes every metrics_interval.
+    const double stale = std::max(600.0, 3 * interval);
+    if (written > 0 && now - written > stale) {
         std::printf("jfp status: the file is %s old: slurmctld is not writing it (stopped, or metrics_file changed)\n",
                     ago(now - written).c_str());
         g_exit_status = 1;

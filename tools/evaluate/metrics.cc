@@ -136,7 +136,7 @@ CostAtThreshold cost_at(const std::vector<float> &scores, const std::vector<int>
 }
 
 ThresholdChoice choose_threshold(const std::vector<float> &scores, const std::vector<int> &labels,
-                                 double target_precision, size_t min_true_positives) {
+                                 double target_precision, size_t min_true_positives, bool never_all) {
     ThresholdChoice best_f1;
     ThresholdChoice target;
     size_t positives = 0;
@@ -155,6 +155,7 @@ ThresholdChoice choose_threshold(const std::vector<float> &scores, const std::ve
         double rec = static_cast<double>(tp) / static_cast<double>(positives);
         double f1 = prec + rec > 0 ? 2 * prec * rec / (prec + rec) : 0;
         double thr = scores[idx[i]];
+        if (never_all && j == idx.size()) break;  // this group is the lowest score: flagging it flags every job
         if (f1 > best_f1_value) {
             best_f1_value = f1;
             best_f1 = {thr, prec, rec, false};

@@ -60,7 +60,9 @@ struct ThresholdChoice {
 // The lowest threshold whose precision reaches target_precision (so recall is as high as it can be
 // there), requiring at least min_true_positives flagged failures. When no threshold reaches the target,
 // the threshold with the best F1 is returned and target_reached is false.
+// never_all: never the lowest score present, which would flag every job (a rule scores every job without
+// history 0: at a high failure rate "flag everything" can have the best F1).
 ThresholdChoice choose_threshold(const std::vector<float> &scores, const std::vector<int> &labels,
-                                 double target_precision, size_t min_true_positives = 5);
+                                 double target_precision, size_t min_true_positives = 5, bool never_all = false);
 
 }  // namespace jfp

@@ -234,7 +234,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     const bool ship_tree = summary.comparison.tree_chosen;
     const Rule rule = summary.comparison.best_rule;
     const std::vector<float> &chosen_scores = ship_tree ? tree_val_scores : cmp_rules[static_cast<size_t>(rule)];
-    summary.threshold = choose_threshold(chosen_scores, cmp_labels, opt.target_precision);
+    summary.threshold = choose_threshold(chosen_scores, cmp_labels, opt.target_precision, 5, !ship_tree);
     summary.validation = evaluate_binary(chosen_scores, cmp_labels, summary.threshold.threshold);
     summary.kind = ship_tree ? "tree" : "rules";
     if (!ship_tree) summary.best_iteration = 0;
