@@ -104,7 +104,7 @@ phase() {
     read -r p50 p99 <<<"$(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -o 'stats: [0-9]* submissions.*p99 [0-9.]* us' |
         awk '{ n = $2; for (i = 1; i <= NF; i++) { if ($i == "p50") a = $(i + 1); if ($i == "p99") b = $(i + 1) } if (n > best) { best = n; p = a; q = b } }
              END { printf "%s %s", p, q }' | tr -d ',')"
-    unann=$(squeue -h -u root -t PD -o '%k' | grep -vc 'jfp:p=[0-9.]*,class=' || true)
+    unann=$(squeue -h -u root -t PD -o '%k' | grep -Evc 'jfp:p=[0-9.]*,(class=[A-Z_]+,)?model=' || true)
     echo "$load_s $load_ms $rss ${p50:-nan} ${p99:-nan} $unann"
 }
 

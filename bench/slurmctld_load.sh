@@ -90,7 +90,7 @@ load() {
     # Every accepted job, as slurmctld holds it, with jfp's annotation in its comment.
     squeue -h -u root -t PD -o '%i|%j|%k' | awk -F'|' -v p="load_${phase}_" 'index($2, p) == 1' >"$work/queue.$phase"
     unannotated=0
-    case "$phase" in bare*) ;; *) unannotated=$(awk -F'|' '$3 !~ /jfp:p=[0-9.]+,class=/' "$work/queue.$phase" | wc -l) ;; esac
+    case "$phase" in bare*) ;; *) unannotated=$(awk -F'|' '$3 !~ /jfp:p=[0-9.]+,(class=[A-Z_]+,)?model=/' "$work/queue.$phase" | wc -l) ;; esac
     [ "$(wc -l <"$work/queue.$phase")" = "$accepted" ] \
         || lost=$((lost + accepted - $(wc -l <"$work/queue.$phase")))
     errors=$(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -c -E 'error:|fatal:|internal fault' || true)
