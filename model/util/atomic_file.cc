@@ -43,7 +43,10 @@ void rename_into_place(const std::string &tmp, const std::string &path) {
 
 void write_file_atomically(const std::string &path, const std::string &text, mode_t mode, const char *tag, bool sync) {
     rename_into_place(write_beside(path, text, mode, tag, sync), path);
-    if (!sync) return;
+    if (sync) sync_directory_of(path);
+}
+
+void sync_directory_of(const std::string &path) {
     auto slash = path.rfind('/');
     std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

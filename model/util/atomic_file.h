@@ -13,6 +13,8 @@ namespace jfp {
 std::string write_beside(const std::string &path, const std::string &text, mode_t mode, const char *tag, bool sync = true);
 // rename(2) tmp over path; on failure removes tmp and throws.
 void rename_into_place(const std::string &tmp, const std::string &path);
+// fsync(2) of the directory holding path: renames in it survive a crash.
+void sync_directory_of(const std::string &path);
 // Both, then the directory synced (sync false: neither the file nor the directory, for files another
 // writing soon replaces anyway).
 void write_file_atomically(const std::string &path, const std::string &text, mode_t mode, const char *tag = "tmp",

@@ -20,12 +20,7 @@ struct CheckArgs {
 void run_check(const CheckArgs &a) {
     SiteCheckOptions o;
     o.conf_path = a.conf.empty() ? default_conf_path() : a.conf;
-    if (!a.slurm_conf.empty()) o.slurm_conf_path = a.slurm_conf;
-    else if (const char *sc = std::getenv("SLURM_CONF"); sc && *sc) o.slurm_conf_path = sc;
-    else {
-        auto slash = o.conf_path.rfind('/');
-        o.slurm_conf_path = (slash == std::string::npos ? std::string(".") : o.conf_path.substr(0, slash)) + "/slurm.conf";
-    }
+    o.slurm_conf_path = a.slurm_conf.empty() ? slurm_conf_for(o.conf_path) : a.slurm_conf;
     o.slurmctld = a.slurmctld;
     o.default_plugin_dir = JFP_SLURM_PLUGINDIR;
     o.now = naive_local_now();

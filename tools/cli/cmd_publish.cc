@@ -40,23 +40,6 @@ std::string read_all(const std::string &path) {
     return s.str();
 }
 
-std::string dir_of(const std::string &path) {
-    auto slash = path.rfind('/');
-    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
-
-void fsync_dir(const std::string &dir) {
-    int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (fd >= 0) {
-        ::fsync(fd);
-        ::close(fd);
-    }
-}
-
-// A copy beside `path`, mode 0644, synced: renamed over it, it appears whole or not at all.
-std::string write_beside(const std::string &path, const std::string &text) { return jfp::write_beside(path, text, 0644, "publish"); }
-void rename_or_throw(const std::string &from, const std::string &to) { rename_into_place(from, to); }
-
 std::string target_path(const PublishArgs &a) {
     if (!a.target.empty()) return a.target;
     std::string conf = a.conf.empty() ? default_conf_path() : a.conf;
@@ -127,16 +110,16 @@ void run_rollback(const PublishArgs &a) {
     // are made before anything is renamed, and .previous is replaced first: a failure in between leaves the
     // live model as it was.
     TempFiles tmp;
-    const std::string hold = tmp.add(write_beside(target, read_all(previous)));
+    const std::string hold = tmp.add(write_beside(target, read_all(previous), 0644, "publish"));
     std::string keep;
-    if (!current_id.empty()) keep = tmp.add(write_beside(previous, read_all(target)));
+    if (!current_id.empty()) keep = tmp.add(write_beside(previous, read_all(target), 0644, "publish"));
     if (!keep.empty()) {
-        rename_or_throw(keep, previous);
+        rename_into_place(keep, previous);
         tmp.done(keep);
     }
-    rename_or_throw(hold, target);
+    rename_into_place(hold, target);
     tmp.done(hold);
-    fsync_dir(dir_of(target));
+    sync_directory_of(target);
     std::printf("jfp publish: rolled %s back to model %s", target.c_str(), prev.model_id().c_str());
     if (!current_id.empty()) std::printf("; model %s is now %s (--rollback again undoes this)", current_id.c_str(), previous.c_str());
     std::printf("\n");
@@ -194,17 +177,17 @@ void run_publish(const PublishArgs &a) {
     struct stat st {};
     const bool had = ::lstat(target.c_str(), &st) == 0;
     TempFiles tmp;
-    const std::string fresh = tmp.add(write_beside(target, text));
+    const std::string fresh = tmp.add(write_beside(target, text, 0644, "publish"));
     std::string kept;
     if (had) {
-        const std::string prev = tmp.add(write_beside(target + ".previous", read_all(target)));
-        rename_or_throw(prev, target + ".previous");
+        const std::string prev = tmp.add(write_beside(target + ".previous", read_all(target), 0644, "publish"));
+        rename_into_place(prev, target + ".previous");
         tmp.done(prev);
         kept = id_of(target + ".previous");
     }
-    rename_or_throw(fresh, target);
+    rename_into_place(fresh, target);
     tmp.done(fresh);
-    fsync_dir(dir_of(target));
+    sync_directory_of(target);
     std::printf("jfp publish: installed model %s (%s) as %s", bundle.model_id().c_str(), bundle.describe_kind().c_str(), target.c_str());
     if (had) std::printf("; the model it replaced, %s, is %s.previous (jfp publish --rollback)", kept.c_str(), target.c_str());
     std::printf("\n");

@@ -66,10 +66,9 @@ void run_simulate(SimulateArgs &a) {
     const int64_t after = parse_time_option(a.after, "--after");
     ModelBundle bundle = ModelBundle::load_file(a.model);
     HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
-    // root and SlurmUser are warned, not rejected (reject_privileged): SlurmUser from slurm.conf beside jfp.conf.
+    // root and SlurmUser are warned, not rejected (reject_privileged): SlurmUser from the site's slurm.conf.
     std::vector<int64_t> trusted{0};
-    auto slash = conf_path.rfind('/');
-    SlurmConf sc = read_slurm_conf((slash == std::string::npos ? std::string(".") : conf_path.substr(0, slash)) + "/slurm.conf");
+    SlurmConf sc = read_slurm_conf(slurm_conf_for(conf_path));
     if (struct passwd *pw = ::getpwnam(sc.get("SlurmUser", "root").c_str())) trusted.push_back(pw->pw_uid);
 
     std::vector<SimulatedJob> jobs = replay_policy(store, bundle, *cfg, after, trusted);

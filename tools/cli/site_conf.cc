@@ -16,6 +16,12 @@ std::string default_conf_path() {
     return (slash == std::string::npos ? std::string(".") : slurm_conf.substr(0, slash)) + "/jfp.conf";
 }
 
+std::string slurm_conf_for(const std::string &jfp_conf) {
+    if (const char *sc = std::getenv("SLURM_CONF"); sc && *sc) return sc;
+    auto slash = jfp_conf.rfind('/');
+    return (slash == std::string::npos ? std::string(".") : jfp_conf.substr(0, slash)) + "/slurm.conf";
+}
+
 std::optional<Config> load_site_conf(const std::string &path, bool explicit_path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {

@@ -15,6 +15,9 @@ namespace jfp {
 // jfp.conf beside $SLURM_CONF, else /etc/slurm/jfp.conf: where slurmctld's plugin looks.
 std::string default_conf_path();
 
+// The slurm.conf to read with a jfp.conf: $SLURM_CONF, else beside the jfp.conf.
+std::string slurm_conf_for(const std::string &jfp_conf);
+
 // The parsed file; nothing when the file does not exist and `explicit_path` is false (a machine without
 // jfp.conf, such as a training host). Throws on a file that exists but does not parse, and on a missing
 // file the user named.

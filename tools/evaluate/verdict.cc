@@ -6,18 +6,22 @@
 
 namespace jfp {
 
+Rule best_rule(const std::array<BinaryMetrics, kNumRules> &m) {
+    size_t best = 0;
+    for (size_t r = 1; r < kNumRules; ++r)
+        if (m[r].pr_auc > m[best].pr_auc) best = r;
+    return kRules[best];
+}
+
 Verdict judge(const ModelBundle &bundle, const BinaryMetrics &model, const std::array<BinaryMetrics, kNumRules> &rules,
               const std::string &where) {
     Verdict v;
-    size_t best = 0;
-    for (size_t r = 1; r < kNumRules; ++r)
-        if (rules[r].pr_auc > rules[best].pr_auc) best = r;
-    v.best_rule = kRules[best];
+    v.best_rule = best_rule(rules);
     v.model_pr_auc = model.pr_auc;
-    v.rule_pr_auc = rules[best].pr_auc;
+    v.rule_pr_auc = rules[static_cast<size_t>(v.best_rule)].pr_auc;
     // Equal to three decimals is a tie (a rules bundle against its own rule, or one rule against another
     // that scores the same jobs the same way); a tie goes to the model in place.
-    v.fit = model.pr_auc >= rules[best].pr_auc - kVerdictTie;
+    v.fit = model.pr_auc >= v.rule_pr_auc - kVerdictTie;
     v.target_reached = !bundle.below_target();
     const std::string what = bundle.is_rules() ? bundle.describe_kind() : "the tree model";
     // A rules bundle measured against its own rule: say so rather than compare it with itself.

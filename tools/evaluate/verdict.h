@@ -27,6 +27,9 @@ struct Verdict {
     std::string line;   // the whole verdict, one sentence
 };
 
+// The best rule by PR-AUC (ties: the simpler rule, earlier in kRules).
+Rule best_rule(const std::array<BinaryMetrics, kNumRules> &m);
+
 // model and rules measured on the same jobs (where: "these 5,905 jobs", "its validation window").
 Verdict judge(const ModelBundle &bundle, const BinaryMetrics &model, const std::array<BinaryMetrics, kNumRules> &rules,
               const std::string &where);

@@ -10,13 +10,6 @@ nlohmann::json figures(const BinaryMetrics &m) {
 }
 }  // namespace
 
-Rule best_rule(const std::array<BinaryMetrics, kNumRules> &m) {
-    size_t best = 0;
-    for (size_t r = 1; r < kNumRules; ++r)
-        if (m[r].pr_auc > m[best].pr_auc) best = r;
-    return kRules[best];
-}
-
 ModelComparison compare_with_rules(const std::array<std::vector<float>, kNumRules> &rule_scores,
                                    const std::vector<float> &tree_scores, const std::vector<int> &labels,
                                    const std::string &rows_name, const std::string &no_tree_reason,

@@ -13,6 +13,7 @@
 
 #include "model/scoring/rules.h"
 #include "tools/evaluate/metrics.h"
+#include "tools/evaluate/verdict.h"
 
 namespace jfp {
 
@@ -46,8 +47,5 @@ ModelComparison compare_with_rules(const std::array<std::vector<float>, kNumRule
                                    const std::vector<float> &tree_scores, const std::vector<int> &labels,
                                    const std::string &rows_name, const std::string &no_tree_reason,
                                    const std::string &forced);
-
-// The best rule by PR-AUC (ties: the simpler rule, earlier in kRules).
-Rule best_rule(const std::array<BinaryMetrics, kNumRules> &m);
 
 }  // namespace jfp
