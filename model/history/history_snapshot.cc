@@ -99,6 +99,7 @@ HistorySnapshot load_history_snapshot(const HistoryStore &store) {
     HistorySnapshot s;
     HistoryStore::ReadTransaction tx(store);  // one view: a commit during the load is applied next time
     s.seq = store.tracks_changes() ? store.last_change() : -1;
+    s.prunes = store.prune_count();
     auto ended = store.ended_jobs_for_index();
     JobRecord j;
     while (ended.next(j)) {
@@ -125,6 +126,10 @@ SnapshotUpdate update_history_snapshot(HistorySnapshot &snap, const HistoryStore
     HistoryStore::ReadTransaction tx(store);
     const int64_t from = snap.seq;
     const int64_t last = store.last_change();
+    if (int64_t p = store.prune_count(); p != snap.prunes) {
+        u.full_load_reason = "jobs were pruned from it (jfp prune store)";
+        return u;
+    }
     if (last < from) {
         u.full_load_reason = "the store's change numbers went back (was it restored from a backup?)";
         return u;

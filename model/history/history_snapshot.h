@@ -43,6 +43,8 @@ struct HistorySnapshot {
     // The store's change number this snapshot is current to; -1: the store does not number its
     // changes (schema 1, read-only), so only full loads.
     int64_t seq = -1;
+    // The store's prune count at load: rows deleted since cannot be applied in place.
+    int64_t prunes = 0;
 
     const std::string *user_name(uint32_t uid) const;
     const std::string *account_of(const std::string &user) const;

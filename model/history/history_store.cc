@@ -3,6 +3,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <algorithm>
 #include <cstring>
 #include <memory>
 
@@ -108,7 +109,7 @@ int64_t HistoryStore::begin_ingest(const std::string &source) {
 void HistoryStore::begin_batch() {
     db_.exec("BEGIN IMMEDIATE");
     Stmt s(db_, "SELECT coalesce(max(seq), 0) FROM jobs");
-    next_seq_ = s.step() ? s.int_at(0) + 1 : 1;
+    next_seq_ = std::max(s.step() ? s.int_at(0) : 0, highest_pruned_seq()) + 1;
     pending_writes_ = 0;
 }
 

@@ -112,12 +112,32 @@ public:
     // The bad lines recorded by one ingest (all of them, not only those printed).
     std::vector<BadLine> bad_lines(int64_t ingest_id) const;
 
+    // ---- retention (history_prune.cc)
+    // Removes the jobs that ended before `ended_before` (naive local) and the ingest records (with their
+    // bad lines) started before `ingested_before` (epoch), keeping the newest; in one transaction, recorded
+    // in the prunes table, so the plugin's loader reloads the store whole (a deletion is not a change it
+    // can apply in place). With apply false only counts.
+    struct PruneCount {
+        uint64_t jobs = 0;              // ended jobs removed
+        uint64_t users_emptied = 0;     // users none of whose jobs remain
+        uint64_t kept = 0;              // job rows that remain
+        uint64_t unfinished_older = 0;  // jobs submitted before the cutoff that never ended in the store (kept)
+        uint64_t ingests = 0;           // ingest records removed
+    };
+    PruneCount prune(int64_t ended_before, int64_t ingested_before, bool apply);
+    // How many prunes the store has had: a change here means rows were deleted.
+    int64_t prune_count() const;
+    void vacuum();
+
     static constexpr int kSchemaVersion = 2;
 
 private:
     void maybe_commit();
     void begin_batch();
     void migrate_from_1();
+    bool has_prunes_table() const;
+    // Change numbers never go back: a prune that removed the newest rows remembers their highest.
+    int64_t highest_pruned_seq() const;
 
     Db db_;
     bool writable_ = false;

@@ -205,4 +205,38 @@ std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::stri
     return out;
 }
 
+FeatureLogPrune prune_feature_log(const std::string &path, int64_t before, bool apply, bool vacuum) {
+    FeatureLogPrune r;
+    Db db(path, apply ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
+    auto count = [&](const char *where) {
+        Stmt s(db, (std::string("SELECT count(*) FROM scored WHERE ") + where).c_str());
+        s.bind(1, before);
+        return s.step() ? static_cast<uint64_t>(s.int_at(0)) : 0;
+    };
+    if (!apply) {
+        r.removed = count("scored_at < ?1");
+        r.kept = count("scored_at >= ?1");
+        return r;
+    }
+    // Old rows have low rowids (rows are appended as jobs are scored): each batch's scan finds them first.
+    Stmt del(db, "DELETE FROM scored WHERE rowid IN (SELECT rowid FROM scored WHERE scored_at < ?1 LIMIT 5000)");
+    while (true) {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+            del.bind(1, before);
+            del.run();
+            db.exec("COMMIT");
+        } catch (...) {
+            db.exec("ROLLBACK");
+            throw;
+        }
+        uint64_t n = static_cast<uint64_t>(sqlite3_changes(db.get()));
+        r.removed += n;
+        if (n == 0) break;
+    }
+    r.kept = count("1 OR ?1");
+    if (vacuum) db.exec("VACUUM");
+    return r;
+}
+
 }  // namespace jfp

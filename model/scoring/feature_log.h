@@ -111,4 +111,12 @@ struct LoggedFeatures {
 // token -> what the plugin logged. Throws SqliteError when the file cannot be read.
 std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::string &path);
 
+// Retention (`jfp prune feature-log`): removes the rows of jobs scored before `before` (naive local), a few
+// thousand per transaction, so the plugin's writer (which waits up to 5 s for the lock) never drops a row
+// for it. With apply false only counts. Returns the rows removed (or that would be) and the rows left.
+struct FeatureLogPrune {
+    uint64_t removed = 0, kept = 0;
+};
+FeatureLogPrune prune_feature_log(const std::string &path, int64_t before, bool apply, bool vacuum);
+
 }  // namespace jfp

@@ -95,6 +95,15 @@ refused "store from a newer schema (ingest)" "written by a newer jfp (store sche
 refused "store from a newer schema (train)" "written by a newer jfp (store schema 99" "$JFP" train --db newer.db --out m.json
 [ "$(sqlite3 newer.db 'PRAGMA user_version')" = 99 ] || fail "the newer store was rewritten"
 
+# jfp prune: ages it cannot read, an age that would blind the history features, a store that is not there.
+# None of them deletes anything.
+jobs_before=$(count whole.db)
+refused "prune, an age it cannot read" "--older-than 9x: expected an age such as 90d" "$JFP" prune store --db whole.db --older-than 9x
+refused "prune, an age under 30 days" "would keep less than 30 days of history" "$JFP" prune store --db whole.db --older-than 10d
+refused "prune, no store there" "no history store at missing.db: nothing to prune" "$JFP" prune store --db missing.db --older-than 90d
+[ ! -e missing.db ] || fail "jfp prune store created missing.db"
+[ "$(count whole.db)" = "$jobs_before" ] || fail "a refused prune removed jobs"
+
 # A model of another feature schema: predict and eval refuse it, naming the difference.
 "$JFP" train --db whole.db --out model.json --rounds 5 --nthread 2 --no-progress >/dev/null
 after=$(sqlite3 whole.db "SELECT datetime(min(submit) + (max(submit) - min(submit)) * 0.7, 'unixepoch') FROM jobs" | tr ' ' T)

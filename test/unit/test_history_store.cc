@@ -1,4 +1,5 @@
 #include <cmath>
+#include <ctime>
 #include <fstream>
 #include <memory>
 
@@ -224,4 +225,36 @@ TEST_CASE("store writer: a store that cannot be written fails the ingest with SQ
         CHECK(std::string(e.what()).find("read-only") != std::string::npos);
     }
     CHECK(threw);
+}
+
+TEST_CASE("store: prune removes ended jobs and old ingest records, keeps jobs not ended and the newest ingest") {
+    test::TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    test::ingest_text(store, kExport);
+    test::ingest_text(store, "JobIDRaw|JobID|User|JobName|Submit|Start|End|State\n"
+                             "9|9|cy|c|2024-03-01T00:00:00|2024-03-01T00:00:10|2024-03-01T00:10:00|COMPLETED\n"
+                             "10|10|cy|c|not a time|x|y|COMPLETED|extra|fields\n");
+    const int64_t cutoff = *parse_sacct_time("2024-02-01");
+    const int64_t all_ingests = static_cast<int64_t>(std::time(nullptr)) + 3600;
+    auto dry = store.prune(cutoff, all_ingests, false);
+    CHECK(dry.jobs == 2);              // amy's two
+    CHECK(dry.users_emptied == 1);     // amy; bob's job is running, cy's ended after the cutoff
+    CHECK(dry.kept == 2);
+    CHECK(dry.unfinished_older == 1);  // bob's, submitted before the cutoff, never ended here
+    CHECK(dry.ingests == 1);           // the newest of the two stays
+    CHECK(store.job_count() == 4);
+
+    auto c = store.prune(cutoff, all_ingests, true);
+    CHECK(c.jobs == 2);
+    CHECK(store.job_count() == 2);
+    CHECK(store.prune_count() == 1);
+    auto jobs = all_jobs(store);
+    REQUIRE(jobs.size() == 2);
+    CHECK(jobs[0].user == "bob");
+    CHECK(jobs[1].user == "cy");
+    Db db(store.path(), SQLITE_OPEN_READONLY);
+    Stmt ingests(db, "SELECT count(*), (SELECT count(*) FROM ingest_errors) FROM ingests");
+    REQUIRE(ingests.step());
+    CHECK(ingests.int_at(0) == 1);
+    CHECK(ingests.int_at(1) == 1);  // the newest ingest's bad line stays with it
 }

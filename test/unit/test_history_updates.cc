@@ -276,3 +276,59 @@ TEST_CASE("history updates: a schema-1 store is read with full loads, and upgrad
     CHECK(u.applied == 1);
     CHECK(same_history(snap, load_history_snapshot(ro)));
 }
+
+TEST_CASE("history updates: a prune is never applied in place; after the whole load, ingests are again") {
+    TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    Workload w(7);
+    auto first = w.ended_series(40);
+    put(store, first);
+    HistorySnapshot snap = load_history_snapshot(store);
+    const int64_t seq_before = store.last_change();
+    REQUIRE(snap.jobs == 40);
+
+    SECTION("a prune that removes nothing changes nothing the plugin watches") {
+        auto c = store.prune(first.front().end, 0, true);
+        CHECK(c.jobs == 0);
+        CHECK(store.prune_count() == 0);
+        CHECK_FALSE(update(snap, store).full_load_reason);
+    }
+    SECTION("removing the older half") {
+        const int64_t cutoff = first[20].end;  // the first 20 ended before it
+        auto dry = store.prune(cutoff, 0, false);
+        CHECK(dry.jobs == 20);
+        CHECK(dry.kept == 20);
+        CHECK(store.job_count() == 40);  // a dry run deletes nothing
+        auto c = store.prune(cutoff, 0, true);
+        CHECK(c.jobs == 20);
+        CHECK(store.job_count() == 20);
+        auto u = update(snap, store);
+        REQUIRE(u.full_load_reason);
+        CHECK(u.full_load_reason->find("pruned") != std::string::npos);
+        CHECK(snap.jobs == 40);  // left alone
+        snap = load_history_snapshot(store);
+        CHECK(snap.jobs == 20);
+        CHECK(snap.index.jobs_added() == 20);
+
+        // Change numbers never go back, even when the prune took the newest rows' numbers with it.
+        put(store, w.ended_series(5));
+        CHECK(store.last_change() > seq_before);
+        auto again = update(snap, store);
+        CHECK_FALSE(again.full_load_reason);
+        CHECK(again.applied == 5);
+        std::string why;
+        CHECK(same_history(snap, load_history_snapshot(store), &why));
+        INFO(why);
+    }
+    SECTION("removing every ended job: the next ingest's change numbers are past the removed ones") {
+        store.prune(w.clock + 1, 0, true);
+        CHECK(store.job_count() == 0);
+        CHECK(store.last_change() == 0);
+        snap = load_history_snapshot(store);
+        put(store, w.ended_series(3));
+        CHECK(store.last_change() == seq_before + 3);
+        auto u = update(snap, store);
+        CHECK_FALSE(u.full_load_reason);
+        CHECK(same_history(snap, load_history_snapshot(store)));
+    }
+}

@@ -324,23 +324,17 @@ void run_stats(ScriptsArgs &a) {
     std::printf("  file on disk           %s (with its WAL)\n", human_bytes(s.file_bytes).c_str());
 }
 
-// "90d", "12w", "36h", or a number of days.
-int64_t parse_age_seconds(const std::string &text) {
-    if (text.empty()) throw std::runtime_error("--older-than needs an age: 90d, 12w, 36h or a number of days");
-    char unit = text.back();
-    std::string digits = std::isdigit(static_cast<unsigned char>(unit)) ? text : text.substr(0, text.size() - 1);
-    int64_t mult = 86400;
-    if (unit == 'h') mult = 3600;
-    else if (unit == 'w') mult = 7 * 86400;
-    else if (unit != 'd' && !std::isdigit(static_cast<unsigned char>(unit)))
-        throw std::runtime_error("--older-than " + text + ": expected 90d, 12w, 36h or a number of days");
-    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
-        throw std::runtime_error("--older-than " + text + ": expected 90d, 12w, 36h or a number of days");
-    return std::stoll(digits) * mult;
-}
-
 void run_prune(ScriptsArgs &a) {
-    int64_t age = parse_age_seconds(a.older_than);
+    int64_t age = parse_age_seconds(a.older_than, "--older-than");
+    if (a.archive.empty()) {
+        // A site that keeps no scripts has nothing to prune: the shipped jfp-prune.service runs this anyway.
+        std::string conf = a.conf.empty() ? default_conf_path() : a.conf;
+        ConfigParseResult r = load_config_file(conf);
+        if (r.ok() && r.config.script_archive_path.empty()) {
+            std::printf("jfp scripts prune: %s sets no script_archive: nothing to prune\n", conf.c_str());
+            return;
+        }
+    }
     resolve_paths(a);
     int64_t before = naive_local_now() - age;
     if (a.dry_run) {

@@ -24,9 +24,13 @@ void add_publish_command(CLI::App &app);
 void add_check_command(CLI::App &app);
 void add_status_command(CLI::App &app);
 void add_simulate_command(CLI::App &app);
+void add_prune_command(CLI::App &app);
 
 // "2024-03-01", "2024-03-01T12:00:00": a naive-local time, or a clear error naming the option.
 int64_t parse_time_option(const std::string &text, const char *option);
+
+// "90d", "12w", "36h", or a number of days: seconds, or a clear error naming the option.
+int64_t parse_age_seconds(const std::string &text, const char *option);
 
 // "|", ";", "\t", "tab", "\x1f", "0x1f", or any single character.
 char parse_delimiter(const std::string &text);

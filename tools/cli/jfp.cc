@@ -1,6 +1,7 @@
 // jfp: the offline command line. Subcommands live in cmd_*.cc, one each.
 #include <CLI/CLI.hpp>
 
+#include <cctype>
 #include <cstdio>
 #include <exception>
 
@@ -19,6 +20,21 @@ int64_t parse_time_option(const std::string &text, const char *option) {
     if (!t)
         throw CLI::ValidationError(option, "'" + text + "' is not a time; use YYYY-MM-DD or YYYY-MM-DDTHH:MM:SS (local time, as sacct prints it)");
     return *t;
+}
+
+int64_t parse_age_seconds(const std::string &text, const char *option) {
+    const std::string expected = std::string(option) + " " + text + ": expected an age such as 90d, 12w, 36h, or a number of days";
+    if (text.empty()) throw CLI::ValidationError(option, "needs an age: 90d, 12w, 36h or a number of days");
+    char unit = text.back();
+    bool digit = std::isdigit(static_cast<unsigned char>(unit));
+    std::string digits = digit ? text : text.substr(0, text.size() - 1);
+    int64_t mult = 86400;
+    if (unit == 'h') mult = 3600;
+    else if (unit == 'w') mult = 7 * 86400;
+    else if (unit != 'd' && !digit) throw CLI::ValidationError(expected);
+    if (digits.empty() || digits.find_first_not_of("0123456789") != std::string::npos || digits.size() > 9)
+        throw CLI::ValidationError(expected);
+    return std::stoll(digits) * mult;
 }
 
 char parse_delimiter(const std::string &t) {
@@ -57,6 +73,7 @@ int main(int argc, char **argv) {
     jfp::add_parity_command(app);
     jfp::add_predict_command(app);
     jfp::add_scripts_command(app);
+    jfp::add_prune_command(app);
     jfp::add_export_command(app);
     jfp::add_synth_command(app);
     try {

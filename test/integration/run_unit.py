@@ -1,0 +1,160 @@
+#!/usr/bin/python3
+"""Runs a systemd service unit's ExecStart= commands the way systemd would, where no systemd can run (a
+container, a build root): for the shipped units' test (test/integration/units_run.sh).
+
+    run_unit.py UNIT [--user NAME] [--env-file FILE] [--replace OLD=NEW ...] [--timeout S]
+
+What systemd does and this does too: Environment= defaults, then EnvironmentFile= (here the one file
+given: the test's /etc/default/jfp); each ExecStart= line split into words with systemd's quoting; $VAR
+split into words, ${VAR} one word, $$ a dollar, %% a percent; the commands run in order as the unit's
+User= and Group= (--user maps the unit's User= to the test cluster's SlurmUser), and a oneshot unit stops
+at the first that fails. What it cannot do: the sandboxing (ProtectSystem=, ReadWritePaths=, ...), which
+systemd-analyze verify checks statically (test/source/units.sh). --replace rewrites paths the units name
+(/usr/bin/jfp, /var/lib/jfp) to the test's. Exit status: the failing command's, or 0."""
+import argparse
+import grp
+import os
+import pwd
+import re
+import shlex
+import signal
+import subprocess
+import sys
+
+
+def unit_lines(path):
+    """(key, value) of the [Service] section, continuation lines joined."""
+    out, section, cont = [], None, ""
+    with open(path) as f:
+        for raw in f:
+            line = cont + raw.rstrip("\n")
+            cont = ""
+            if line.endswith("\\"):
+                cont = line[:-1] + " "
+                continue
+            s = line.strip()
+            if not s or s[0] in "#;":
+                continue
+            if s.startswith("["):
+                section = s
+                continue
+            if section == "[Service]" and "=" in s:
+                k, v = s.split("=", 1)
+                out.append((k.strip(), v.strip()))
+    return out
+
+
+def env_assignments(value):
+    """Environment="A=1" "B=2" B3=x: systemd's quoting is the shell's here."""
+    env = {}
+    for word in shlex.split(value):
+        if "=" in word:
+            k, v = word.split("=", 1)
+            env[k] = v
+    return env
+
+
+def env_file(path):
+    env = {}
+    with open(path) as f:
+        for line in f:
+            line = line.strip()
+            if not line or line[0] in "#;" or "=" not in line:
+                continue
+            k, v = line.split("=", 1)
+            v = v.strip()
+            if len(v) >= 2 and v[0] == v[-1] and v[0] in "'\"":
+                v = v[1:-1]
+            env[k.strip()] = v
+    return env
+
+
+VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+
+
+def expand(line, env):
+    """systemd.service(5), "Command lines": words, then variables; a word that is only $VAR splits."""
+    line = line.replace("%%", "\x00")
+    if "%" in line:
+        sys.exit(f"run_unit.py: a specifier in '{line}' (only %% is handled)")
+    words = []
+    for word in shlex.split(line):
+        word = word.replace("\x00", "%")
+        m = re.fullmatch(r"\$([A-Za-z_][A-Za-z0-9_]*)", word)
+        if m:
+            words.extend(env.get(m.group(1), "").split())
+            continue
+        words.append(VAR.sub(lambda m: "$" if m.group(0) == "$$" else env.get(m.group(1) or m.group(2), ""), word))
+    return words
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("unit")
+    ap.add_argument("--user", help="the account to run as instead of the unit's User=")
+    ap.add_argument("--env-file", help="read after the unit's Environment= defaults, as its EnvironmentFile=")
+    ap.add_argument("--replace", action="append", default=[], help="OLD=NEW, in every command word")
+    ap.add_argument("--timeout", type=float, default=None, help="seconds a command may run")
+    a = ap.parse_args()
+
+    lines = unit_lines(a.unit)
+    env = {}
+    for k, v in lines:
+        if k == "Environment":
+            env.update(env_assignments(v))
+    if a.env_file:
+        env.update(env_file(a.env_file))
+    user = a.user or next((v for k, v in lines if k == "User"), None)
+    group = next((v for k, v in lines if k == "Group"), None)
+    if a.user:
+        group = None  # the mapped user's own group
+    if not user:
+        sys.exit(f"run_unit.py: {a.unit} sets no User=: jfp's units never run as root")
+    pw = pwd.getpwnam(user)
+    gid = grp.getgrnam(group).gr_gid if group else pw.pw_gid
+
+    # The unit's environment is its own plus systemd's few; the test's SLURM_CONF stands in for the site's
+    # /etc/slurm.
+    child_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": pw.pw_dir, "USER": user, "LOGNAME": user,
+                 "LANG": "C.UTF-8"}
+    for k in ("SLURM_CONF",):
+        if k in os.environ:
+            child_env[k] = os.environ[k]
+    child_env.update(env)
+
+    def as_user():
+        os.setgroups([gid])
+        os.setgid(gid)
+        os.setuid(pw.pw_uid)
+
+    execs = [v for k, v in lines if k == "ExecStart"]
+    if not execs:
+        sys.exit(f"run_unit.py: {a.unit} has no ExecStart=")
+    for line in execs:
+        ignore = line.startswith("-")
+        words = expand(line.lstrip("-@:+!"), env)
+        for r in a.replace:
+            old, new = r.split("=", 1)
+            words = [w.replace(old, new) for w in words]
+        print("run_unit.py: " + " ".join(shlex.quote(w) for w in words), flush=True)
+        p = subprocess.Popen(words, env=child_env, preexec_fn=as_user, cwd="/")
+        # `systemctl stop` sends SIGTERM to the service's processes: pass it on.
+        signal.signal(signal.SIGTERM, lambda *_: p.send_signal(signal.SIGTERM))
+        try:
+            rc = p.wait(timeout=a.timeout)
+        except subprocess.TimeoutExpired:
+            p.terminate()
+            p.wait()
+            print(f"run_unit.py: {words[0]} ran past {a.timeout} s", flush=True)
+            return 124
+        if rc < 0:  # ended by a signal: the shell's 128 + N
+            print(f"run_unit.py: ended by signal {-rc}", flush=True)
+            return 128 - rc
+        if rc != 0 and not ignore:
+            print(f"run_unit.py: exit status {rc}", flush=True)
+            return rc
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

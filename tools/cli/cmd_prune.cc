@@ -1,0 +1,121 @@
+// jfp prune: retention for the history store and the plugin's feature log (the script archive has
+// `jfp scripts prune`). Run from jfp-prune.timer, as SlurmUser, while slurmctld and `jfp ingest --follow`
+// keep working: the store is pruned in one transaction the plugin notices (it then loads the store
+// whole), the feature log in small ones its writer never waits long for.
+#include <unistd.h>
+
+#include <cstdio>
+#include <ctime>
+#include <memory>
+#include <stdexcept>
+
+#include "model/history/history_store.h"
+#include "model/scoring/feature_log.h"
+#include "model/util/time_util.h"
+#include "tools/cli/commands.h"
+#include "tools/cli/site_conf.h"
+
+namespace jfp {
+
+namespace {
+
+// History features read a user's past runs (the last 10 of a name, failure rates, hours since the last
+// failure): a store cut to a few days would silently blind them. Shorter needs --force.
+constexpr int64_t kMinStoreDays = 30;
+
+struct PruneArgs {
+    ConfDefaults conf;
+    std::string db, feature_log, older_than;
+    bool dry_run = false, vacuum = false, force = false;
+};
+
+std::string count(uint64_t n) { return std::to_string(n); }
+
+void require_file(const std::string &path, const char *what, const char *option) {
+    if (::access(path.c_str(), F_OK) != 0)
+        throw std::runtime_error(std::string("no ") + what + " at " + path + ": nothing to prune (check " + option +
+                                 ", or the path in jfp.conf)");
+}
+
+void run_prune_store(const PruneArgs &a) {
+    const int64_t age = parse_age_seconds(a.older_than, "--older-than");
+    if (age < kMinStoreDays * 86400 && !a.force)
+        throw std::runtime_error("--older-than " + a.older_than + " would keep less than " + std::to_string(kMinStoreDays) +
+                                 " days of history; the plugin's history features (a user's last runs of a job name, "
+                                 "failure rates, time since the last failure) need it. Give a longer age, or --force");
+    require_file(a.db, "history store", "--db");
+    const int64_t before = naive_local_now() - age;
+    const int64_t ingested_before = static_cast<int64_t>(std::time(nullptr)) - age;
+    HistoryStore store(a.db, a.dry_run ? HistoryStore::Access::ReadOnly : HistoryStore::Access::ReadWrite);
+    HistoryStore::PruneCount c = store.prune(before, ingested_before, !a.dry_run);
+    const std::string when = format_sacct_time(before);
+    std::printf("jfp prune store: %s %s jobs that ended before %s; %s job rows %s\n", a.dry_run ? "would remove" : "removed",
+                count(c.jobs).c_str(), when.c_str(), count(c.kept).c_str(), a.dry_run ? "would remain" : "remain");
+    if (c.users_emptied)
+        std::printf("jfp prune store: %s users have no job left (the plugin scores their next jobs as a new user's)\n",
+                    count(c.users_emptied).c_str());
+    if (c.ingests)
+        std::printf("jfp prune store: %s %s ingest records (with their bad lines) older than that\n",
+                    a.dry_run ? "would remove" : "removed", count(c.ingests).c_str());
+    if (c.unfinished_older)
+        std::printf("jfp prune store: kept %s jobs submitted before then that never ended in the store (sacct has not "
+                    "reported their end; jfp ingest --from-sacct with an older --starttime settles them)\n",
+                    count(c.unfinished_older).c_str());
+    if (a.dry_run || !c.jobs) return;
+    std::printf("jfp prune store: the plugin loads the store whole at its next look (a deletion cannot be applied "
+                "in place); the model learned from history that had these jobs: retrain (jfp train, jfp publish)\n");
+    if (a.vacuum) {
+        store.vacuum();
+        std::printf("jfp prune store: vacuumed %s\n", a.db.c_str());
+    }
+}
+
+void run_prune_feature_log(const PruneArgs &a) {
+    const int64_t age = parse_age_seconds(a.older_than, "--older-than");
+    if (::access(a.feature_log.c_str(), F_OK) != 0) {
+        // The plugin creates it at the first scored job: a site that has scored none has nothing to prune.
+        std::printf("jfp prune feature-log: no feature log at %s yet: nothing to prune\n", a.feature_log.c_str());
+        return;
+    }
+    const int64_t before = naive_local_now() - age;
+    FeatureLogPrune r = prune_feature_log(a.feature_log, before, !a.dry_run, a.vacuum);
+    std::printf("jfp prune feature-log: %s %s rows of jobs scored before %s; %s %s\n", a.dry_run ? "would remove" : "removed",
+                count(r.removed).c_str(), format_sacct_time(before).c_str(), count(r.kept).c_str(),
+                a.dry_run ? "would remain" : "remain");
+    if (!a.dry_run && a.vacuum) std::printf("jfp prune feature-log: vacuumed %s\n", a.feature_log.c_str());
+}
+
+void add_common(CLI::App *c, PruneArgs *a, const char *age_example) {
+    c->add_option("--older-than", a->older_than, std::string("age: ") + age_example + ", 12w, 36h or a number of days")->required();
+    c->add_flag("--dry-run", a->dry_run, "only count");
+    c->add_flag("--vacuum", a->vacuum, "then give the freed space back to the file system (rewrites the file)");
+    a->conf.add_option(c);
+}
+
+}  // namespace
+
+void add_prune_command(CLI::App &app) {
+    auto *c = app.add_subcommand("prune", "Retention: remove old jobs from the history store, old rows from the feature log");
+    c->require_subcommand(1);
+
+    auto store_args = std::make_shared<PruneArgs>();
+    auto *store = c->add_subcommand("store", "Remove jobs that ended before the age given (never jobs still queued or running)");
+    store->add_option("--db", store_args->db, "the history store (store in jfp.conf)");
+    store->add_flag("--force", store_args->force, "allow an age under 30 days");
+    add_common(store, store_args.get(), "730d");
+    store->callback([a = store_args] {
+        a->conf.fill(a->db, ConfPath::Store, "--db", true);
+        run_prune_store(*a);
+    });
+
+    auto log_args = std::make_shared<PruneArgs>();
+    auto *log = c->add_subcommand("feature-log", "Remove the plugin's rows of jobs scored before the age given");
+    log->add_option("--feature-log", log_args->feature_log, "the plugin's feature log (feature_log in jfp.conf)");
+    add_common(log, log_args.get(), "180d");
+    log->callback([a = log_args] {
+        a->conf.fill(a->feature_log, ConfPath::FeatureLog, "--feature-log", true);
+        run_prune_feature_log(*a);
+    });
+}
+
+}  // namespace jfp
