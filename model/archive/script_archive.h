@@ -12,7 +12,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/util/sqlite_util.h"
+#include "model/files/sqlite_util.h"
 
 namespace jfp {
 

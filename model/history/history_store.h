@@ -14,7 +14,7 @@
 #include "model/accounting/sacct_reader.h"
 #include "model/history/job_cursor.h"
 #include "model/jobs/job_record.h"
-#include "model/util/sqlite_util.h"
+#include "model/files/sqlite_util.h"
 
 namespace jfp {
 

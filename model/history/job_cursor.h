@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "model/jobs/job_record.h"
-#include "model/util/sqlite_util.h"
+#include "model/files/sqlite_util.h"
 
 namespace jfp {
 

@@ -32,7 +32,7 @@
 #include "model/runtime/submit_request.h"
 #include "model/scoring/feature_log.h"
 #include "model/scoring/model_bundle.h"
-#include "model/util/file_check.h"
+#include "model/files/file_check.h"
 #include "model/util/latency_histogram.h"
 #include "model/util/log.h"
 

@@ -1,6 +1,6 @@
 #include "model/runtime/metrics_file.h"
 
-#include "model/util/atomic_file.h"
+#include "model/files/atomic_file.h"
 
 
 #include <cstdarg>

@@ -7,8 +7,8 @@
 
 #include "model/util/background_thread.h"
 #include "model/util/log.h"
-#include "model/util/open_file_watch.h"
-#include "model/util/sqlite_util.h"
+#include "model/files/open_file_watch.h"
+#include "model/files/sqlite_util.h"
 
 namespace jfp {
 

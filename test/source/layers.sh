@@ -2,9 +2,10 @@
 # The architecture as the includes show it (docs/architecture.md): every #include between jfp's own folders
 # points down a layer, never up or sideways, and Slurm's headers appear only where Slurm is spoken.
 #   plugin/                                          may include model/
-#   tools/cli/ > tools/train/, tools/check/ > tools/evaluate/, may include model/ and the tools/ folders below them
+#   tools/cli/ > tools/commands/ > tools/options/ > tools/train/, tools/check/ > tools/evaluate/, may include model/
+#     and the tools/ folders below them
 #     tools/ingest/ > tools/terminal/
-#   model/runtime/ > policy/ > scoring/ > history/, archive/ > accounting/ > jobs/ > util/
+#   model/runtime/ > policy/ > scoring/ > history/, archive/ > accounting/ > jobs/ > util/, files/
 # A folder may include itself. <slurm/...> only in plugin/, test/plugin/ and bench/hotpath.cc.
 set -euo pipefail
 : "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
@@ -13,11 +14,11 @@ cd "$JFP_SRCDIR"
 # rank FOLDER: its layer (higher may include lower); empty for a folder outside the architecture.
 rank() {
     case "$1" in
-        model/util) echo 1 ;; model/jobs) echo 2 ;; model/accounting) echo 3 ;;
+        model/util|model/files) echo 1 ;; model/jobs) echo 2 ;; model/accounting) echo 3 ;;
         model/history|model/archive) echo 4 ;; model/scoring) echo 5 ;; model/policy) echo 6 ;;
         model/runtime) echo 7 ;;
         tools/terminal) echo 11 ;; tools/evaluate|tools/ingest) echo 12 ;; tools/train|tools/check) echo 13 ;;
-        tools/cli) echo 14 ;;
+        tools/options) echo 14 ;; tools/commands) echo 15 ;; tools/cli) echo 16 ;;
         plugin) echo 20 ;;
         *) echo "" ;;
     esac

@@ -19,7 +19,7 @@
 #include "model/scoring/features.h"
 #include "model/scoring/model_bundle.h"
 #include "model/util/bounded_queue.h"
-#include "model/util/sqlite_util.h"
+#include "model/files/sqlite_util.h"
 #include "model/util/time_util.h"
 #include "test_support.h"
 

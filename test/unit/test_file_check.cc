@@ -8,8 +8,8 @@
 
 #include "catch.h"
 #include "model/history/history_store.h"
-#include "model/util/file_check.h"
-#include "model/util/open_file_watch.h"
+#include "model/files/file_check.h"
+#include "model/files/open_file_watch.h"
 #include "test_support.h"
 
 using namespace jfp;

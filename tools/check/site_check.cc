@@ -18,7 +18,7 @@
 #include "model/history/history_store.h"
 #include "model/policy/config.h"
 #include "model/scoring/model_bundle.h"
-#include "model/util/file_check.h"
+#include "model/files/file_check.h"
 #include "model/util/time_util.h"
 #include "tools/check/slurm_conf.h"
 #include "tools/evaluate/verdict.h"

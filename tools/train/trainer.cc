@@ -18,7 +18,7 @@
 
 #include "jfp_config.h"
 #include "model/scoring/model_bundle.h"
-#include "model/util/atomic_file.h"
+#include "model/files/atomic_file.h"
 #include "model/util/time_util.h"
 #include "tools/terminal/progress.h"
 #include "tools/train/model_choice.h"

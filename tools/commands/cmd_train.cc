@@ -3,8 +3,8 @@
 
 #include <cstdio>
 
-#include "tools/cli/commands.h"
-#include "tools/cli/site_conf.h"
+#include "tools/commands/commands.h"
+#include "tools/options/site_conf.h"
 #include "tools/train/trainer.h"
 
 namespace jfp {

@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <cstring>
 
-#include "tools/cli/commands.h"
+#include "tools/commands/commands.h"
 #include "tools/ingest/synth.h"
 
 namespace jfp {

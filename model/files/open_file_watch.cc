@@ -1,4 +1,4 @@
-#include "model/util/open_file_watch.h"
+#include "model/files/open_file_watch.h"
 
 #include <sys/stat.h>
 

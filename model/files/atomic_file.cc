@@ -1,4 +1,4 @@
-#include "model/util/atomic_file.h"
+#include "model/files/atomic_file.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

@@ -9,8 +9,8 @@
 #include "model/scoring/feature_sweep.h"
 #include "model/scoring/model_bundle.h"
 #include "model/util/time_util.h"
-#include "tools/cli/commands.h"
-#include "tools/cli/site_conf.h"
+#include "tools/commands/commands.h"
+#include "tools/options/site_conf.h"
 
 namespace jfp {
 

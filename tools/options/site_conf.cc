@@ -1,4 +1,4 @@
-#include "tools/cli/site_conf.h"
+#include "tools/options/site_conf.h"
 
 #include <sys/stat.h>
 

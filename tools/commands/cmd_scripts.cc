@@ -17,8 +17,8 @@
 #include "model/jobs/outcome.h"
 #include "model/policy/config.h"
 #include "model/util/time_util.h"
-#include "tools/cli/commands.h"
-#include "tools/cli/site_conf.h"
+#include "tools/commands/commands.h"
+#include "tools/options/site_conf.h"
 #include "tools/ingest/slurm_queue.h"
 
 namespace jfp {

@@ -1,4 +1,4 @@
-#include "model/util/sqlite_util.h"
+#include "model/files/sqlite_util.h"
 
 #include <fcntl.h>
 #include <pwd.h>

@@ -1,8 +1,8 @@
 // jfp export-features: the training matrix for a distributed trainer (tools/train/jfp-train-dask).
 #include <cstdio>
 
-#include "tools/cli/commands.h"
-#include "tools/cli/site_conf.h"
+#include "tools/commands/commands.h"
+#include "tools/options/site_conf.h"
 #include "tools/train/feature_export.h"
 
 namespace jfp {

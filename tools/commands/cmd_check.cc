@@ -4,8 +4,8 @@
 #include "model/util/text.h"
 #include "model/util/time_util.h"
 #include "tools/check/site_check.h"
-#include "tools/cli/commands.h"
-#include "tools/cli/site_conf.h"
+#include "tools/commands/commands.h"
+#include "tools/options/site_conf.h"
 
 namespace jfp {
 

@@ -1,4 +1,4 @@
-#include "model/util/file_check.h"
+#include "model/files/file_check.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>

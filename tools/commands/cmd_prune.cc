@@ -12,8 +12,8 @@
 #include "model/history/history_store.h"
 #include "model/scoring/feature_log.h"
 #include "model/util/time_util.h"
-#include "tools/cli/commands.h"
-#include "tools/cli/site_conf.h"
+#include "tools/commands/commands.h"
+#include "tools/options/site_conf.h"
 
 namespace jfp {
 

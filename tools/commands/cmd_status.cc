@@ -11,8 +11,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "tools/cli/commands.h"
-#include "tools/cli/site_conf.h"
+#include "tools/commands/commands.h"
+#include "tools/options/site_conf.h"
 
 namespace jfp {
 

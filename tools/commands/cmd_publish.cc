@@ -16,10 +16,10 @@
 #include <vector>
 
 #include "model/scoring/model_bundle.h"
-#include "model/util/atomic_file.h"
+#include "model/files/atomic_file.h"
 #include "model/util/time_util.h"
-#include "tools/cli/commands.h"
-#include "tools/cli/site_conf.h"
+#include "tools/commands/commands.h"
+#include "tools/options/site_conf.h"
 #include "tools/evaluate/verdict.h"
 
 namespace jfp {
