@@ -8,9 +8,10 @@
 #   jfp-ingest.service   `jfp ingest --follow` keeps the store current: users' jobs reach it, and the
 #                        plugin applies them; SIGTERM (systemctl stop) ends it.
 #   jfp-monitor.service  `jfp monitor` on the window the unit computes; it judges (exit 0, or 2 on an alert).
-#   jfp-retrain.service  train, then publish through the gate, as SlurmUser (the only test of publish run by
-#                        SlurmUser): the new bundle replaces model.json, the old one is model.json.previous,
-#                        both SlurmUser's, and the running plugin loads the new one.
+#   jfp-retrain.service  train holding out the last 14 days, then publish through the gate (rules, and the
+#                        model installed), as SlurmUser (the only test of publish run by SlurmUser): the new
+#                        bundle replaces model.json, the old one is model.json.previous, both SlurmUser's,
+#                        and the running plugin loads the new one.
 #   jfp-prune.service    removes the old synthetic history (an age the env file sets), the plugin reloads
 #                        the store whole and still scores from the history that is left.
 # With JFP_INSTALLED (the 24.11 leg) the units are the installed ones, /usr/lib/systemd/system/jfp-*.
@@ -100,6 +101,12 @@ expect_eq "$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv
 for f in model.json model.json.previous; do
     expect_eq "$(stat -c %U "$W/$f")" "$SU" "the owner of $f after SlurmUser's publish"
 done
+grep -q "compared with the installed model\|against the installed model" "$T/retrain.out" ||
+    fail "jfp publish said nothing of the installed model: $(cat "$T/retrain.out")"
+# The bundle published holds out the last 14 days (JFP_TRAIN_HOLDOUT): its training cutoff is that day.
+/usr/bin/python3 -c 'import json,sys; c = json.load(open(sys.argv[1]))["training"]["cutoff"]; sys.exit(not c.startswith(sys.argv[2]))' \
+        "$W/model.json" "$(date -d '14 days ago' +%F)" ||
+    fail "jfp-retrain.service did not hold out the last 14 days (JFP_TRAIN_HOLDOUT): $(head -n5 "$T/retrain.out")"
 wait_log "loaded model $new_id" 30
 note "jfp-retrain.service: published $new_id over $old_id (kept as .previous), both $SU's; slurmctld loaded it"
 

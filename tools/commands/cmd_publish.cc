@@ -125,6 +125,46 @@ void run_rollback(const PublishArgs &a) {
     std::printf("\n");
 }
 
+// A weekly retrain that falls back to the rules must not replace a better tree: the candidate against the
+// model installed, on the jobs neither trained on. False only when the installed model ranks them better;
+// when they cannot be compared (no model installed, no store, a bundle without a training cutoff, too few
+// failures since) it says why and lets the rules gate above decide.
+bool beats_installed(const PublishArgs &a, const ModelBundle &bundle, const std::string &target, const std::string &db) {
+    struct stat st {};
+    if (::lstat(target.c_str(), &st) != 0) return true;
+    std::optional<ModelBundle> installed;
+    try {
+        installed.emplace(ModelBundle::load_file(target));
+    } catch (const std::exception &e) {
+        std::printf("jfp publish: not compared with the model installed: %s\n", e.what());
+        return true;
+    }
+    const std::string id = installed->model_id();
+    if (id == bundle.model_id()) return true;
+    auto skip = [&](const std::string &why) {
+        std::printf("jfp publish: not compared with the installed model %s: %s\n", id.c_str(), why.c_str());
+        return true;
+    };
+    if (db.empty()) return skip("no history store to measure both on (--db)");
+    const auto mine = training_cutoff(bundle), theirs = training_cutoff(*installed);
+    if (!mine) return skip(a.bundle + " was trained on every job (no --before): no job it has not seen");
+    if (!theirs) return skip("it was trained on every job (no --before): no job it has not seen");
+    const int64_t after = std::max(*mine, *theirs);
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    ModelVsInstalled m = compare_with_installed(store, bundle, *installed, after);
+    const std::string since = format_sacct_time(after);
+    if (m.failures < a.min_failures)
+        return skip(std::to_string(m.failures) + " failed jobs since " + since + " (neither trained on them), fewer than " +
+                    std::to_string(a.min_failures));
+    const bool better = m.candidate.pr_auc >= m.installed.pr_auc - kVerdictTie;
+    std::printf("jfp publish: against the installed model %s on the %zu jobs (%zu failed) since %s, which neither "
+                "trained on: PR-AUC %.3f vs %.3f: %s\n",
+                id.c_str(), m.jobs, m.failures, since.c_str(), m.candidate.pr_auc, m.installed.pr_auc,
+                better ? "at least as good" : "the installed model ranks failures better");
+    if (!better && a.force) std::printf("jfp publish: --force: replacing a model that ranks these jobs better\n");
+    return better;
+}
+
 void run_publish(const PublishArgs &a) {
     if (a.rollback) {
         if (!a.bundle.empty()) throw CLI::ValidationError("--rollback", "takes no bundle: it puts back the one jfp publish kept");
@@ -140,8 +180,8 @@ void run_publish(const PublishArgs &a) {
     std::optional<RuleComparison> cmp;
     std::string where;
     const std::string db = store_path(a);
-    const std::string cutoff_text = bundle.metadata().value("training", nlohmann::json::object()).value("cutoff", "");
-    auto cutoff = cutoff_text.empty() ? std::nullopt : parse_sacct_time(cutoff_text);
+    const auto cutoff = training_cutoff(bundle);
+    const std::string cutoff_text = cutoff ? format_sacct_time(*cutoff) : "";
     if (!db.empty() && cutoff) {
         HistoryStore store(db, HistoryStore::Access::ReadOnly);
         RuleComparison recent = compare_on_jobs_after(store, bundle, *cutoff);
@@ -171,6 +211,13 @@ void run_publish(const PublishArgs &a) {
             return;
         }
         if (!v.fit) std::printf("jfp publish: --force: publishing a model the rules beat\n");
+    }
+
+    if (!beats_installed(a, bundle, target, db) && !a.force) {
+        std::fprintf(stderr, "jfp publish: refused: %s is not installed; %s keeps its model (--force publishes anyway)\n",
+                     a.bundle.c_str(), target.c_str());
+        g_exit_status = 1;
+        return;
     }
 
     PublishLock lock(target);

@@ -3,6 +3,7 @@
 #include <cstdio>
 
 #include "model/scoring/feature_sweep.h"
+#include "model/util/time_util.h"
 
 namespace jfp {
 
@@ -69,6 +70,32 @@ RuleComparison compare_on_jobs_after(const HistoryStore &store, const ModelBundl
     c.model = evaluate_binary(model, labels, bundle.threshold());
     for (size_t r = 0; r < kNumRules; ++r) c.rules[r] = evaluate_binary(rules[r], labels, 0.5);
     return c;
+}
+
+ModelVsInstalled compare_with_installed(const HistoryStore &store, const ModelBundle &candidate,
+                                        const ModelBundle &installed, int64_t after) {
+    std::vector<float> a, b;
+    std::vector<int> labels;
+    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
+        if (j.submit < after || !is_labeled(j.outcome)) return;
+        a.push_back(candidate.score(x).p_fail);
+        b.push_back(installed.score(x).p_fail);
+        labels.push_back(is_failure(j.outcome) ? 1 : 0);
+    });
+    ModelVsInstalled m;
+    m.jobs = labels.size();
+    for (int l : labels) m.failures += l != 0;
+    m.candidate = evaluate_binary(a, labels, candidate.threshold());
+    m.installed = evaluate_binary(b, labels, installed.threshold());
+    return m;
+}
+
+std::optional<int64_t> training_cutoff(const ModelBundle &bundle) {
+    const auto &t = bundle.metadata().find("training");
+    if (t == bundle.metadata().end() || !t->is_object()) return std::nullopt;
+    const auto &c = t->find("cutoff");
+    if (c == t->end() || !c->is_string() || c->get<std::string>().empty()) return std::nullopt;
+    return parse_sacct_time(c->get<std::string>());
 }
 
 std::optional<RuleComparison> recorded_comparison(const ModelBundle &bundle) {

@@ -44,6 +44,18 @@ struct RuleComparison {
 // On the store's finished jobs submitted at or after `after`, scored as the plugin would have.
 RuleComparison compare_on_jobs_after(const HistoryStore &store, const ModelBundle &bundle, int64_t after);
 
+// A candidate bundle and the model installed, on the same finished jobs submitted at or after `after`
+// (the later of the two training cutoffs: jobs neither learned from).
+struct ModelVsInstalled {
+    size_t jobs = 0, failures = 0;
+    BinaryMetrics candidate, installed;
+};
+ModelVsInstalled compare_with_installed(const HistoryStore &store, const ModelBundle &candidate,
+                                        const ModelBundle &installed, int64_t after);
+
+// The bundle's training cutoff (jfp train --before), when it has one: the jobs after it are unseen.
+std::optional<int64_t> training_cutoff(const ModelBundle &bundle);
+
 // What jfp train measured on the bundle's validation (or training) window; nothing when the bundle records
 // no comparison (made by a jfp before rules bundles).
 std::optional<RuleComparison> recorded_comparison(const ModelBundle &bundle);
