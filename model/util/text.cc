@@ -79,4 +79,17 @@ std::string printable(std::string_view s, size_t max_len) {
 
 std::string quote_for_message(std::string_view s, size_t max_len) { return "'" + printable(s, max_len) + "'"; }
 
+std::string csv_field(std::string_view s) {
+    std::string v;
+    if (!s.empty() && std::string_view("=+-@\t\r").find(s.front()) != std::string_view::npos) v = "'";
+    v.append(s);
+    if (v.find_first_of(",\"\n\r") == std::string::npos) return v;
+    std::string out = "\"";
+    for (char c : v) {
+        if (c == '"') out += '"';
+        out += c;
+    }
+    return out + "\"";
+}
+
 }  // namespace jfp

@@ -56,4 +56,9 @@ std::string printable(std::string_view s, size_t max_len = std::string_view::npo
 // printable() in quotes, cut at 80 bytes by default: 'abc'.
 std::string quote_for_message(std::string_view s, size_t max_len = 80);
 
+// One field of a CSV line (RFC 4180: quoted when it holds a comma, quote or line break). A field a user
+// wrote (a job name) that starts like a spreadsheet formula (= + - @, tab, CR) gets a leading ' so that an
+// admin opening the file in a spreadsheet sees text, not a formula that runs.
+std::string csv_field(std::string_view s);
+
 }  // namespace jfp

@@ -320,3 +320,14 @@ TEST_CASE("SWF reader: time zones the database lacks fall back to the offset, or
     CHECK_THROWS_WITH(r3.read_text("    1 0 1 1 1 1 -1 1 60 -1 1 1 1 1 1 -1 -1 -1\n", "x.swf"), HasText("UnixStartTime"));
     CHECK(std::getenv("TZ") == nullptr);  // the reader's zone does not leak into the process
 }
+
+TEST_CASE("csv_field: quoted when needed; a user's name that starts like a spreadsheet formula stays text") {
+    CHECK(csv_field("plain") == "plain");
+    CHECK(csv_field("a,b") == "\"a,b\"");
+    CHECK(csv_field("say \"hi\"") == "\"say \"\"hi\"\"\"");
+    CHECK(csv_field("two\nlines") == "\"two\nlines\"");
+    CHECK(csv_field("=HYPERLINK(\"http://x\")") == "\"'=HYPERLINK(\"\"http://x\"\")\"");
+    CHECK(csv_field("+1") == "'+1");
+    CHECK(csv_field("@SUM(A1)") == "'@SUM(A1)");
+    CHECK(csv_field("") == "");
+}

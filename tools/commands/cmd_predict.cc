@@ -8,6 +8,7 @@
 #include "model/policy/user_message.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/scoring/model_bundle.h"
+#include "model/util/text.h"
 #include "model/util/time_util.h"
 #include "tools/commands/commands.h"
 #include "tools/options/site_conf.h"
@@ -22,16 +23,6 @@ struct PredictArgs {
     bool explain = false;      // messages for flagged jobs
     bool explain_all = false;  // for every job, as if it were flagged (what the message replay checks)
 };
-
-std::string csv_field(const std::string &s) {
-    if (s.find_first_of(",\"\n\r") == std::string::npos) return s;
-    std::string out = "\"";
-    for (char c : s) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
 
 void run_predict(const PredictArgs &a) {
     int64_t after = parse_time_option(a.after, "--after");

@@ -101,7 +101,8 @@ void run_simulate(SimulateArgs &a) {
         std::ofstream f(a.jobs_csv);
         f << "JobIDRaw,token,User,Partition,p_fail,action,State\n";
         for (const auto &j : jobs)
-            f << j.job_key << ',' << j.token << ',' << j.user << ',' << j.partition << ',' << j.p_fail << ','
+            f << csv_field(j.job_key) << ',' << csv_field(j.token) << ',' << csv_field(j.user) << ','
+              << csv_field(j.partition) << ',' << j.p_fail << ','
               << action_name(j.action) << ',' << (!j.labeled ? "other" : j.failed ? "failed" : "completed") << '\n';
         if (!f) throw std::runtime_error("cannot write " + a.jobs_csv);
     }
