@@ -35,7 +35,7 @@ HistoryStore::PruneCount HistoryStore::prune(int64_t ended_before, int64_t inges
     if (apply && !writable_) throw SqliteError(path() + ": opened read-only", SQLITE_READONLY);
     const std::string ended = "user IS NOT NULL AND end_time IS NOT NULL AND end_time < ?1 AND outcome <> " +
                               std::to_string(kUnfinishedOutcome);
-    // The newest ingest stays: it is what `jfp ingest` reports and continues from.
+    // The newest ingest stays: the record of what the store last took in.
     const char *old_ingests = "SELECT id FROM ingests WHERE started < ?1 AND id < (SELECT max(id) FROM ingests)";
     PruneCount c;
     if (apply) db_.exec("BEGIN IMMEDIATE");
@@ -51,6 +51,12 @@ HistoryStore::PruneCount HistoryStore::prune(int64_t ended_before, int64_t inges
                 c.kept = static_cast<uint64_t>(s.int_at(1));
                 c.unfinished_older = static_cast<uint64_t>(s.int_at(2));
             }
+        }
+        if (c.unfinished_older) {
+            Stmt s(db_, ("SELECT coalesce(job_id, job_key) FROM jobs WHERE user IS NOT NULL AND (end_time IS NULL OR outcome = " +
+                         std::to_string(kUnfinishedOutcome) + ") AND submit < ?1 ORDER BY submit LIMIT 5").c_str());
+            s.bind(1, ended_before);
+            while (s.step()) c.unfinished_examples.push_back(s.text_at(0));
         }
         {
             Stmt s(db_, ("SELECT count(*) FROM (SELECT user FROM jobs WHERE user IS NOT NULL GROUP BY user HAVING "

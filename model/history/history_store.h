@@ -122,6 +122,7 @@ public:
         uint64_t users_emptied = 0;     // users none of whose jobs remain
         uint64_t kept = 0;              // job rows that remain
         uint64_t unfinished_older = 0;  // jobs submitted before the cutoff that never ended in the store (kept)
+        std::vector<std::string> unfinished_examples;  // a few of their job ids
         uint64_t ingests = 0;           // ingest records removed
     };
     PruneCount prune(int64_t ended_before, int64_t ingested_before, bool apply);

@@ -98,8 +98,9 @@ refused "store from a newer schema (train)" "written by a newer jfp (store schem
 # jfp prune: ages it cannot read, an age that would blind the history features, a store that is not there.
 # None of them deletes anything.
 jobs_before=$(count whole.db)
-refused "prune, an age it cannot read" "--older-than 9x: expected an age such as 90d" "$JFP" prune store --db whole.db --older-than 9x
+refused "prune, an age it cannot read" "--older-than 9x: expected 90d, 12w, 36h" "$JFP" prune store --db whole.db --older-than 9x
 refused "prune, an age under 30 days" "would keep less than 30 days of history" "$JFP" prune store --db whole.db --older-than 10d
+refused "prune feature-log, an age under 30 days" "would remove rows of jobs scored in the last 30 days" "$JFP" prune feature-log --feature-log whole.db --older-than 7d
 refused "prune, no store there" "no history store at missing.db: nothing to prune" "$JFP" prune store --db missing.db --older-than 90d
 [ ! -e missing.db ] || fail "jfp prune store created missing.db"
 [ "$(count whole.db)" = "$jobs_before" ] || fail "a refused prune removed jobs"

@@ -5,10 +5,10 @@ container, a build root): for the shipped units' test (test/integration/units_ru
     run_unit.py UNIT [--user NAME] [--env-file FILE] [--replace OLD=NEW ...] [--timeout S]
 
 What systemd does and this does too: Environment= defaults, then EnvironmentFile= (here the one file
-given: the test's /etc/default/jfp); each ExecStart= line split into words with systemd's quoting; $VAR
-split into words, ${VAR} one word, $$ a dollar, %% a percent; the commands run in order as the unit's
-User= and Group= (--user maps the unit's User= to the test cluster's SlurmUser), and a oneshot unit stops
-at the first that fails. What it cannot do: the sandboxing (ProtectSystem=, ReadWritePaths=, ...), which
+given: the test's /etc/default/jfp); each ExecStart= line split into words with systemd's quoting; a word
+$VAR split into words, ${VAR} in place, $$ a dollar, %% a percent; systemd's PATH for services; the
+commands run in order as the unit's User= (with its groups; --user maps the unit's User= to the test
+cluster's SlurmUser), and a oneshot unit stops at the first that fails. What it cannot do: the sandboxing (ProtectSystem=, ReadWritePaths=, ...), which
 systemd-analyze verify checks statically (test/source/units.sh). --replace rewrites paths the units name
 (/usr/bin/jfp, /var/lib/jfp) to the test's. Exit status: the failing command's, or 0."""
 import argparse
@@ -69,11 +69,14 @@ def env_file(path):
     return env
 
 
-VAR = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}|\$([A-Za-z_][A-Za-z0-9_]*)")
+BRACED = re.compile(r"\$\$|\$\{([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def expand(line, env):
-    """systemd.service(5), "Command lines": words, then variables; a word that is only $VAR splits."""
+    """systemd.service(5), "Command lines": the line is split into words (quotes as the shell's); a word that
+    is only $VAR becomes the value split into words (quotes honoured); ${VAR} anywhere becomes the value as
+    is; $$ is a dollar, %% a percent. A $VAR inside a longer word is not expanded by systemd: refused here,
+    so that a unit relying on it fails this test rather than run differently under systemd."""
     line = line.replace("%%", "\x00")
     if "%" in line:
         sys.exit(f"run_unit.py: a specifier in '{line}' (only %% is handled)")
@@ -82,9 +85,11 @@ def expand(line, env):
         word = word.replace("\x00", "%")
         m = re.fullmatch(r"\$([A-Za-z_][A-Za-z0-9_]*)", word)
         if m:
-            words.extend(env.get(m.group(1), "").split())
+            words.extend(shlex.split(env.get(m.group(1), "")))
             continue
-        words.append(VAR.sub(lambda m: "$" if m.group(0) == "$$" else env.get(m.group(1) or m.group(2), ""), word))
+        if re.search(r"(?<!\$)\$[A-Za-z_]", word.replace("$$", "")):
+            sys.exit(f"run_unit.py: '{word}' holds $VAR inside a word, which systemd does not expand: write ${{VAR}}")
+        words.append(BRACED.sub(lambda m: "$" if m.group(0) == "$$" else env.get(m.group(1), ""), word))
     return words
 
 
@@ -115,15 +120,16 @@ def main():
 
     # The unit's environment is its own plus systemd's few; the test's SLURM_CONF stands in for the site's
     # /etc/slurm.
-    child_env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": pw.pw_dir, "USER": user, "LOGNAME": user,
-                 "LANG": "C.UTF-8"}
+    # systemd's own PATH for services (not the test's): sacct and squeue must be found through it.
+    child_env = {"PATH": "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME": pw.pw_dir,
+                 "USER": user, "LOGNAME": user, "LANG": "C.UTF-8"}
     for k in ("SLURM_CONF",):
         if k in os.environ:
             child_env[k] = os.environ[k]
     child_env.update(env)
 
     def as_user():
-        os.setgroups([gid])
+        os.initgroups(user, gid)  # as systemd: the user's supplementary groups too
         os.setgid(gid)
         os.setuid(pw.pw_uid)
 

@@ -20,8 +20,9 @@ namespace jfp {
 namespace {
 
 // History features read a user's past runs (the last 10 of a name, failure rates, hours since the last
-// failure): a store cut to a few days would silently blind them. Shorter needs --force.
-constexpr int64_t kMinStoreDays = 30;
+// failure): a store cut to a few days would silently blind them. The feature log holds the vectors of jobs
+// still queued or running and what jfp monitor (7 days) and jfp train --feature-log read. Shorter needs --force.
+constexpr int64_t kMinDays = 30;
 
 struct PruneArgs {
     ConfDefaults conf;
@@ -37,17 +38,31 @@ void require_file(const std::string &path, const char *what, const char *option)
                                  ", or the path in jfp.conf)");
 }
 
+// A writer that held the file past SQLite's 5 s wait: say what happened and what to do.
+[[noreturn]] void busy(const SqliteError &e, const std::string &path, const char *who, const char *state) {
+    const int code = e.code() & 0xff;
+    if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+        throw std::runtime_error(path + ": " + who + " held it for more than 5 s (" + e.what() + "); " + state +
+                                 ": run the same jfp prune again");
+    throw e;
+}
+
 void run_prune_store(const PruneArgs &a) {
     const int64_t age = parse_age_seconds(a.older_than, "--older-than");
-    if (age < kMinStoreDays * 86400 && !a.force)
-        throw std::runtime_error("--older-than " + a.older_than + " would keep less than " + std::to_string(kMinStoreDays) +
+    if (age < kMinDays * 86400 && !a.force)
+        throw std::runtime_error("--older-than " + a.older_than + " would keep less than " + std::to_string(kMinDays) +
                                  " days of history; the plugin's history features (a user's last runs of a job name, "
                                  "failure rates, time since the last failure) need it. Give a longer age, or --force");
     require_file(a.db, "history store", "--db");
     const int64_t before = naive_local_now() - age;
     const int64_t ingested_before = static_cast<int64_t>(std::time(nullptr)) - age;
     HistoryStore store(a.db, a.dry_run ? HistoryStore::Access::ReadOnly : HistoryStore::Access::ReadWrite);
-    HistoryStore::PruneCount c = store.prune(before, ingested_before, !a.dry_run);
+    HistoryStore::PruneCount c;
+    try {
+        c = store.prune(before, ingested_before, !a.dry_run);
+    } catch (const SqliteError &e) {
+        busy(e, a.db, "another writer (jfp ingest?)", "nothing was removed");
+    }
     const std::string when = format_sacct_time(before);
     std::printf("jfp prune store: %s %s jobs that ended before %s; %s job rows %s\n", a.dry_run ? "would remove" : "removed",
                 count(c.jobs).c_str(), when.c_str(), count(c.kept).c_str(), a.dry_run ? "would remain" : "remain");
@@ -57,28 +72,46 @@ void run_prune_store(const PruneArgs &a) {
     if (c.ingests)
         std::printf("jfp prune store: %s %s ingest records (with their bad lines) older than that\n",
                     a.dry_run ? "would remove" : "removed", count(c.ingests).c_str());
-    if (c.unfinished_older)
-        std::printf("jfp prune store: kept %s jobs submitted before then that never ended in the store (sacct has not "
-                    "reported their end; jfp ingest --from-sacct with an older --starttime settles them)\n",
-                    count(c.unfinished_older).c_str());
-    if (a.dry_run || !c.jobs) return;
-    std::printf("jfp prune store: the plugin loads the store whole at its next look (a deletion cannot be applied "
-                "in place); the model learned from history that had these jobs: retrain (jfp train, jfp publish)\n");
+    if (c.unfinished_older) {
+        std::string ids;
+        for (const auto &id : c.unfinished_examples) ids += (ids.empty() ? "" : ", ") + id;
+        std::printf("jfp prune store: kept %s jobs submitted before then that have no end in the store (such as %s): "
+                    "no export jfp ingested reported them ended. They stay until one does; `sacct -j ID` shows what "
+                    "Slurm knows of each\n",
+                    count(c.unfinished_older).c_str(), ids.c_str());
+    }
+    if (a.dry_run) return;
+    if (c.jobs)
+        std::printf("jfp prune store: the plugin loads the store whole at its next look (a deletion cannot be applied "
+                    "in place); the model learned from history that had these jobs: retrain (jfp train, jfp publish)\n");
     if (a.vacuum) {
-        store.vacuum();
+        try {
+            store.vacuum();
+        } catch (const SqliteError &e) {
+            busy(e, a.db, "another writer (jfp ingest?)", "the jobs are removed; the vacuum was not done");
+        }
         std::printf("jfp prune store: vacuumed %s\n", a.db.c_str());
     }
 }
 
 void run_prune_feature_log(const PruneArgs &a) {
     const int64_t age = parse_age_seconds(a.older_than, "--older-than");
+    if (age < kMinDays * 86400 && !a.force)
+        throw std::runtime_error("--older-than " + a.older_than + " would remove rows of jobs scored in the last " +
+                                 std::to_string(kMinDays) + " days: jobs still queued or running, and what jfp monitor "
+                                 "and jfp train --feature-log read. Give a longer age, or --force");
     if (::access(a.feature_log.c_str(), F_OK) != 0) {
         // The plugin creates it at the first scored job: a site that has scored none has nothing to prune.
         std::printf("jfp prune feature-log: no feature log at %s yet: nothing to prune\n", a.feature_log.c_str());
         return;
     }
     const int64_t before = naive_local_now() - age;
-    FeatureLogPrune r = prune_feature_log(a.feature_log, before, !a.dry_run, a.vacuum);
+    FeatureLogPrune r;
+    try {
+        r = prune_feature_log(a.feature_log, before, !a.dry_run, a.vacuum);
+    } catch (const SqliteError &e) {
+        busy(e, a.feature_log, "the plugin's writer", "the rows removed before it stay removed, or it was the vacuum");
+    }
     std::printf("jfp prune feature-log: %s %s rows of jobs scored before %s; %s %s\n", a.dry_run ? "would remove" : "removed",
                 count(r.removed).c_str(), format_sacct_time(before).c_str(), count(r.kept).c_str(),
                 a.dry_run ? "would remain" : "remain");
@@ -88,7 +121,10 @@ void run_prune_feature_log(const PruneArgs &a) {
 void add_common(CLI::App *c, PruneArgs *a, const char *age_example) {
     c->add_option("--older-than", a->older_than, std::string("age: ") + age_example + ", 12w, 36h or a number of days")->required();
     c->add_flag("--dry-run", a->dry_run, "only count");
-    c->add_flag("--vacuum", a->vacuum, "then give the freed space back to the file system (rewrites the file)");
+    c->add_flag("--vacuum", a->vacuum,
+                "then give the freed space back to the file system: rewrites the file under its write lock, which "
+                "writers wait for only 5 s (run it when the cluster is quiet; freed pages are reused anyway)");
+    c->add_flag("--force", a->force, "allow an age under 30 days");
     a->conf.add_option(c);
 }
 
@@ -101,7 +137,6 @@ void add_prune_command(CLI::App &app) {
     auto store_args = std::make_shared<PruneArgs>();
     auto *store = c->add_subcommand("store", "Remove jobs that ended before the age given (never jobs still queued or running)");
     store->add_option("--db", store_args->db, "the history store (store in jfp.conf)");
-    store->add_flag("--force", store_args->force, "allow an age under 30 days");
     add_common(store, store_args.get(), "730d");
     store->callback([a = store_args] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);

@@ -1,6 +1,7 @@
 // jfp publish: installs a model bundle where jfp.conf's `model` points, atomically, keeping the one it
 // replaces, after checking that it ranks failures at least as well as the history rules on the site's
-// recent jobs (tools/evaluate/verdict.h); --rollback puts the previous one back.
+// recent jobs and as the model installed on the jobs neither trained on (tools/evaluate/verdict.h);
+// --rollback puts the previous one back.
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>
@@ -125,44 +126,23 @@ void run_rollback(const PublishArgs &a) {
     std::printf("\n");
 }
 
-// A weekly retrain that falls back to the rules must not replace a better tree: the candidate against the
-// model installed, on the jobs neither trained on. False only when the installed model ranks them better;
-// when they cannot be compared (no model installed, no store, a bundle without a training cutoff, too few
-// failures since) it says why and lets the rules gate above decide.
-bool beats_installed(const PublishArgs &a, const ModelBundle &bundle, const std::string &target, const std::string &db) {
+// The model installed at the target, when this jfp can load it (said when it cannot).
+std::optional<ModelBundle> installed_model(const std::string &target) {
     struct stat st {};
-    if (::lstat(target.c_str(), &st) != 0) return true;
-    std::optional<ModelBundle> installed;
+    if (::lstat(target.c_str(), &st) != 0) return std::nullopt;
     try {
-        installed.emplace(ModelBundle::load_file(target));
+        return ModelBundle::load_file(target);
     } catch (const std::exception &e) {
-        std::printf("jfp publish: not compared with the model installed: %s\n", e.what());
-        return true;
+        std::printf("jfp publish: not compared with the model installed at %s: this jfp cannot load it (%s)\n",
+                    target.c_str(), e.what());
+        return std::nullopt;
     }
-    const std::string id = installed->model_id();
-    if (id == bundle.model_id()) return true;
-    auto skip = [&](const std::string &why) {
-        std::printf("jfp publish: not compared with the installed model %s: %s\n", id.c_str(), why.c_str());
-        return true;
-    };
-    if (db.empty()) return skip("no history store to measure both on (--db)");
-    const auto mine = training_cutoff(bundle), theirs = training_cutoff(*installed);
-    if (!mine) return skip(a.bundle + " was trained on every job (no --before): no job it has not seen");
-    if (!theirs) return skip("it was trained on every job (no --before): no job it has not seen");
-    const int64_t after = std::max(*mine, *theirs);
-    HistoryStore store(db, HistoryStore::Access::ReadOnly);
-    ModelVsInstalled m = compare_with_installed(store, bundle, *installed, after);
-    const std::string since = format_sacct_time(after);
-    if (m.failures < a.min_failures)
-        return skip(std::to_string(m.failures) + " failed jobs since " + since + " (neither trained on them), fewer than " +
-                    std::to_string(a.min_failures));
-    const bool better = m.candidate.pr_auc >= m.installed.pr_auc - kVerdictTie;
-    std::printf("jfp publish: against the installed model %s on the %zu jobs (%zu failed) since %s, which neither "
-                "trained on: PR-AUC %.3f vs %.3f: %s\n",
-                id.c_str(), m.jobs, m.failures, since.c_str(), m.candidate.pr_auc, m.installed.pr_auc,
-                better ? "at least as good" : "the installed model ranks failures better");
-    if (!better && a.force) std::printf("jfp publish: --force: replacing a model that ranks these jobs better\n");
-    return better;
+}
+
+void refuse(const PublishArgs &a, const std::string &target) {
+    std::fprintf(stderr, "jfp publish: refused: %s is not installed; %s keeps its model (--force publishes anyway)\n",
+                 a.bundle.c_str(), target.c_str());
+    g_exit_status = 1;
 }
 
 void run_publish(const PublishArgs &a) {
@@ -174,17 +154,25 @@ void run_publish(const PublishArgs &a) {
     const std::string text = read_all(a.bundle);
     ModelBundle bundle = ModelBundle::load_text(text, a.bundle);  // what the plugin would refuse, refused here
     const std::string target = target_path(a);
+    // Held from before the installed model is read until the new one is in place: the model judged against
+    // is the model replaced.
+    PublishLock lock(target);
+    std::optional<ModelBundle> installed = installed_model(target);
+    if (installed && installed->model_id() == bundle.model_id()) installed.reset();
 
-    // The gate: the site's jobs after the bundle's training window when there are enough, else the
+    // Gate 1, the rules: the site's jobs after the bundle's training window when there are enough, else the
     // comparison jfp train recorded on its validation window.
     std::optional<RuleComparison> cmp;
+    std::optional<ScoredJobs> scored;
     std::string where;
     const std::string db = store_path(a);
     const auto cutoff = training_cutoff(bundle);
+    const auto installed_cutoff = installed ? training_cutoff(*installed) : std::nullopt;
     const std::string cutoff_text = cutoff ? format_sacct_time(*cutoff) : "";
     if (!db.empty() && cutoff) {
         HistoryStore store(db, HistoryStore::Access::ReadOnly);
-        RuleComparison recent = compare_on_jobs_after(store, bundle, *cutoff);
+        scored = score_jobs_after(store, bundle, *cutoff, installed && installed_cutoff ? &*installed : nullptr);
+        RuleComparison recent = compare_with_rules(*scored, bundle);
         if (recent.failures >= a.min_failures) {
             cmp = recent;
             where = "the " + std::to_string(recent.jobs) + " jobs of " + db + " submitted since its training cutoff " + cutoff_text;
@@ -204,23 +192,42 @@ void run_publish(const PublishArgs &a) {
     } else {
         Verdict v = judge(bundle, cmp->model, cmp->rules, where);
         std::printf("%s\n", v.line.c_str());
-        if (!v.fit && !a.force) {
-            std::fprintf(stderr, "jfp publish: refused: %s is not installed; %s keeps its model (--force publishes anyway)\n",
-                         a.bundle.c_str(), target.c_str());
-            g_exit_status = 1;
-            return;
-        }
+        if (!v.fit && !a.force) return refuse(a, target);
         if (!v.fit) std::printf("jfp publish: --force: publishing a model the rules beat\n");
     }
 
-    if (!beats_installed(a, bundle, target, db) && !a.force) {
-        std::fprintf(stderr, "jfp publish: refused: %s is not installed; %s keeps its model (--force publishes anyway)\n",
-                     a.bundle.c_str(), target.c_str());
-        g_exit_status = 1;
-        return;
+    // Gate 2, the model installed: a weekly retrain that falls back to the rules must not replace a better
+    // tree. Both on the jobs neither trained on; when there are none to compare on, it says why.
+    if (installed) {
+        const std::string id = installed->model_id();
+        auto skip = [&](const std::string &why) {
+            std::printf("jfp publish: not compared with the installed model %s: %s\n", id.c_str(), why.c_str());
+        };
+        if (db.empty()) {
+            skip("no history store to measure both on (--db)");
+        } else if (!cutoff) {
+            skip(a.bundle + " was trained on every job (no --before): no job it has not seen");
+        } else if (!installed_cutoff) {
+            skip("it was trained on every job (no --before): no job it has not seen");
+        } else {
+            const int64_t after = std::max(*cutoff, *installed_cutoff);
+            ModelVsInstalled m = compare_with_installed(*scored, bundle, *installed, after);
+            const std::string since = format_sacct_time(after);
+            if (m.failures < a.min_failures) {
+                skip(std::to_string(m.failures) + " failed jobs since " + since + " (neither trained on them), fewer than " +
+                     std::to_string(a.min_failures));
+            } else {
+                const bool better = m.candidate.pr_auc >= m.installed.pr_auc - kVerdictTie;
+                std::printf("jfp publish: against the installed model %s on the %zu jobs (%zu failed) since %s, which "
+                            "neither trained on: PR-AUC %.3f vs %.3f: %s\n",
+                            id.c_str(), m.jobs, m.failures, since.c_str(), m.candidate.pr_auc, m.installed.pr_auc,
+                            better ? "at least as good" : "the installed model ranks failures better");
+                if (!better && !a.force) return refuse(a, target);
+                if (!better) std::printf("jfp publish: --force: replacing a model that ranks these jobs better\n");
+            }
+        }
     }
 
-    PublishLock lock(target);
     struct stat st {};
     const bool had = ::lstat(target.c_str(), &st) == 0;
     TempFiles tmp;
@@ -245,8 +252,8 @@ void run_publish(const PublishArgs &a) {
 void add_publish_command(CLI::App &app) {
     auto a = std::make_shared<PublishArgs>();
     auto *c = app.add_subcommand("publish",
-                                 "Install a model bundle where jfp.conf's model points, if it beats the history rules; "
-                                 "keep the previous one (--rollback)");
+                                 "Install a model bundle where jfp.conf's model points, unless a history rule or the model "
+                                 "installed beats it; keep the previous one (--rollback)");
     c->add_option("BUNDLE", a->bundle, "the bundle jfp train wrote");
     c->add_option("--conf", a->conf, "the jfp.conf the plugin reads (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
     c->add_option("--target", a->target, "install here instead of jfp.conf's model");
@@ -254,7 +261,7 @@ void add_publish_command(CLI::App &app) {
     c->add_option("--min-failures", a->min_failures,
                   "failed jobs since the training cutoff needed to judge on them rather than on the bundle's validation")
         ->capture_default_str();
-    c->add_flag("--force", a->force, "publish even a bundle the rules beat");
+    c->add_flag("--force", a->force, "publish even a bundle the rules or the installed model beat");
     c->add_flag("--rollback", a->rollback, "put back the model the last publish replaced");
     c->callback([a] { run_publish(*a); });
 }

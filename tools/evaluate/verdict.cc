@@ -54,38 +54,43 @@ Verdict judge(const ModelBundle &bundle, const BinaryMetrics &model, const std::
     return v;
 }
 
-RuleComparison compare_on_jobs_after(const HistoryStore &store, const ModelBundle &bundle, int64_t after) {
-    std::vector<float> model;
-    std::array<std::vector<float>, kNumRules> rules;
-    std::vector<int> labels;
+ScoredJobs score_jobs_after(const HistoryStore &store, const ModelBundle &bundle, int64_t after,
+                            const ModelBundle *installed) {
+    ScoredJobs s;
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
         if (j.submit < after || !is_labeled(j.outcome)) return;
-        model.push_back(bundle.score(x).p_fail);
-        for (size_t r = 0; r < kNumRules; ++r) rules[r].push_back(rule_score(kRules[r], x));
-        labels.push_back(is_failure(j.outcome) ? 1 : 0);
+        s.submit.push_back(j.submit);
+        s.labels.push_back(is_failure(j.outcome) ? 1 : 0);
+        s.model.push_back(bundle.score(x).p_fail);
+        if (installed) s.installed.push_back(installed->score(x).p_fail);
+        for (size_t r = 0; r < kNumRules; ++r) s.rules[r].push_back(rule_score(kRules[r], x));
     });
+    return s;
+}
+
+RuleComparison compare_with_rules(const ScoredJobs &s, const ModelBundle &bundle) {
     RuleComparison c;
-    c.jobs = labels.size();
-    for (int l : labels) c.failures += l != 0;
-    c.model = evaluate_binary(model, labels, bundle.threshold());
-    for (size_t r = 0; r < kNumRules; ++r) c.rules[r] = evaluate_binary(rules[r], labels, 0.5);
+    c.jobs = s.labels.size();
+    for (int l : s.labels) c.failures += l != 0;
+    c.model = evaluate_binary(s.model, s.labels, bundle.threshold());
+    for (size_t r = 0; r < kNumRules; ++r) c.rules[r] = evaluate_binary(s.rules[r], s.labels, 0.5);
     return c;
 }
 
-ModelVsInstalled compare_with_installed(const HistoryStore &store, const ModelBundle &candidate,
-                                        const ModelBundle &installed, int64_t after) {
+ModelVsInstalled compare_with_installed(const ScoredJobs &s, const ModelBundle &bundle, const ModelBundle &installed,
+                                        int64_t after) {
     std::vector<float> a, b;
     std::vector<int> labels;
-    sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
-        if (j.submit < after || !is_labeled(j.outcome)) return;
-        a.push_back(candidate.score(x).p_fail);
-        b.push_back(installed.score(x).p_fail);
-        labels.push_back(is_failure(j.outcome) ? 1 : 0);
-    });
+    for (size_t i = 0; i < s.labels.size() && i < s.installed.size(); ++i) {
+        if (s.submit[i] < after) continue;
+        a.push_back(s.model[i]);
+        b.push_back(s.installed[i]);
+        labels.push_back(s.labels[i]);
+    }
     ModelVsInstalled m;
     m.jobs = labels.size();
     for (int l : labels) m.failures += l != 0;
-    m.candidate = evaluate_binary(a, labels, candidate.threshold());
+    m.candidate = evaluate_binary(a, labels, bundle.threshold());
     m.installed = evaluate_binary(b, labels, installed.threshold());
     return m;
 }

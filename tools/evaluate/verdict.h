@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/history/history_store.h"
 
@@ -41,17 +42,30 @@ struct RuleComparison {
     std::array<BinaryMetrics, kNumRules> rules{};
 };
 
-// On the store's finished jobs submitted at or after `after`, scored as the plugin would have.
-RuleComparison compare_on_jobs_after(const HistoryStore &store, const ModelBundle &bundle, int64_t after);
-
-// A candidate bundle and the model installed, on the same finished jobs submitted at or after `after`
-// (the later of the two training cutoffs: jobs neither learned from).
+// A candidate bundle and the model installed, on the same jobs.
 struct ModelVsInstalled {
     size_t jobs = 0, failures = 0;
     BinaryMetrics candidate, installed;
 };
-ModelVsInstalled compare_with_installed(const HistoryStore &store, const ModelBundle &candidate,
-                                        const ModelBundle &installed, int64_t after);
+
+// The store's finished jobs submitted at or after `after`, scored as the plugin would have by the bundle,
+// by every rule and, when given, by the model installed: one sweep of the store for jfp publish's gates.
+struct ScoredJobs {
+    std::vector<int64_t> submit;
+    std::vector<int> labels;
+    std::vector<float> model, installed;
+    std::array<std::vector<float>, kNumRules> rules;
+};
+ScoredJobs score_jobs_after(const HistoryStore &store, const ModelBundle &bundle, int64_t after,
+                            const ModelBundle *installed = nullptr);
+
+// The bundle beside every rule on all the jobs scored.
+RuleComparison compare_with_rules(const ScoredJobs &jobs, const ModelBundle &bundle);
+
+// The bundle beside the model installed (scored by score_jobs_after) on the jobs submitted at or after
+// `after`: the later of the two training cutoffs, jobs neither learned from.
+ModelVsInstalled compare_with_installed(const ScoredJobs &jobs, const ModelBundle &bundle, const ModelBundle &installed,
+                                        int64_t after);
 
 // The bundle's training cutoff (jfp train --before), when it has one: the jobs after it are unseen.
 std::optional<int64_t> training_cutoff(const ModelBundle &bundle);

@@ -18,7 +18,7 @@ int64_t parse_time_option(const std::string &text, const char *option) {
 }
 
 int64_t parse_age_seconds(const std::string &text, const char *option) {
-    const std::string expected = std::string(option) + " " + text + ": expected an age such as 90d, 12w, 36h, or a number of days";
+    const std::string expected = std::string(option) + " " + text + ": expected 90d, 12w, 36h or a number of days";
     if (text.empty()) throw CLI::ValidationError(option, "needs an age: 90d, 12w, 36h or a number of days");
     char unit = text.back();
     bool digit = std::isdigit(static_cast<unsigned char>(unit));
