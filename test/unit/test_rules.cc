@@ -58,6 +58,24 @@ std::string store_with(const test::TempDir &dir, const std::string &text) {
     return db;
 }
 
+// The rules bundle jfp train makes from export_text(700, few_failures): trained once, read by three tests.
+struct RulesFixture {
+    test::TempDir dir;
+    std::string db;
+    nlohmann::json bundle;
+    TrainSummary summary;
+    RulesFixture() : db(store_with(dir, export_text(700, few_failures))) {
+        HistoryStore store(db, HistoryStore::Access::ReadOnly);
+        TrainOptions opt;
+        opt.nthread = 1;
+        bundle = train_bundle(store, opt, summary);
+    }
+};
+const RulesFixture &rules_fixture() {
+    static const RulesFixture f;
+    return f;
+}
+
 }  // namespace
 
 TEST_CASE("rules: scores and the evidence they read") {
@@ -106,15 +124,13 @@ TEST_CASE("train: six failures are refused with the numbers and what to do; no t
 }
 
 TEST_CASE("train: too few failures for a tree model give a rules bundle that loads, scores as its rule and explains") {
-    test::TempDir dir;
-    // 24 failures: u3's runs of app2 (which it runs ten times) and a few scattered ones.
-    auto fails = few_failures;
-    std::string db = store_with(dir, export_text(700, fails));
-    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    // 22 failures: u3's runs of app2 (which it runs ten times) and a few scattered ones.
+    const RulesFixture &f = rules_fixture();
+    HistoryStore store(f.db, HistoryStore::Access::ReadOnly);
     TrainOptions opt;
     opt.nthread = 1;
-    TrainSummary s;
-    auto bundle = train_bundle(store, opt, s);
+    TrainSummary s = f.summary;
+    const nlohmann::json &bundle = f.bundle;
     INFO(bundle["model_choice"].dump());
     REQUIRE(s.train_failures + s.val_failures >= kMinFailuresForRules);
     REQUIRE(s.train_failures < kMinTreeTrainFailures);
@@ -155,13 +171,7 @@ TEST_CASE("train: too few failures for a tree model give a rules bundle that loa
 }
 
 TEST_CASE("bundle: an unknown kind or rule is refused with what this jfp reads") {
-    test::TempDir dir;
-    std::string db = store_with(dir, export_text(700, few_failures));
-    HistoryStore store(db, HistoryStore::Access::ReadOnly);
-    TrainOptions opt;
-    opt.nthread = 1;
-    TrainSummary s;
-    auto bundle = train_bundle(store, opt, s);
+    const nlohmann::json &bundle = rules_fixture().bundle;
     REQUIRE(bundle["kind"] == "rules");
     auto j = bundle;
     j["rule"] = "always_fail";
@@ -204,13 +214,8 @@ TEST_CASE("model choice: the tree ships only when it ranks failures better than 
 }
 
 TEST_CASE("verdict: unfit below the best rule, reject only when the target was reached, a tie goes to the model") {
-    test::TempDir dir;
-    std::string db = store_with(dir, export_text(700, few_failures));
-    HistoryStore store(db, HistoryStore::Access::ReadOnly);
-    TrainOptions opt;
-    opt.nthread = 1;
-    TrainSummary s;
-    auto j = train_bundle(store, opt, s);
+    const TrainSummary &s = rules_fixture().summary;
+    auto j = rules_fixture().bundle;
     j["threshold_choice"]["target_reached"] = true;
     ModelBundle reached = ModelBundle::from_json(j, "r.json");
     j["threshold_choice"]["target_reached"] = false;

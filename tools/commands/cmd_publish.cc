@@ -172,7 +172,7 @@ void run_publish(const PublishArgs &a) {
     if (!db.empty() && cutoff) {
         HistoryStore store(db, HistoryStore::Access::ReadOnly);
         scored = score_jobs_after(store, bundle, *cutoff, installed && installed_cutoff ? &*installed : nullptr);
-        RuleComparison recent = compare_with_rules(*scored, bundle);
+        RuleComparison recent = rules_comparison(*scored, bundle);
         if (recent.failures >= a.min_failures) {
             cmp = recent;
             where = "the " + std::to_string(recent.jobs) + " jobs of " + db + " submitted since its training cutoff " + cutoff_text;

@@ -68,7 +68,7 @@ ScoredJobs score_jobs_after(const HistoryStore &store, const ModelBundle &bundle
     return s;
 }
 
-RuleComparison compare_with_rules(const ScoredJobs &s, const ModelBundle &bundle) {
+RuleComparison rules_comparison(const ScoredJobs &s, const ModelBundle &bundle) {
     RuleComparison c;
     c.jobs = s.labels.size();
     for (int l : s.labels) c.failures += l != 0;

@@ -60,7 +60,7 @@ ScoredJobs score_jobs_after(const HistoryStore &store, const ModelBundle &bundle
                             const ModelBundle *installed = nullptr);
 
 // The bundle beside every rule on all the jobs scored.
-RuleComparison compare_with_rules(const ScoredJobs &jobs, const ModelBundle &bundle);
+RuleComparison rules_comparison(const ScoredJobs &jobs, const ModelBundle &bundle);
 
 // The bundle beside the model installed (scored by score_jobs_after) on the jobs submitted at or after
 // `after`: the later of the two training cutoffs, jobs neither learned from.
