@@ -205,8 +205,8 @@ std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::stri
     return out;
 }
 
-FeatureLogPrune prune_feature_log(const std::string &path, int64_t before, bool apply, bool vacuum) {
-    FeatureLogPrune r;
+void prune_feature_log(const std::string &path, int64_t before, bool apply, bool vacuum, FeatureLogPrune &r) {
+    r = FeatureLogPrune();
     Db db(path, apply ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
     auto count = [&](const char *where) {
         Stmt s(db, (std::string("SELECT count(*) FROM scored WHERE ") + where).c_str());
@@ -216,7 +216,7 @@ FeatureLogPrune prune_feature_log(const std::string &path, int64_t before, bool 
     if (!apply) {
         r.removed = count("scored_at < ?1");
         r.kept = count("scored_at >= ?1");
-        return r;
+        return;
     }
     // Old rows have low rowids (rows are appended as jobs are scored): each batch's scan finds them first.
     Stmt del(db, "DELETE FROM scored WHERE rowid IN (SELECT rowid FROM scored WHERE scored_at < ?1 LIMIT 5000)");
@@ -236,7 +236,6 @@ FeatureLogPrune prune_feature_log(const std::string &path, int64_t before, bool 
     }
     r.kept = count("1 OR ?1");
     if (vacuum) db.exec("VACUUM");
-    return r;
 }
 
 }  // namespace jfp

@@ -113,10 +113,11 @@ std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::stri
 
 // Retention (`jfp prune feature-log`): removes the rows of jobs scored before `before` (naive local), a few
 // thousand per transaction, so the plugin's writer (which waits up to 5 s for the lock) never drops a row
-// for it. With apply false only counts. Returns the rows removed (or that would be) and the rows left.
+// for it. With apply false only counts. Fills `r` as it goes: the rows removed (or that would be) and the
+// rows left; on an error (another writer holding the file past 5 s) `r.removed` says what was committed.
 struct FeatureLogPrune {
     uint64_t removed = 0, kept = 0;
 };
-FeatureLogPrune prune_feature_log(const std::string &path, int64_t before, bool apply, bool vacuum);
+void prune_feature_log(const std::string &path, int64_t before, bool apply, bool vacuum, FeatureLogPrune &r);
 
 }  // namespace jfp

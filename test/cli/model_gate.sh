@@ -123,6 +123,10 @@ cmp -s good.json gate2.json || fail "--force did not install over a better insta
 run 0 "$JFP" publish tree.json --target gate2.json
 grep -q "against the installed model .*: at least as good" out.txt || fail "the tree over the rules: $(cat out.txt)"
 cmp -s tree.json gate2.json || fail "the better tree was not installed over the rules bundle"
+# The bundle already installed, published again: nothing changes (.previous still the rules bundle).
+run 0 "$JFP" publish tree.json --target gate2.json
+grep -q "is already installed as .*gate2.json: nothing to do" out.txt || fail "republishing: $(cat out.txt)"
+cmp -s good.json gate2.json.previous || fail "republishing the installed bundle replaced .previous"
 # A bundle trained on every job has seen them all: not compared, said so; the rules gate decides.
 run 0 "$JFP" train --db store.db --out all.json --nthread 2 --no-progress --kind rules
 run 0 "$JFP" publish all.json --target gate2.json

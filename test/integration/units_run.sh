@@ -93,6 +93,16 @@ note "jfp-monitor.service: exit $rc; $(grep -m1 'scored since' "$T/monitor.out")
 
 # ---- jfp-retrain.service: train and publish as SlurmUser; the plugin loads the new model
 old_id=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["model_id"])' "$W/model.json")
+# A blank JFP_TRAIN_HOLDOUT fails the unit, saying so, rather than train on every job (date -d " " is today).
+{ cat "$T/default-jfp"; echo 'JFP_TRAIN_HOLDOUT=" "'; } >"$T/blank-holdout"
+rc=0
+/usr/bin/python3 "$JFP_SRCDIR/test/integration/run_unit.py" "$UNITS/${prefix}retrain.service" --user "$SU" \
+    --env-file "$T/blank-holdout" "${REPLACE[@]}" >"$T/blank.out" 2>&1 || rc=$?
+expect_eq "$rc" 1 "jfp-retrain.service's status with a blank JFP_TRAIN_HOLDOUT ($(tail -n2 "$T/blank.out"))"
+grep -q "jfp-retrain: JFP_TRAIN_HOLDOUT is empty" "$T/blank.out" || fail "no message for a blank JFP_TRAIN_HOLDOUT: $(cat "$T/blank.out")"
+[ ! -e "$W/model.new.json" ] || fail "a blank JFP_TRAIN_HOLDOUT still trained: $(cat "$T/blank.out")"
+# root published by hand once: its lock file (root's, 0644) must not lock SlurmUser out.
+install -m 644 /dev/null "$W/model.json.lock"
 unit retrain >"$T/retrain.out" 2>&1 || fail "jfp-retrain.service failed: $(cat "$T/retrain.out")"
 new_id=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["model_id"])' "$W/model.json")
 [ "$new_id" != "$old_id" ] || fail "jfp-retrain.service left model $old_id in place: $(cat "$T/retrain.out")"
@@ -128,6 +138,6 @@ scancel "$DOOMED_ID" "$STEADY_ID"
 note "jfp-prune.service: $before -> $after jobs; slurmctld reloaded the store whole; doomed $PD > steady $PS after"
 
 # Everything the units wrote is SlurmUser's: none of them ran as root.
-others=$(find "$W" \( -path "$W/home" -o -path "$T" \) -prune -o ! -user "$SU" -print)
+others=$(find "$W" \( -path "$W/home" -o -path "$T" -o -path "$W/model.json.lock" \) -prune -o ! -user "$SU" -print)
 [ -z "$others" ] || fail "files in the site directory not owned by $SU: $others"
 note "every file the units wrote is $SU's"

@@ -225,7 +225,8 @@ TEST_CASE("feature log: pruned while the plugin's writer keeps writing, no row i
     w.flush();
     REQUIRE(w.written() == 12300);
 
-    auto dry = prune_feature_log(path, 50000, false, false);
+    FeatureLogPrune dry, r;
+    prune_feature_log(path, 50000, false, false, dry);
     CHECK(dry.removed == 12000);
     CHECK(dry.kept == 300);
     CHECK(read_feature_log(path).size() == 12300);
@@ -236,7 +237,7 @@ TEST_CASE("feature log: pruned while the plugin's writer keeps writing, no row i
         int i = 0;
         for (; pruning.load() || i < 200; ++i) push_at("during" + std::to_string(i), 200000 + i);
     });
-    auto r = prune_feature_log(path, 50000, true, true);
+    prune_feature_log(path, 50000, true, true, r);
     pruning.store(false);
     writer.join();
     w.flush();

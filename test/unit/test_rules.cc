@@ -47,7 +47,7 @@ std::string export_text(int jobs, Fails fails) {
     return s;
 }
 
-// 22 failures: u3's ten runs of app2, and a dozen late ones (the validation window): enough for a rules bundle,
+// 21 failures: u3's ten runs of app2, and eleven late ones (the validation window): enough for a rules bundle,
 // too few among the training rows for a tree model.
 bool few_failures(int i) { return (i % 10 == 3 && (i / 10) % 7 == 2) || (i >= 600 && i % 9 == 0); }
 
@@ -124,7 +124,7 @@ TEST_CASE("train: six failures are refused with the numbers and what to do; no t
 }
 
 TEST_CASE("train: too few failures for a tree model give a rules bundle that loads, scores as its rule and explains") {
-    // 22 failures: u3's runs of app2 (which it runs ten times) and a few scattered ones.
+    // 21 failures: u3's runs of app2 (which it runs ten times) and eleven late ones.
     const RulesFixture &f = rules_fixture();
     HistoryStore store(f.db, HistoryStore::Access::ReadOnly);
     TrainOptions opt;

@@ -38,13 +38,17 @@ void require_file(const std::string &path, const char *what, const char *option)
                                  ", or the path in jfp.conf)");
 }
 
-// A writer that held the file past SQLite's 5 s wait: say what happened and what to do.
-[[noreturn]] void busy(const SqliteError &e, const std::string &path, const char *who, const char *state) {
+// Another writer held the file past SQLite's 5 s wait (BUSY) or holds a lock in this process's way
+// (LOCKED): say what happened and what to do. Called from a catch block: anything else is rethrown.
+[[noreturn]] void busy(const SqliteError &e, const std::string &path, const char *who, const std::string &state) {
     const int code = e.code() & 0xff;
-    if (code == SQLITE_BUSY || code == SQLITE_LOCKED)
+    if (code == SQLITE_BUSY)
         throw std::runtime_error(path + ": " + who + " held it for more than 5 s (" + e.what() + "); " + state +
                                  ": run the same jfp prune again");
-    throw e;
+    if (code == SQLITE_LOCKED)
+        throw std::runtime_error(path + ": locked by " + who + " (" + e.what() + "); " + state +
+                                 ": run the same jfp prune again");
+    throw;
 }
 
 void run_prune_store(const PruneArgs &a) {
@@ -108,9 +112,10 @@ void run_prune_feature_log(const PruneArgs &a) {
     const int64_t before = naive_local_now() - age;
     FeatureLogPrune r;
     try {
-        r = prune_feature_log(a.feature_log, before, !a.dry_run, a.vacuum);
+        prune_feature_log(a.feature_log, before, !a.dry_run, a.vacuum, r);
     } catch (const SqliteError &e) {
-        busy(e, a.feature_log, "the plugin's writer", "the rows removed before it stay removed, or it was the vacuum");
+        busy(e, a.feature_log, "the plugin's writer",
+             count(r.removed) + " rows were removed before that (they stay removed)" + (a.vacuum ? ", or it was the vacuum" : ""));
     }
     std::printf("jfp prune feature-log: %s %s rows of jobs scored before %s; %s %s\n", a.dry_run ? "would remove" : "removed",
                 count(r.removed).c_str(), format_sacct_time(before).c_str(), count(r.kept).c_str(),

@@ -65,12 +65,20 @@ class PublishLock {
 public:
     explicit PublishLock(const std::string &target) {
         std::string path = target + ".lock";
-        fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+        // Read-only: flock needs no write access, so a lock file root left (0644) still serves SlurmUser.
+        fd_ = ::open(path.c_str(), O_RDONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (fd_ < 0) throw std::runtime_error("cannot open " + path + ": " + std::strerror(errno));
-        if (::flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+        if (::flock(fd_, LOCK_EX | LOCK_NB) == 0) return;
+        if (errno == EWOULDBLOCK) {
             std::fprintf(stderr, "jfp publish: waiting for another jfp publish on %s\n", target.c_str());
-            ::flock(fd_, LOCK_EX);
+            int rc;
+            while ((rc = ::flock(fd_, LOCK_EX)) != 0 && errno == EINTR) {
+            }
+            if (rc == 0) return;
         }
+        const std::string why = std::strerror(errno);
+        ::close(fd_);
+        throw std::runtime_error("cannot lock " + path + " (" + why + "): nothing was installed; run jfp publish again");
     }
     ~PublishLock() { ::close(fd_); }
     PublishLock(const PublishLock &) = delete;
@@ -158,7 +166,12 @@ void run_publish(const PublishArgs &a) {
     // is the model replaced.
     PublishLock lock(target);
     std::optional<ModelBundle> installed = installed_model(target);
-    if (installed && installed->model_id() == bundle.model_id()) installed.reset();
+    if (installed && installed->model_id() == bundle.model_id()) {
+        // Installing it again would make .previous a copy of it and lose the model --rollback goes back to.
+        std::printf("jfp publish: model %s is already installed as %s: nothing to do\n", bundle.model_id().c_str(),
+                    target.c_str());
+        return;
+    }
 
     // Gate 1, the rules: the site's jobs after the bundle's training window when there are enough, else the
     // comparison jfp train recorded on its validation window.

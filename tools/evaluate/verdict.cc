@@ -1,6 +1,7 @@
 #include "tools/evaluate/verdict.h"
 
 #include <cstdio>
+#include <stdexcept>
 
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"
@@ -57,6 +58,7 @@ Verdict judge(const ModelBundle &bundle, const BinaryMetrics &model, const std::
 ScoredJobs score_jobs_after(const HistoryStore &store, const ModelBundle &bundle, int64_t after,
                             const ModelBundle *installed) {
     ScoredJobs s;
+    s.after = after;
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
         if (j.submit < after || !is_labeled(j.outcome)) return;
         s.submit.push_back(j.submit);
@@ -79,9 +81,11 @@ RuleComparison rules_comparison(const ScoredJobs &s, const ModelBundle &bundle) 
 
 ModelVsInstalled compare_with_installed(const ScoredJobs &s, const ModelBundle &bundle, const ModelBundle &installed,
                                         int64_t after) {
+    if (s.installed.size() != s.labels.size() || after < s.after)
+        throw std::logic_error("compare_with_installed: the jobs were scored without the installed model, or from later than the cutoff asked");
     std::vector<float> a, b;
     std::vector<int> labels;
-    for (size_t i = 0; i < s.labels.size() && i < s.installed.size(); ++i) {
+    for (size_t i = 0; i < s.labels.size(); ++i) {
         if (s.submit[i] < after) continue;
         a.push_back(s.model[i]);
         b.push_back(s.installed[i]);

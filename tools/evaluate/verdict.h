@@ -51,6 +51,7 @@ struct ModelVsInstalled {
 // The store's finished jobs submitted at or after `after`, scored as the plugin would have by the bundle,
 // by every rule and, when given, by the model installed: one sweep of the store for jfp publish's gates.
 struct ScoredJobs {
+    int64_t after = 0;  // the jobs submitted at or after this
     std::vector<int64_t> submit;
     std::vector<int> labels;
     std::vector<float> model, installed;
@@ -63,7 +64,8 @@ ScoredJobs score_jobs_after(const HistoryStore &store, const ModelBundle &bundle
 RuleComparison rules_comparison(const ScoredJobs &jobs, const ModelBundle &bundle);
 
 // The bundle beside the model installed (scored by score_jobs_after) on the jobs submitted at or after
-// `after`: the later of the two training cutoffs, jobs neither learned from.
+// `after`: the later of the two training cutoffs, jobs neither learned from. Throws std::logic_error when
+// the jobs were scored without the installed model or from later than `after`.
 ModelVsInstalled compare_with_installed(const ScoredJobs &jobs, const ModelBundle &bundle, const ModelBundle &installed,
                                         int64_t after);
 
