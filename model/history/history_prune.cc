@@ -33,8 +33,8 @@ int64_t HistoryStore::highest_pruned_seq() const {
 
 HistoryStore::PruneCount HistoryStore::prune(int64_t ended_before, int64_t ingested_before, bool apply) {
     if (apply && !writable_) throw SqliteError(path() + ": opened read-only", SQLITE_READONLY);
-    const std::string ended = "user IS NOT NULL AND end_time IS NOT NULL AND end_time < ?1 AND outcome <> " +
-                              std::to_string(kUnfinishedOutcome);
+    const std::string ended = "user IS NOT NULL AND " + ended_sql() + " AND end_time < ?1";
+    const std::string unfinished_older = "user IS NOT NULL AND " + not_ended_sql() + " AND submit < ?1";
     // The newest ingest stays: the record of what the store last took in.
     const char *old_ingests = "SELECT id FROM ingests WHERE started < ?1 AND id < (SELECT max(id) FROM ingests)";
     PruneCount c;
@@ -42,8 +42,7 @@ HistoryStore::PruneCount HistoryStore::prune(int64_t ended_before, int64_t inges
     try {
         {
             Stmt s(db_, ("SELECT coalesce(sum(" + ended + "), 0), coalesce(sum(user IS NOT NULL AND NOT (" + ended +
-                         ")), 0), coalesce(sum(user IS NOT NULL AND (end_time IS NULL OR outcome = " +
-                         std::to_string(kUnfinishedOutcome) + ") AND submit < ?1), 0) FROM jobs")
+                         ")), 0), coalesce(sum(" + unfinished_older + "), 0) FROM jobs")
                             .c_str());
             s.bind(1, ended_before);
             if (s.step()) {
@@ -53,8 +52,7 @@ HistoryStore::PruneCount HistoryStore::prune(int64_t ended_before, int64_t inges
             }
         }
         if (c.unfinished_older) {
-            Stmt s(db_, ("SELECT coalesce(job_id, job_key) FROM jobs WHERE user IS NOT NULL AND (end_time IS NULL OR outcome = " +
-                         std::to_string(kUnfinishedOutcome) + ") AND submit < ?1 ORDER BY submit LIMIT 5").c_str());
+            Stmt s(db_, ("SELECT coalesce(job_id, job_key) FROM jobs WHERE " + unfinished_older + " ORDER BY submit LIMIT 5").c_str());
             s.bind(1, ended_before);
             while (s.step()) c.unfinished_examples.push_back(s.text_at(0));
         }

@@ -100,9 +100,13 @@ std::string job_upsert_sql() {
     return s;
 }
 
+std::string ended_sql() { return "(end_time IS NOT NULL AND outcome <> " + std::to_string(kUnfinishedOutcome) + ")"; }
+
+std::string not_ended_sql() { return "NOT " + ended_sql(); }
+
 std::string select_jobs(bool ended_only, const char *order, const char *extra_columns) {
     std::string sql = std::string("SELECT ") + kJobColumns + extra_columns + " FROM jobs WHERE user IS NOT NULL";
-    if (ended_only) sql += " AND end_time IS NOT NULL AND outcome <> " + std::to_string(kUnfinishedOutcome);
+    if (ended_only) sql += " AND " + ended_sql();
     sql += " ";
     sql += order;
     return sql;

@@ -13,6 +13,11 @@ extern const char *const kHistorySchema;
 extern const char *const kJobColumns;
 constexpr int kUnfinishedOutcome = static_cast<int>(Outcome::Unfinished);
 
+// A job row that ended: it has an end time and a final state (what history is built from); and its
+// negation, a job still queued or running or never reported ended. One definition for every query.
+std::string ended_sql();
+std::string not_ended_sql();
+
 // Inserts a job row, or updates it only when something changed (a change gets the next change number)
 // and never with an unfinished state over a final one.
 std::string job_upsert_sql();

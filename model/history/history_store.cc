@@ -197,8 +197,7 @@ JobCursor HistoryStore::ended_jobs_for_index() const {
         "cluster, job_key, NULL, NULL, user, account, partition, NULL, name, NULL, NULL, end_time, outcome, NULL, "
         "NULL, exit_signal, NULL, NULL, req_mem_mb, timelimit_min, NULL, elapsed_s, max_rss_mb, NULL, NULL, NULL, "
         "NULL, step_oom, NULL";
-    std::string sql = "SELECT " + cols + " FROM jobs WHERE user IS NOT NULL AND end_time IS NOT NULL AND outcome <> " +
-                      std::to_string(kUnfinishedOutcome) + (tracks_changes_ ? " ORDER BY end_time, end_seq" : " ORDER BY end_time, cluster, job_key");
+    std::string sql = "SELECT " + cols + " FROM jobs WHERE user IS NOT NULL AND " + ended_sql() + (tracks_changes_ ? " ORDER BY end_time, end_seq" : " ORDER BY end_time, cluster, job_key");
     return JobCursor(db_, sql);
 }
 
@@ -218,8 +217,8 @@ void HistoryStore::for_each_submission(const std::function<void(const Submission
 }
 
 JobCursor HistoryStore::unfinished_tokened_jobs() const {
-    return JobCursor(db_, select_jobs(false, ("AND jfp_token IS NOT NULL AND (end_time IS NULL OR outcome = " +
-                                              std::to_string(kUnfinishedOutcome) + ") ORDER BY submit, cluster, job_key").c_str()));
+    return JobCursor(db_, select_jobs(false, ("AND jfp_token IS NOT NULL AND " + not_ended_sql() +
+                                              " ORDER BY submit, cluster, job_key").c_str()));
 }
 
 int64_t HistoryStore::last_change() const {
