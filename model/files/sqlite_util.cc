@@ -3,6 +3,7 @@
 #include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -67,7 +68,41 @@ static std::string why_unopenable(const std::string &path, int flags, const std:
     return sqlite_msg;
 }
 
-Db::Db(const std::string &path, int flags) : path_(path) {
+// SQLite opens a file it may not write read-only without a word, and says only "attempt to write a readonly
+// database" at the first write: say why it is read-only, and what to do.
+static std::string why_readonly(const std::string &path) {
+    const auto slash = path.find_last_of('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    for (const std::string &f : {path, dir}) {
+        struct statvfs fs {};
+        if (::statvfs(f.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY))
+            return "the file system holding " + f + " is mounted read-only here (under systemd, a unit with "
+                   "ProtectSystem=strict may write only its ReadWritePaths=: add " + dir + " there)";
+    }
+    for (const std::string &f : {path, dir}) {
+        struct stat st {};
+        if (::stat(f.c_str(), &st) != 0 || ::faccessat(AT_FDCWD, f.c_str(), W_OK, AT_EACCESS) == 0 ||
+            errno != EACCES)
+            continue;
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        std::string why = f + " is not writable by uid " + std::to_string(::geteuid()) + " (" +
+                          user_name(::geteuid()) + "): mode " + mode + ", owned by uid " + std::to_string(st.st_uid) +
+                          " (" + user_name(st.st_uid) + ")";
+        return why + (st.st_uid == ::geteuid() ? "; give its owner write permission (chmod u+w)"
+                                               : "; run as its owner (SlurmUser for jfp's files) or root");
+    }
+    return "";
+}
+
+// Only for a connection opened to write: one opened read-only on purpose has nothing to explain.
+static std::string with_readonly_hint(bool writer, const std::string &path, int code, std::string msg) {
+    if (!writer || (code & 0xff) != SQLITE_READONLY) return msg;
+    std::string why = why_readonly(path);
+    return why.empty() ? msg : msg + ": " + why;
+}
+
+Db::Db(const std::string &path, int flags) : path_(path), writer_((flags & SQLITE_OPEN_READWRITE) != 0) {
     int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
         std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
@@ -88,6 +123,7 @@ Db &Db::operator=(Db &&o) noexcept {
         if (db_) sqlite3_close_v2(db_);
         db_ = o.db_;
         path_ = std::move(o.path_);
+        writer_ = o.writer_;
         o.db_ = nullptr;
     }
     return *this;
@@ -95,7 +131,7 @@ Db &Db::operator=(Db &&o) noexcept {
 
 void Db::fail(const std::string &what) const {
     int code = sqlite3_extended_errcode(db_);
-    throw SqliteError(path_ + ": " + what + ": " + sqlite3_errmsg(db_), code);
+    throw SqliteError(path_ + ": " + what + ": " + with_readonly_hint(writer_, path_, code, sqlite3_errmsg(db_)), code);
 }
 
 void Db::exec(const char *sql) {
@@ -106,7 +142,7 @@ void Db::exec(const char *sql) {
         sqlite3_free(err);
         std::string head(sql);
         if (head.size() > 60) head = head.substr(0, 60) + "...";
-        throw SqliteError(path_ + ": " + msg + " (in: " + head + ")", rc);
+        throw SqliteError(path_ + ": " + with_readonly_hint(writer_, path_, rc, msg) + " (in: " + head + ")", rc);
     }
 }
 

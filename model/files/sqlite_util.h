@@ -35,7 +35,7 @@ public:
     // flags: SQLITE_OPEN_READONLY or SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE.
     Db(const std::string &path, int flags);
     ~Db();
-    Db(Db &&o) noexcept : db_(o.db_), path_(std::move(o.path_)) { o.db_ = nullptr; }
+    Db(Db &&o) noexcept : db_(o.db_), path_(std::move(o.path_)), writer_(o.writer_) { o.db_ = nullptr; }
     Db &operator=(Db &&o) noexcept;
     Db(const Db &) = delete;
     Db &operator=(const Db &) = delete;
@@ -49,6 +49,7 @@ public:
 private:
     sqlite3 *db_ = nullptr;
     std::string path_;
+    bool writer_ = false;  // opened to write: a read-only file is then worth explaining
 };
 
 // For a writer whose database file was renamed or removed under it (logrotate, an admin's rm). The WAL

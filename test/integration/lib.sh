@@ -169,7 +169,7 @@ doomed_and_steady() {
 
 # db_count FILE TABLE: the rows of TABLE in the SQLite FILE, 0 while it does not exist (read-only: a
 # missing file is not created, as sqlite3 would, before the plugin creates it with its own mode).
-db_count() { sqlite3 -readonly "$1" "SELECT count(*) FROM $2" 2>/dev/null || echo 0; }
+db_count() { sqlite3 -readonly -cmd '.timeout 10000' "$1" "SELECT count(*) FROM $2" 2>/dev/null || echo 0; }
 
 # make_site DIR: a history store (synthetic users plus root's own history) and a model trained on it.
 # root has 'doomed', whose last 6 runs failed minutes ago, and 'steady', whose last 6 completed.

@@ -3,15 +3,22 @@
 container, a build root): for the shipped units' test (test/integration/units_run.sh).
 
     run_unit.py UNIT [--user NAME] [--env-file FILE] [--replace OLD=NEW ...] [--timeout S]
+                     [--visible DIR ...]
 
 What systemd does and this does too: Environment= defaults, then EnvironmentFile= (here the one file
 given: the test's /etc/default/jfp); each ExecStart= line split into words with systemd's quoting; a word
 $VAR split into words, ${VAR} in place, $$ a dollar, %% a percent; systemd's PATH for services; the
 commands run in order as the unit's User= (with its groups; --user maps the unit's User= to the test
-cluster's SlurmUser), and a oneshot unit stops at the first that fails. What it cannot do: the sandboxing (ProtectSystem=, ReadWritePaths=, ...), which
-systemd-analyze verify checks statically (test/source/units.sh). --replace rewrites paths the units name
-(/usr/bin/jfp, /var/lib/jfp) to the test's. Exit status: the failing command's, or 0."""
+cluster's SlurmUser), and a oneshot unit stops at the first that fails. --replace rewrites paths the units
+name (/usr/bin/jfp, /var/lib/jfp) to the test's, in the commands and in ReadWritePaths=.
+
+The unit's file-system sandbox too (test/integration/unit_sandbox.py): a command that writes anywhere but
+ReadWritePaths= fails here as under systemd. --visible DIR keeps DIR readable inside it, read-only: the test
+cluster's directory, which stands in for the site's /etc/slurm and munge socket.
+
+Exit status: the failing command's, or 0."""
 import argparse
+import ctypes
 import grp
 import os
 import pwd
@@ -20,6 +27,8 @@ import shlex
 import signal
 import subprocess
 import sys
+
+import unit_sandbox
 
 
 def unit_lines(path):
@@ -100,7 +109,16 @@ def main():
     ap.add_argument("--env-file", help="read after the unit's Environment= defaults, as its EnvironmentFile=")
     ap.add_argument("--replace", action="append", default=[], help="OLD=NEW, in every command word")
     ap.add_argument("--timeout", type=float, default=None, help="seconds a command may run")
+    ap.add_argument("--visible", action="append", default=[], help="a directory kept readable (read-only)")
+    ap.add_argument("--in-namespace", action="store_true", help=argparse.SUPPRESS)
     a = ap.parse_args()
+    if not a.in_namespace:
+        # util-linux's unshare executes the command in this process (no fork): the test's SIGTERM still
+        # reaches us.
+        # (propagation is made private by enter_sandbox: unshare's own fails where / is no mount point, as
+        # in a build root entered by chroot)
+        os.execvp("unshare", ["unshare", "--mount", "--propagation", "unchanged", "--",
+                              sys.executable, os.path.abspath(__file__), *sys.argv[1:], "--in-namespace"])
 
     lines = unit_lines(a.unit)
     env = {}
@@ -128,24 +146,42 @@ def main():
             child_env[k] = os.environ[k]
     child_env.update(env)
 
+    no_new_privs = next((v for k, v in lines if k == "NoNewPrivileges"), "no").lower() in ("yes", "true", "on", "1")
+    libc = ctypes.CDLL(None, use_errno=True)
+
     def as_user():
         os.initgroups(user, gid)  # as systemd: the user's supplementary groups too
         os.setgid(gid)
         os.setuid(pw.pw_uid)
+        if no_new_privs and libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_NO_NEW_PRIVS)")
+
+    unit_sandbox.enter(lines, a.replace, a.visible)
 
     execs = [v for k, v in lines if k == "ExecStart"]
     if not execs:
         sys.exit(f"run_unit.py: {a.unit} has no ExecStart=")
+    # `systemctl stop` sends SIGTERM to the service's processes: pass it on, whenever it comes.
+    running = {"child": None, "stopped": False}
+
+    def stop(*_):
+        running["stopped"] = True
+        if running["child"]:
+            running["child"].send_signal(signal.SIGTERM)
+
+    signal.signal(signal.SIGTERM, stop)
     for line in execs:
+        if running["stopped"]:
+            return 128 + signal.SIGTERM
         ignore = line.startswith("-")
         words = expand(line.lstrip("-@:+!"), env)
         for r in a.replace:
             old, new = r.split("=", 1)
             words = [w.replace(old, new) for w in words]
         print("run_unit.py: " + " ".join(shlex.quote(w) for w in words), flush=True)
-        p = subprocess.Popen(words, env=child_env, preexec_fn=as_user, cwd="/")
-        # `systemctl stop` sends SIGTERM to the service's processes: pass it on.
-        signal.signal(signal.SIGTERM, lambda *_: p.send_signal(signal.SIGTERM))
+        p = running["child"] = subprocess.Popen(words, env=child_env, preexec_fn=as_user, cwd="/")
+        if running["stopped"]:
+            p.send_signal(signal.SIGTERM)
         try:
             rc = p.wait(timeout=a.timeout)
         except subprocess.TimeoutExpired:

@@ -3,8 +3,10 @@
 # root), so each service's ExecStart= commands run as systemd would run them (test/integration/run_unit.py:
 # its Environment= defaults, then an EnvironmentFile the test writes as an admin writes /etc/default/jfp;
 # systemd's word splitting and $VAR expansion; as the unit's User=, here the cluster's SlurmUser jfp-slurm)
-# against a real cluster whose slurmdbd and slurmctld run as that SlurmUser. The sandboxing is
-# systemd-analyze's to check (test/source/units.sh). In order:
+# against a real cluster whose slurmdbd and slurmctld run as that SlurmUser, inside the units' file-system
+# sandbox (ProtectSystem=strict with ReadWritePaths=/var/lib/jfp, PrivateTmp=, ProtectHome=, PrivateDevices=,
+# NoNewPrivileges=), built by run_unit.py in a mount namespace; the seccomp filters are systemd-analyze's to
+# check (test/source/units.sh). In order:
 #   jfp-ingest.service   `jfp ingest --follow` keeps the store current: users' jobs reach it, and the
 #                        plugin applies them; SIGTERM (systemctl stop) ends it.
 #   jfp-monitor.service  `jfp monitor` on the window the unit computes; it judges (exit 0, or 2 on an alert).
@@ -48,15 +50,26 @@ JFP_INGEST_ARGS="--interval 2 --overlap 7200"
 JFP_TRAIN_ARGS="--rounds 60 --nthread 2 --no-progress"
 JFP_PRUNE_STORE=400d
 EOF
-unit() {  # unit NAME [run_unit.py options]: the service's commands, as SlurmUser
+# unit_cmd UNIT_FILE [run_unit.py options]: sets RUN to the command that runs UNIT_FILE's commands as
+# SlurmUser, in its sandbox, with the test cluster visible. A simple command: `"${RUN[@]}" &` makes $! the
+# run_unit.py that a SIGTERM must reach (a function run in the background would be a subshell's pid).
+unit_cmd() {
+    local file=$1
+    shift
+    RUN=(/usr/bin/python3 "$JFP_SRCDIR/test/integration/run_unit.py" "$file" --user "$SU"
+        --env-file "$T/default-jfp" "${REPLACE[@]}" --visible "$CLUSTER_DIR" "$@")
+}
+unit() {  # unit NAME [run_unit.py options]: the service's commands
     local name=$1
     shift
-    /usr/bin/python3 "$JFP_SRCDIR/test/integration/run_unit.py" "$UNITS/$prefix$name.service" --user "$SU" \
-        --env-file "$T/default-jfp" "${REPLACE[@]}" "$@"
+    unit_cmd "$UNITS/$prefix$name.service" "$@"
+    "${RUN[@]}"
 }
 start_site_cluster "mode = annotate
 script_archive = $W/scripts.db"
-sqlq() { sqlite3 -readonly "$1" "$2" 2>/dev/null || true; }
+# Waits for a writer (or a reader's WAL recovery) as the CLI and plugin do: sqlite3 alone gives up at once
+# with "database is locked", which read as an empty count the moment slurmctld began reloading the store.
+sqlq() { sqlite3 -readonly -cmd '.timeout 10000' "$1" "$2" || true; }
 
 # ---- users' jobs, then jfp-ingest.service
 mkdir -p "$W/home"
@@ -67,18 +80,24 @@ bad=$(as_user jfp-userb sbatch --parsable -o /dev/null -J units_bad --wrap false
 wait_job "$ok" 120 >/dev/null
 wait_job "$bad" 120 >/dev/null
 wait_accounting_complete
-unit ingest >"$T/ingest.out" 2>&1 &
+unit_cmd "$UNITS/${prefix}ingest.service"
+"${RUN[@]}" >"$T/ingest.out" 2>&1 &
 ingest_pid=$!
 in_store() { [ "$(sqlq "$W/history.db" "SELECT count(*) FROM jobs WHERE job_key IN ('$ok', '$bad') AND end_time IS NOT NULL")" = 2 ]; }
 wait_until 60 "jfp-ingest.service did not bring jobs $ok and $bad into the store: $(cat "$T/ingest.out")" in_store
 expect_eq "$(sqlq "$W/history.db" "SELECT state FROM jobs WHERE job_key = '$bad'")" FAILED "job $bad's state in the store"
 wait_log "applied [0-9]* changed jobs from $W/history.db" 30
+ingest_child=$(pgrep -P "$ingest_pid" || true)  # jfp ingest --follow, run_unit.py's child
+[ -n "$ingest_child" ] || fail "jfp-ingest.service runs no command: $(cat "$T/ingest.out")"
 kill -TERM "$ingest_pid"
 wait_until 15 "jfp-ingest.service did not stop on SIGTERM" '! kill -0 "$ingest_pid" 2>/dev/null'
 rc=0
 wait "$ingest_pid" || rc=$?
 # Ended by SIGTERM is a clean stop to systemd (run_unit.py: 128 + 15); any other status is not.
 expect_eq "$rc" 143 "jfp-ingest.service's status after SIGTERM ($(tail -n2 "$T/ingest.out"))"
+# run_unit.py waits for the command it signalled: nothing of the service is left
+! kill -0 "$ingest_child" 2>/dev/null ||
+    fail "jfp ingest --follow (pid $ingest_child) still runs after jfp-ingest.service stopped: $(ps -o pid,args -p "$ingest_child")"
 grep -q "jfp ingest --follow --interval 2 --overlap 7200" "$T/ingest.out" ||
     fail "jfp-ingest.service did not run jfp ingest --follow with JFP_INGEST_ARGS: $(head -n3 "$T/ingest.out")"
 note "jfp-ingest.service: jobs $ok and $bad in the store $((SECONDS)) s into the test; the plugin applied them; stopped by SIGTERM"
@@ -96,8 +115,7 @@ old_id=$(/usr/bin/python3 -c 'import json,sys; print(json.load(open(sys.argv[1])
 # A blank JFP_TRAIN_HOLDOUT fails the unit, saying so, rather than train on every job (date -d " " is today).
 { cat "$T/default-jfp"; echo 'JFP_TRAIN_HOLDOUT=" "'; } >"$T/blank-holdout"
 rc=0
-/usr/bin/python3 "$JFP_SRCDIR/test/integration/run_unit.py" "$UNITS/${prefix}retrain.service" --user "$SU" \
-    --env-file "$T/blank-holdout" "${REPLACE[@]}" >"$T/blank.out" 2>&1 || rc=$?
+unit retrain --env-file "$T/blank-holdout" >"$T/blank.out" 2>&1 || rc=$?
 expect_eq "$rc" 1 "jfp-retrain.service's status with a blank JFP_TRAIN_HOLDOUT ($(tail -n2 "$T/blank.out"))"
 grep -q "jfp-retrain: JFP_TRAIN_HOLDOUT is empty" "$T/blank.out" || fail "no message for a blank JFP_TRAIN_HOLDOUT: $(cat "$T/blank.out")"
 [ ! -e "$W/model.new.json" ] || fail "a blank JFP_TRAIN_HOLDOUT still trained: $(cat "$T/blank.out")"
@@ -121,6 +139,18 @@ grep -q "not compared with the installed model $old_id: it was trained on every 
     fail "jfp-retrain.service did not hold out the last 14 days (JFP_TRAIN_HOLDOUT): $(head -n5 "$T/retrain.out")"
 wait_log "loaded model $new_id" 30
 note "jfp-retrain.service: published $new_id over $old_id (kept as .previous), both $SU's; slurmctld loaded it"
+
+# ---- the sandbox holds: the same unit without ReadWritePaths= (nor PrivateTmp=, which would hide the
+# test's site under /tmp) finds the site read-only through ProtectSystem=strict alone, and fails saying why
+# and what to change (not only SQLite's "attempt to write a readonly database")
+grep -v '^ReadWritePaths=\|^PrivateTmp=' "$UNITS/${prefix}prune.service" >"$T/no-rw.service"
+unit_cmd "$T/no-rw.service"
+rc=0
+"${RUN[@]}" >"$T/no-rw.out" 2>&1 || rc=$?
+[ "$rc" != 0 ] || fail "jfp-prune.service without ReadWritePaths= succeeded: ProtectSystem=strict did not make $W read-only: $(cat "$T/no-rw.out")"
+grep -q "$W/features.db: .*readonly database: the file system holding $W/features.db is mounted read-only here (under systemd.*add $W there)" "$T/no-rw.out" ||
+    fail "jfp-prune.service without ReadWritePaths= did not fail saying the file system is read-only: $(cat "$T/no-rw.out")"
+note "a unit without ReadWritePaths= fails: $(grep -m1 'mounted read-only' "$T/no-rw.out")"
 
 # ---- jfp-prune.service: the synthetic history of 2024 goes; today's jobs stay; the plugin reloads whole
 before=$(sqlq "$W/history.db" "SELECT count(*) FROM jobs WHERE user IS NOT NULL")
