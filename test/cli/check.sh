@@ -15,7 +15,7 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 
 built=$(grep -ao 'jfp-built-for-slurm=[0-9.]*' "$SO" | cut -d= -f2)
 [ -n "$built" ] || fail "the plugin carries no build marker"
-mkdir -p "$W/etc" "$W/plugins" "$W/bin" "$W/site"
+mkdir -p "$W/etc" "$W/plugins" "$W/bin" "$W/site" "$W/root"  # root: where the systemd units are looked for
 cp "$SO" "$W/plugins/"
 printf '#!/bin/sh\necho "slurm-wlm %s"\n' "$built" >"$W/bin/slurmctld"  # as Debian's slurmctld -V says
 printf '#!/bin/sh\necho "slurm 99.11.0"\n' >"$W/bin/slurmctld-other"
@@ -58,7 +58,8 @@ chown root:root "$W/site/model.json"
 check() {
     local want=${1:-0} rc=0
     shift || true
-    "$JFP" check --conf "$W/etc/jfp.conf" --slurm-conf "$W/etc/slurm.conf" --slurmctld "${CTLD:-$W/bin/slurmctld}" "$@" >"$W/out.txt" 2>&1 || rc=$?
+    "$JFP" check --conf "$W/etc/jfp.conf" --slurm-conf "$W/etc/slurm.conf" --slurmctld "${CTLD:-$W/bin/slurmctld}" \
+        --root "$W/root" "$@" >"$W/out.txt" 2>&1 || rc=$?
     [ "$rc" = "$want" ] || fail "jfp check exited $rc, expected $want: $(cat "$W/out.txt")"
 }
 # planted WHAT PROBLEM-TEXT [CHECK-ARGS...]: the layout as it is now gives that PROBLEM, with a fix, exit 1.
@@ -135,6 +136,52 @@ chmod 775 "$W/etc"
 chgrp 100 "$W/etc"
 planted "a directory above jfp.conf others can write" "the directory $W/etc above the jfp.conf is owned by root, mode 0775"
 chmod 755 "$W/etc"
+
+# The shipped units, installed as the package installs them: not enabled, nothing to say but that.
+U="$W/root/usr/lib/systemd/system"
+E="$W/root/etc/systemd/system"
+mkdir -p "$U" "$E"
+for f in "$JFP_SRCDIR"/debian/jfp.jfp-*.service "$JFP_SRCDIR"/debian/jfp.jfp-*.timer; do
+    cp "$f" "$U/$(basename "$f" | sed 's/^jfp\.//')"
+done
+check 0
+grep -q "ok       jfp-prune.timer is installed, not enabled" "$W/out.txt" || fail "installed units: $(cat "$W/out.txt")"
+# Enabled (systemctl enable: links in .wants/), they run as User=slurm, with a private /tmp, and write only
+# ReadWritePaths=/var/lib/jfp; this site's SlurmUser is nobody and its files are in $W/site, under /tmp.
+mkdir -p "$E/multi-user.target.wants" "$E/timers.target.wants"
+ln -s /usr/lib/systemd/system/jfp-ingest.service "$E/multi-user.target.wants/"
+ln -s /usr/lib/systemd/system/jfp-prune.timer "$E/timers.target.wants/"
+planted "a unit running as another user than SlurmUser" "jfp-ingest.service runs as slurm, and SlurmUser is nobody"
+grep -A1 -F "jfp-ingest.service runs as slurm" "$W/out.txt" | grep -qF "fix: systemctl edit jfp-ingest.service, and under [Service] set User=nobody and Group=nogroup" ||
+    fail "no drop-in fix for the ingest unit's user: $(cat "$W/out.txt")"
+planted "a store under the units' private /tmp" \
+    "jfp-ingest.service cannot write the store $W/site/history.db: PrivateTmp= gives the unit an empty /tmp of its own"
+planted "a feature log under the units' private /tmp" "jfp-prune.service cannot write the feature log $W/site/features.db: PrivateTmp="
+! grep PROBLEM "$W/out.txt" | grep -q "jfp-retrain\|jfp-monitor" || fail "units not enabled reported as problems: $(cat "$W/out.txt")"
+# systemctl edit writes /etc/systemd/system/UNIT.d/override.conf: the user mended, and /tmp shared, the
+# strict file system still hides the site
+for u in jfp-ingest jfp-prune; do
+    mkdir -p "$E/$u.service.d"
+    printf '[Service]\nUser=nobody\nGroup=nogroup\nPrivateTmp=no\n' >"$E/$u.service.d/override.conf"
+done
+planted "the ingest unit's read-only file system" \
+    "jfp-ingest.service cannot write the store $W/site/history.db: ProtectSystem=strict makes every directory read-only but ReadWritePaths= (/var/lib/jfp)"
+grep -A1 -F "jfp-ingest.service cannot write the store" "$W/out.txt" | grep -qF "fix: systemctl edit jfp-ingest.service, and under [Service] set ReadWritePaths=$W/site" ||
+    fail "no drop-in fix for the ingest unit's paths: $(cat "$W/out.txt")"
+for u in jfp-ingest jfp-prune; do
+    echo "ReadWritePaths=$W/site" >>"$E/$u.service.d/override.conf"
+done
+check 0
+grep -q "ok       jfp-prune.timer is enabled: jfp-prune.service runs as nobody and may write $W/site" "$W/out.txt" ||
+    fail "the mended units: $(cat "$W/out.txt")"
+grep -q "ok       jfp-ingest.service is enabled: it runs as nobody and may write $W/site" "$W/out.txt" ||
+    fail "the mended ingest unit: $(cat "$W/out.txt")"
+echo "ok: the drop-ins the fixes name mend the units: $(grep -m1 'jfp-ingest.service is enabled' "$W/out.txt" | sed 's/^ *//')"
+# An empty ReadWritePaths= resets the list, as in systemd: a later drop-in that clears it is a problem again.
+printf '[Service]\nReadWritePaths=\n' >"$E/jfp-ingest.service.d/zz-reset.conf"
+planted "a drop-in that resets ReadWritePaths=" \
+    "jfp-ingest.service cannot write the store $W/site/history.db: ProtectSystem=strict makes every directory read-only but ReadWritePaths= (none)"
+rm "$E/jfp-ingest.service.d/zz-reset.conf"
 check 0
 echo "ok: restored, no problem"
 echo "PASS"

@@ -21,6 +21,7 @@
 #include "model/files/file_check.h"
 #include "model/util/time_util.h"
 #include "tools/check/slurm_conf.h"
+#include "tools/check/unit_files.h"
 #include "tools/evaluate/verdict.h"
 
 namespace jfp {
@@ -324,6 +325,16 @@ std::vector<Finding> check_site(const SiteCheckOptions &opt) {
         check_creatable(r, *slurm, cfg.resolved_feature_log_path(), "feature log");
         if (!cfg.script_archive_path.empty()) check_creatable(r, *slurm, cfg.script_archive_path, "script archive");
     }
+    std::string slurm_group;
+    if (slurm) {
+        struct group gr {}, *res = nullptr;
+        char buf[4096];
+        slurm_group = getgrgid_r(slurm->gid, &gr, buf, sizeof buf, &res) == 0 && res ? res->gr_name : std::to_string(slurm->gid);
+    }
+    for (Finding &f : check_units(opt.systemd_root,
+                                  {cfg.store_path, cfg.model_path, cfg.resolved_feature_log_path(), cfg.script_archive_path},
+                                  slurm ? slurm->name : "", slurm_group))
+        r.out.push_back(std::move(f));
     return r.out;
 }
 
