@@ -12,7 +12,7 @@ namespace jfp {
 namespace {
 
 struct CheckArgs {
-    std::string conf, slurm_conf, slurmctld = "slurmctld";
+    std::string conf, slurm_conf, slurmctld = "slurmctld", root;
     double stale_hours = 48;
     bool quiet = false;
 };
@@ -25,6 +25,7 @@ void run_check(const CheckArgs &a) {
     o.default_plugin_dir = JFP_SLURM_PLUGINDIR;
     o.now = naive_local_now();
     o.stale_hours = a.stale_hours;
+    o.systemd_root = a.root;
     size_t problems = 0, warnings = 0;
     std::printf("jfp check: %s, %s\n", o.conf_path.c_str(), o.slurm_conf_path.c_str());
     for (const Finding &f : check_site(o)) {
@@ -51,6 +52,7 @@ void add_check_command(CLI::App &app) {
     c->add_option("--stale-hours", a->stale_hours, "a store whose latest job ended longer ago is a problem")
         ->capture_default_str()
         ->check(CLI::Range(1.0, 1e6));
+    c->add_option("--root", a->root, "look for the jfp systemd units under this directory, as systemctl --root");
     c->add_flag("-q,--quiet", a->quiet, "print only warnings and problems");
     c->callback([a] { run_check(*a); });
 }
