@@ -148,40 +148,51 @@ check 0
 grep -q "ok       jfp-prune.timer is installed, not enabled" "$W/out.txt" || fail "installed units: $(cat "$W/out.txt")"
 # Enabled (systemctl enable: links in .wants/), they run as User=slurm, with a private /tmp, and write only
 # ReadWritePaths=/var/lib/jfp; this site's SlurmUser is nobody and its files are in $W/site, under /tmp.
+NOGROUP=$(id -gn nobody)
 mkdir -p "$E/multi-user.target.wants" "$E/timers.target.wants"
 ln -s /usr/lib/systemd/system/jfp-ingest.service "$E/multi-user.target.wants/"
-ln -s /usr/lib/systemd/system/jfp-prune.timer "$E/timers.target.wants/"
+ln -s /usr/lib/systemd/system/jfp-prune.timer /usr/lib/systemd/system/jfp-retrain.timer "$E/timers.target.wants/"
 planted "a unit running as another user than SlurmUser" "jfp-ingest.service runs as slurm, and SlurmUser is nobody"
-grep -A1 -F "jfp-ingest.service runs as slurm" "$W/out.txt" | grep -qF "fix: systemctl edit jfp-ingest.service, and under [Service] set User=nobody and Group=nogroup" ||
+grep -A1 -F "jfp-ingest.service runs as slurm" "$W/out.txt" |
+    grep -qF "fix: systemctl edit jfp-ingest.service, and under [Service] set User=nobody and Group=$NOGROUP" ||
     fail "no drop-in fix for the ingest unit's user: $(cat "$W/out.txt")"
 planted "a store under the units' private /tmp" \
-    "jfp-ingest.service cannot write the store $W/site/history.db: PrivateTmp= gives the unit an empty /tmp of its own"
-planted "a feature log under the units' private /tmp" "jfp-prune.service cannot write the feature log $W/site/features.db: PrivateTmp="
-! grep PROBLEM "$W/out.txt" | grep -q "jfp-retrain\|jfp-monitor" || fail "units not enabled reported as problems: $(cat "$W/out.txt")"
-# systemctl edit writes /etc/systemd/system/UNIT.d/override.conf: the user mended, and /tmp shared, the
-# strict file system still hides the site
-for u in jfp-ingest jfp-prune; do
+    "jfp-ingest.service cannot write in $W/site (the store): PrivateTmp= gives the unit an empty /tmp of its own"
+planted "a feature log under the units' private /tmp" "jfp-prune.service cannot write in $W/site (the feature log): PrivateTmp="
+planted "the retrain unit's model under the private /tmp" "jfp-retrain.service cannot write in $W/site (the model): PrivateTmp="
+grep -q "ok       jfp-monitor.timer is installed, not enabled" "$W/out.txt" || fail "the monitor timer: $(cat "$W/out.txt")"
+# systemctl edit writes /etc/systemd/system/UNIT.d/override.conf; a vendor drop-in of the same name is
+# overridden by it. The user mended (numerically), and /tmp shared: the strict file system still hides the site.
+mkdir -p "$U/jfp-ingest.service.d"
+printf '[Service]\nUser=root\n' >"$U/jfp-ingest.service.d/override.conf"
+for u in jfp-ingest jfp-prune jfp-retrain; do
     mkdir -p "$E/$u.service.d"
-    printf '[Service]\nUser=nobody\nGroup=nogroup\nPrivateTmp=no\n' >"$E/$u.service.d/override.conf"
+    printf '[Service]\nUser=%s\nGroup=%s\nPrivateTmp=no\n' "$(id -u nobody)" "$NOGROUP" >"$E/$u.service.d/override.conf"
 done
 planted "the ingest unit's read-only file system" \
-    "jfp-ingest.service cannot write the store $W/site/history.db: ProtectSystem=strict makes every directory read-only but ReadWritePaths= (/var/lib/jfp)"
-grep -A1 -F "jfp-ingest.service cannot write the store" "$W/out.txt" | grep -qF "fix: systemctl edit jfp-ingest.service, and under [Service] set ReadWritePaths=$W/site" ||
+    "jfp-ingest.service cannot write in $W/site (the store): ProtectSystem=strict makes every directory read-only but ReadWritePaths= (/var/lib/jfp)"
+grep -A1 -F "jfp-ingest.service cannot write in $W/site (the store)" "$W/out.txt" |
+    grep -qF "fix: systemctl edit jfp-ingest.service, and under [Service] set ReadWritePaths=$W/site" ||
     fail "no drop-in fix for the ingest unit's paths: $(cat "$W/out.txt")"
-for u in jfp-ingest jfp-prune; do
+! grep -q "runs as .*SlurmUser is" "$W/out.txt" || fail "User=$(id -u nobody) is SlurmUser nobody, or the vendor drop-in won: $(cat "$W/out.txt")"
+for u in jfp-ingest jfp-prune jfp-retrain; do
     echo "ReadWritePaths=$W/site" >>"$E/$u.service.d/override.conf"
 done
 check 0
-grep -q "ok       jfp-prune.timer is enabled: jfp-prune.service runs as nobody and may write $W/site" "$W/out.txt" ||
-    fail "the mended units: $(cat "$W/out.txt")"
-grep -q "ok       jfp-ingest.service is enabled: it runs as nobody and may write $W/site" "$W/out.txt" ||
+grep -q "ok       jfp-prune.timer is enabled: jfp-prune.service runs as $(id -u nobody) and may write in $W/site" "$W/out.txt" ||
+    fail "the mended prune unit: $(cat "$W/out.txt")"
+grep -q "ok       jfp-ingest.service is enabled: it runs as $(id -u nobody) and may write in $W/site" "$W/out.txt" ||
     fail "the mended ingest unit: $(cat "$W/out.txt")"
 echo "ok: the drop-ins the fixes name mend the units: $(grep -m1 'jfp-ingest.service is enabled' "$W/out.txt" | sed 's/^ *//')"
 # An empty ReadWritePaths= resets the list, as in systemd: a later drop-in that clears it is a problem again.
 printf '[Service]\nReadWritePaths=\n' >"$E/jfp-ingest.service.d/zz-reset.conf"
 planted "a drop-in that resets ReadWritePaths=" \
-    "jfp-ingest.service cannot write the store $W/site/history.db: ProtectSystem=strict makes every directory read-only but ReadWritePaths= (none)"
+    "jfp-ingest.service cannot write in $W/site (the store): ProtectSystem=strict makes every directory read-only but ReadWritePaths= (none)"
 rm "$E/jfp-ingest.service.d/zz-reset.conf"
+# A masked service whose timer is enabled never runs.
+ln -s /dev/null "$E/jfp-prune.service"
+planted "an enabled timer of a masked service" "jfp-prune.timer is enabled, but jfp-prune.service is masked: it never runs"
+rm "$E/jfp-prune.service"
 check 0
 echo "ok: restored, no problem"
 echo "PASS"
