@@ -178,6 +178,12 @@ grep -A1 -F "jfp-ingest.service cannot write in $W/site (the store)" "$W/out.txt
 for u in jfp-ingest jfp-prune jfp-retrain; do
     echo "ReadWritePaths=$W/site" >>"$E/$u.service.d/override.conf"
 done
+# A ReadWritePaths= directory that does not exist stops the unit at start (looked for under --root).
+planted "a ReadWritePaths= directory that does not exist" \
+    "jfp-ingest.service: ReadWritePaths=/var/lib/jfp does not exist: systemd does not start the unit (status 226/NAMESPACE)"
+grep -A1 -F "jfp-ingest.service: ReadWritePaths=/var/lib/jfp does not exist" "$W/out.txt" |
+    grep -qF "fix: install -d -o nobody -g $NOGROUP -m 750 /var/lib/jfp" || fail "no fix for the missing directory: $(cat "$W/out.txt")"
+mkdir -p "$W/root/var/lib/jfp" "$W/root$W/site"
 check 0
 grep -q "ok       jfp-prune.timer is enabled: jfp-prune.service runs as $(id -u nobody) and may write in $W/site" "$W/out.txt" ||
     fail "the mended prune unit: $(cat "$W/out.txt")"

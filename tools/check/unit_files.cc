@@ -118,15 +118,20 @@ void apply_file(UnitFile &u, const std::string &file) {
         else if (key == "ProtectSystem") u.protect_system = v == "full" || v == "strict" ? v : boolean(v).value_or(false) ? "yes" : "no";
         else if (key == "ProtectHome") u.protect_home = v == "read-only" || v == "tmpfs" ? v : boolean(v).value_or(false) ? "yes" : "no";
         else if (key == "ReadWritePaths" || key == "StateDirectory") {
+            auto &list = key == "StateDirectory" ? u.state_paths : u.read_write_paths;
             if (value.empty()) {  // an empty assignment resets the list
-                u.read_write_paths.clear();
+                list.clear();
+                if (key == "ReadWritePaths") u.must_exist.clear();
                 continue;
             }
             for (std::string p : words(value)) {
+                const bool optional = p[0] == '-';
                 while (!p.empty() && (p[0] == '-' || p[0] == '+')) p.erase(0, 1);
                 if (key == "StateDirectory") p = "/var/lib/" + p.substr(0, p.find(':'));
                 p = expand_specifiers(p);
-                if (!p.empty() && p[0] == '/') u.read_write_paths.push_back(p);
+                if (p.empty() || p[0] != '/') continue;
+                list.push_back(p);
+                if (key == "ReadWritePaths" && !optional) u.must_exist.push_back(p);
             }
         }
     }
@@ -195,6 +200,12 @@ UnitFile read_unit(const std::string &root, const std::string &name, const std::
     return u;
 }
 
+std::vector<std::string> UnitFile::writable() const {
+    std::vector<std::string> out = read_write_paths;
+    out.insert(out.end(), state_paths.begin(), state_paths.end());
+    return out;
+}
+
 std::string sandbox_blocks_write(const UnitFile &u, const std::string &dir) {
     for (const char *t : {"/tmp", "/var/tmp"})
         if (u.private_tmp && under(dir, t))
@@ -203,7 +214,7 @@ std::string sandbox_blocks_write(const UnitFile &u, const std::string &dir) {
     if (u.protect_home == "yes" || u.protect_home == "tmpfs")
         for (const char *h : homes)
             if (under(dir, h)) return "ProtectHome=" + u.protect_home + " hides " + h + " from the unit";
-    for (const std::string &rw : u.read_write_paths)
+    for (const std::string &rw : u.writable())
         if (under(dir, rw)) return "";
     if (u.protect_home == "read-only")
         for (const char *h : homes)
@@ -211,7 +222,7 @@ std::string sandbox_blocks_write(const UnitFile &u, const std::string &dir) {
     const std::string &p = u.protect_system;
     if (p == "strict") {
         std::string listed;
-        for (const auto &rw : u.read_write_paths) listed += (listed.empty() ? "" : " ") + rw;
+        for (const auto &rw : u.writable()) listed += (listed.empty() ? "" : " ") + rw;
         return "ProtectSystem=strict makes every directory read-only but ReadWritePaths= (" +
                (listed.empty() ? "none" : listed) + ")";
     }
@@ -284,6 +295,16 @@ std::vector<Finding> check_units(const std::string &root, const UnitWrites &w, c
                                "may not read them, nor the unit write SlurmUser's",
                            edit + "User=" + slurm_user + " and Group=" + slurm_group +
                                (u.dynamic_user ? " and DynamicUser=no" : "")});
+        }
+        for (const std::string &p : u.must_exist) {
+            std::error_code ec;
+            if (fs::is_directory(root + p, ec)) continue;
+            fine = false;
+            out.push_back({Level::Problem,
+                           unit + ": ReadWritePaths=" + p + " does not exist: systemd does not start the unit (status 226/NAMESPACE)",
+                           "install -d -o " + (slurm_user.empty() ? std::string("SLURMUSER") : slurm_user) + " -g " +
+                               (slurm_group.empty() ? std::string("SLURMGROUP") : slurm_group) + " -m 750 " + p +
+                               " (or mark it optional: ReadWritePaths=-" + p + ")"});
         }
         std::vector<std::string> writable;
         for (const auto &[dir, what] : want.dirs) {

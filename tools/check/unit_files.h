@@ -24,7 +24,11 @@ struct UnitFile {
     std::string protect_system;       // ProtectSystem=: "no", "yes", "full" or "strict"
     bool private_tmp = false;
     std::string protect_home;         // ProtectHome=: "no", "yes", "read-only" or "tmpfs"
-    std::vector<std::string> read_write_paths;  // ReadWritePaths= and StateDirectory='s, absolute
+    std::vector<std::string> read_write_paths;  // ReadWritePaths=, absolute
+    std::vector<std::string> must_exist;        // those not marked '-': systemd refuses to start without them
+    std::vector<std::string> state_paths;       // StateDirectory='s (/var/lib/NAME): systemd creates them
+
+    std::vector<std::string> writable() const;
 };
 
 // root: "" for the running system, else a directory standing for / (as systemctl --root); symbolic links
