@@ -43,12 +43,12 @@ std::string check_one(const std::string &path, const std::vector<uid_t> &trusted
     return check_stat(path, st, trusted, is_dir);
 }
 
+}  // namespace
+
 std::string dir_of(const std::string &path) {
     auto slash = path.rfind('/');
     return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
-
-}  // namespace
 
 std::string trust_problem(const std::string &path, const std::vector<uid_t> &trusted) {
     std::string p = check_one(path, trusted, false);

@@ -10,6 +10,8 @@
 #include <cstdio>
 #include <cstring>
 
+#include "model/files/file_check.h"
+
 namespace jfp {
 
 namespace {
@@ -18,6 +20,14 @@ std::string user_name(uid_t uid) {
     char buf[1024];
     if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res) return res->pw_name;
     return "?";
+}
+
+std::string uid_text(uid_t uid) { return "uid " + std::to_string(uid) + " (" + user_name(uid) + ")"; }
+
+std::string mode_text(const struct stat &st) {
+    char mode[8];
+    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+    return mode;
 }
 }  // namespace
 
@@ -59,11 +69,8 @@ static std::string why_unopenable(const std::string &path, int flags, const std:
     }
     const bool write = (flags & SQLITE_OPEN_READWRITE) != 0;
     if (::access(path.c_str(), write ? R_OK | W_OK : R_OK) != 0 && errno == EACCES) {
-        char mode[8];
-        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-        return std::string("permission denied: it is mode ") + mode + ", owned by uid " + std::to_string(st.st_uid) +
-               " (" + user_name(st.st_uid) + "), and this is uid " + std::to_string(::geteuid()) + " (" +
-               user_name(::geteuid()) + "); run as its owner (SlurmUser for jfp's files) or root";
+        return "permission denied: it is mode " + mode_text(st) + ", owned by " + uid_text(st.st_uid) + ", and this is " +
+               uid_text(::geteuid()) + "; run as its owner (SlurmUser for jfp's files) or root";
     }
     return sqlite_msg;
 }
@@ -71,8 +78,7 @@ static std::string why_unopenable(const std::string &path, int flags, const std:
 // SQLite opens a file it may not write read-only without a word, and says only "attempt to write a readonly
 // database" at the first write: say why it is read-only, and what to do.
 static std::string why_readonly(const std::string &path) {
-    const auto slash = path.find_last_of('/');
-    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    const std::string dir = dir_of(path);
     for (const std::string &f : {path, dir}) {
         struct statvfs fs {};
         if (::statvfs(f.c_str(), &fs) == 0 && (fs.f_flag & ST_RDONLY))
@@ -84,11 +90,8 @@ static std::string why_readonly(const std::string &path) {
         if (::stat(f.c_str(), &st) != 0 || ::faccessat(AT_FDCWD, f.c_str(), W_OK, AT_EACCESS) == 0 ||
             errno != EACCES)
             continue;
-        char mode[8];
-        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-        std::string why = f + " is not writable by uid " + std::to_string(::geteuid()) + " (" +
-                          user_name(::geteuid()) + "): mode " + mode + ", owned by uid " + std::to_string(st.st_uid) +
-                          " (" + user_name(st.st_uid) + ")";
+        std::string why = f + " is not writable by " + uid_text(::geteuid()) + ": mode " + mode_text(st) +
+                          ", owned by " + uid_text(st.st_uid);
         return why + (st.st_uid == ::geteuid() ? "; give its owner write permission (chmod u+w)"
                                                : "; run as its owner (SlurmUser for jfp's files) or root");
     }

@@ -74,10 +74,6 @@ bool may(const Account &who, const struct stat &st, unsigned want /* 4 read, 2 w
     return (st.st_mode & want) == want;
 }
 
-std::string dir_of(const std::string &p) {
-    auto s = p.rfind('/');
-    return s == std::string::npos ? "." : s == 0 ? "/" : p.substr(0, s);
-}
 
 std::string plugin_built_for(const std::string &so) {
     std::ifstream in(so, std::ios::binary);

@@ -8,6 +8,7 @@
 #include <map>
 #include <optional>
 
+#include "model/files/file_check.h"
 #include "model/util/text.h"
 
 namespace jfp {
@@ -235,11 +236,6 @@ std::string sandbox_blocks_write(const UnitFile &u, const std::string &dir) {
 }
 
 namespace {
-
-std::string dir_of(const std::string &path) {
-    const auto slash = path.rfind('/');
-    return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
-}
 
 std::optional<uid_t> uid_of(const std::string &user) {
     if (auto n = parse_int(user); n && *n >= 0) return static_cast<uid_t>(*n);
