@@ -188,10 +188,7 @@ UnitFile read_unit(const std::string &root, const std::string &name, const std::
                 if (ends_with(n, ".conf")) dropins.emplace(n, resolved(root, e.string()));
             }
     apply_file(u, u.path);
-    for (const auto &[n, f] : dropins) {
-        u.dropins.push_back(f);
-        apply_file(u, f);
-    }
+    for (const auto &[n, f] : dropins) apply_file(u, f);
     if (u.dynamic_user) {  // implies these (systemd.exec(5), DynamicUser=)
         u.protect_system = "strict";
         if (u.protect_home == "no" || u.protect_home.empty()) u.protect_home = "read-only";

@@ -17,7 +17,6 @@ struct UnitFile {
     std::string name;                 // jfp-ingest.service
     std::string path;                 // the file systemd uses; empty when not installed, or masked
     bool masked = false;
-    std::vector<std::string> dropins; // in the order systemd applies them
     bool enabled = false;             // the service, or the timer that starts it, is wanted or required
     std::string user;                 // User=; empty: root (or the dynamic user)
     bool dynamic_user = false;
