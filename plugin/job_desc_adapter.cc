@@ -1,6 +1,7 @@
 #include "job_desc_adapter.h"
 
 #include <slurm/slurm_errno.h>
+#include <slurm/slurmdb.h>
 
 #include <algorithm>
 #include <cmath>
@@ -11,6 +12,7 @@
 #include <string_view>
 
 #include "model/util/time_util.h"
+#include "job_record_layout.h"
 #include "slurm_glue.h"
 
 namespace jfp_plugin {
@@ -49,50 +51,6 @@ std::string_view slurm_string(const char *s) {
     return {s, std::strlen(s)};
 }
 
-namespace {
-
-// SchedulerParameters' max_script_size, else Slurm's default (4 MiB, as measured on 22.05 to 26.05).
-size_t max_script_size() {
-    constexpr size_t kDefault = size_t{4} << 20;
-    const char *p = slurm_conf.sched_params ? std::strstr(slurm_conf.sched_params, "max_script_size=") : nullptr;
-    if (!p) return kDefault;
-    char *end = nullptr;
-    unsigned long long v = std::strtoull(p + std::strlen("max_script_size="), &end, 10);
-    return end && end != p && v > 0 ? static_cast<size_t>(v) : kDefault;
-}
-
-// The largest task index an array spec names ("0-9999%10", "1,3,5-7:2"): its largest number before '%'.
-uint64_t largest_array_index(std::string_view spec) {
-    uint64_t largest = 0, cur = 0;
-    bool in_number = false, after_step = false;
-    for (char c : spec) {
-        if (c == '%') break;
-        if (c >= '0' && c <= '9') {
-            cur = cur > (uint64_t{1} << 40) ? cur : cur * 10 + static_cast<uint64_t>(c - '0');
-            in_number = true;
-            continue;
-        }
-        if (in_number && !after_step) largest = std::max(largest, cur);
-        in_number = false;
-        cur = 0;
-        after_step = c == ':';  // "5-7:2": the 2 is a step, not an index
-    }
-    if (in_number && !after_step) largest = std::max(largest, cur);
-    return largest;
-}
-
-}  // namespace
-
-const char *slurm_refusal(const job_desc_msg_t *d, std::string_view script) {
-    constexpr size_t kMaxString = 1024;  // job_create_request's strlen() limit for name and comment
-    if (d->name && std::strlen(d->name) > kMaxString) return "job name longer than 1024 bytes";
-    if (d->comment && std::strlen(d->comment) > kMaxString) return "comment longer than 1024 bytes";
-    if (script.size() > max_script_size()) return "script larger than max_script_size";
-    if (d->array_inx && slurm_conf.max_array_sz > 0 && largest_array_index(d->array_inx) >= slurm_conf.max_array_sz)
-        return "array index not below MaxArraySize";
-    return nullptr;
-}
-
 jfp::SubmitRequest to_submit_request(const job_desc_msg_t *d, uint32_t submit_uid) {
     jfp::SubmitRequest r;
     r.uid = (d->user_id != NO_VAL && d->user_id != static_cast<uint32_t>(-1)) ? d->user_id : submit_uid;
@@ -126,7 +84,10 @@ jfp::SubmitRequest to_submit_request(const job_desc_msg_t *d, uint32_t submit_ui
         r.mem_mb = static_cast<double>(d->pn_min_memory & ~MEM_PER_CPU);
     }
     r.submit_time = jfp::naive_local_now();
-    if (const char *why = slurm_refusal(d, r.script)) r.slurm_refuses = why;
+    // max_script_size as slurm.conf says now (slurmctld itself reads it once, at start): it bounds what the
+    // script archive keeps, not whether the job is judged.
+    if (const char *p = slurm_conf.sched_params ? std::strstr(slurm_conf.sched_params, "max_script_size=") : nullptr)
+        r.max_script_size = static_cast<size_t>(std::strtoull(p + std::strlen("max_script_size="), nullptr, 10));
     return r;
 }
 
@@ -140,24 +101,73 @@ std::string job_id_of(const job_desc_msg_t *d) {
     return id != NO_VAL && id != 0 ? std::to_string(id) : std::string();
 }
 
-bool admin_comment_of(const job_record *job_ptr, const std::string &job_id, std::string &out) {
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
-    static_assert(offsetof(JobRecordHead, magic) == 0x18 && offsetof(JobRecordHead, admin_comment) == 0x28,
-                  "26.05's job_record head as measured: see job_desc_adapter.h");
+namespace {
+
+template <class T>
+T field_at(const void *base, size_t offset) {
+    T v;
+    std::memcpy(&v, static_cast<const char *>(base) + offset, sizeof v);
+    return v;
+}
+
+std::string_view string_at(const void *base, size_t offset) {
+    const char *s = field_at<const char *>(base, offset);
+    return s ? std::string_view(s) : std::string_view();
+}
+
+}  // namespace
+
+const char *job_record_layout_releases() {
+#if JFP_JOB_RECORD_LAYOUT
+    return kJobRecordLayout.measured_on;
 #else
-    static_assert(offsetof(JobRecordHead, admin_comment) == 0x10, "job_record head as measured: see job_desc_adapter.h");
+    return nullptr;
 #endif
-    if (!job_ptr) return false;
-    JobRecordHead h;
-    std::memcpy(&h, job_ptr, sizeof h);
-    if (h.magic != kJobMagic) return false;
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
-    if (!job_id.empty() && job_id != std::to_string(h.step_id.job_id)) return false;
+}
+
+jfp::JobRecordView read_job_record(const job_record *job_ptr, const std::string &job_id) {
+    jfp::JobRecordView v;
+#if JFP_JOB_RECORD_LAYOUT
+    const JobRecordLayout &L = kJobRecordLayout;
+    if (!job_ptr || field_at<uint32_t>(job_ptr, L.magic) != kJobMagic) return v;
+    // A plain id must be the record's own ("1234_5" and "1234+1" name an array task or a het component).
+    bool plain = !job_id.empty() && job_id.find_first_not_of("0123456789") == std::string::npos;
+    if (plain && job_id != std::to_string(field_at<uint32_t>(job_ptr, L.job_id))) return v;
+    const void *details = field_at<const void *>(job_ptr, L.details);
+    if (!details || field_at<uint32_t>(details, L.d_magic) != kDetailsMagic) return v;
+    jfp::SubmitRequest &r = v.job;
+    v.owner_uid = field_at<uint32_t>(job_ptr, L.user_id);
+    r.uid = v.owner_uid;
+    r.name = string_at(job_ptr, L.name);
+    r.account = string_at(job_ptr, L.account);
+    r.partition = string_at(job_ptr, L.partition);
+    // The QOS slurmctld resolved: slurmdb_qos_rec_t is public, its name read as job_submit/lua reads it.
+    if (const auto *qos = field_at<const slurmdb_qos_rec_t *>(job_ptr, L.qos_ptr); qos && qos->name) r.qos = qos->name;
+    r.comment = string_at(job_ptr, L.comment);
+    v.admin_comment = string_at(job_ptr, L.admin_comment);
+    r.dependency = string_at(details, L.d_dependency);
+    r.tres_per_job = string_at(job_ptr, L.tres_per_job);
+    r.tres_per_node = string_at(job_ptr, L.tres_per_node);
+    r.tres_per_task = string_at(job_ptr, L.tres_per_task);
+    r.tres_per_socket = string_at(job_ptr, L.tres_per_socket);
+    r.has_script = field_at<uint16_t>(job_ptr, L.batch_flag) != 0;
+    uint32_t tl = field_at<uint32_t>(job_ptr, L.time_limit);
+    r.time_limit_min = tl == INFINITE ? std::numeric_limits<double>::infinity() : num32(tl);
+    r.min_cpus = num32(field_at<uint32_t>(details, L.d_min_cpus));
+    r.min_nodes = num32(field_at<uint32_t>(details, L.d_min_nodes));
+    r.num_tasks = num32(field_at<uint32_t>(details, L.d_num_tasks));
+    r.cpus_per_task = num16(field_at<uint16_t>(details, L.d_cpus_per_task));
+    uint64_t mem = field_at<uint64_t>(details, L.d_pn_min_memory);
+    if (mem != NO_VAL64) {
+        r.mem_per_cpu = (mem & MEM_PER_CPU) != 0;
+        r.mem_mb = static_cast<double>(mem & ~MEM_PER_CPU);
+    }
+    v.readable = true;
 #else
+    (void)job_ptr;
     (void)job_id;
 #endif
-    out = h.admin_comment ? h.admin_comment : "";
-    return true;
+    return v;
 }
 
 int apply_outcome(job_desc_msg_t *d, const jfp::SubmitOutcome &o, char **err_msg) {

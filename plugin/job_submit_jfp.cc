@@ -98,6 +98,9 @@ extern "C" JFP_EXPORT int init(void) {
         auto *engine = new jfp::Engine(opt);
         delete g_engine.exchange(engine);
         jfp::log_info("init: " + engine->describe());
+        if (!jfp_plugin::job_record_layout_releases())
+            jfp::log_info("init: jfp has no layout of slurmctld's job record for Slurm " JFP_SLURM_VERSION
+                          ": updates (scontrol update) are judged as fresh submissions of what they change");
     } catch (const std::exception &e) {
         log_fault("init", e.what());
     } catch (...) {
@@ -137,18 +140,17 @@ int modify(job_desc_msg_t *job_desc, const job_record *job_ptr, uint32_t submit_
     try {
         jfp::Engine *engine = g_engine.load(std::memory_order_acquire);
         if (!engine || !job_desc) return SLURM_SUCCESS;
-        // The job's own token, from its AdminComment: a rename or a requeue is re-scored from the
-        // submission it belongs to, before any ingest has seen the job.
-        std::string admin;
+        // The job as slurmctld holds it now (owner, request, AdminComment with its token): the update is
+        // judged as the job will be after it.
         std::string job_id = jfp_plugin::job_id_of(job_desc);
-        if (job_ptr && !jfp_plugin::admin_comment_of(job_ptr, job_id, admin))
+        jfp::JobRecordView job = jfp_plugin::read_job_record(job_ptr, job_id);
+        if (job_ptr && !job.readable && jfp_plugin::job_record_layout_releases())
             g_layout_log.log(jfp::LogLevel::Error,
-                             "job_modify: slurmctld's job record does not have the head jfp was built for (JOB_MAGIC "
-                             "not where Slurm " JFP_SLURM_VERSION " keeps it: another Slurm release?); updates are "
-                             "re-scored only once jfp ingest has the job; rebuild jfp against the running Slurm");
-        jfp::SubmitOutcome out = engine->evaluate_update(job_id,
-                                                         jfp_plugin::to_submit_request(job_desc, submit_uid), submit_uid,
-                                                         admin);
+                             "job_modify: slurmctld's job record is not laid out as in Slurm " JFP_SLURM_VERSION
+                             " (a magic cookie or the job id is not where jfp reads it: another Slurm build?); updates "
+                             "are judged as fresh submissions of what they change; rebuild jfp against the running Slurm");
+        jfp::SubmitOutcome out =
+            engine->evaluate_update(job_id, jfp_plugin::to_submit_request(job_desc, submit_uid), submit_uid, job);
         return jfp_plugin::apply_outcome(job_desc, out, err_msg);
     } catch (const std::exception &e) {
         log_fault("job_modify", e.what());

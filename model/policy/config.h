@@ -57,6 +57,10 @@ struct Config {
     std::string origin;
 
     std::string resolved_feature_log_path() const;
+    // Whether a setting names this partition (a threshold or an exemption).
+    bool names_partition(std::string_view p) const {
+        return partition_threshold.count(std::string(p)) || exempt_partitions.count(std::string(p));
+    }
 };
 
 struct ConfigError {

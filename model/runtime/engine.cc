@@ -16,7 +16,7 @@
 #include "model/policy/advice.h"
 #include "model/policy/explain.h"
 #include "model/policy/user_message.h"
-#include "model/runtime/recent_submissions.h"
+#include "model/runtime/request_caps.h"
 #include "model/scoring/features.h"
 #include "model/util/background_thread.h"
 #include "model/util/text.h"
@@ -35,7 +35,7 @@ uint64_t splitmix64(uint64_t x) {
 
 }  // namespace
 
-Engine::Engine(EngineOptions options) : opt_(std::move(options)), recent_(std::make_unique<RecentSubmissions>()) {
+Engine::Engine(EngineOptions options) : opt_(std::move(options)) {
     std::random_device rd;
     token_seed_ = (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(getpid());
     auto initial = std::make_shared<State>();
@@ -82,7 +82,6 @@ void Engine::run() {
                            [&] { return stop_.load() || kick_.exchange(false); });
         }
         if (stop_.load()) break;
-        recent_->drain();
         try {
             log_stats(false);
             write_metrics(false);
@@ -106,23 +105,88 @@ std::string Engine::user_name(const State &st, uint32_t uid) {
     return "uid:" + std::to_string(uid);
 }
 
-void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryView &hv, const FeatureVector &x,
-                          std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update,
-                          DeferredScript script) {
+namespace {
+
+int severity(const Decision &d) { return static_cast<int>(d.action) * 2 + (d.above ? 1 : 0); }
+
+}  // namespace
+
+void Engine::judge(const State &st, const SubmitRequest &req, const std::string &user, bool privileged,
+                   std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, Candidate &best) {
+    const ModelBundle &model = *st.model;
+    const HistorySnapshot *history = st.history.get();
+    auto score = [&](Candidate &c, const SubmitRequest &one, ScriptScan how) {
+        c.r = resolve_request(one, user, *st.defaults, history);
+        c.r.privileged = privileged;
+        if (facts) {  // an update: the script is not at hand, its traits (and the array) are the submission's
+            c.r.script_known = false;
+            c.r.array_size = facts->array_size;
+        }
+        c.hv = history ? history->index.lookup(c.r) : HistoryView{};
+        build_features(c.r, c.hv, c.x, how);
+        if (facts && facts->script_known)
+            std::copy(facts->script.begin(), facts->script.end(), c.x.begin() + F_script_bytes);
+    };
+    auto decide = [&](Candidate &c) {
+        c.s = model.score(c.x);
+        apply_policy(st.config, c.r, c.hv, comment, model.threshold(), c.s, c.d, model.below_target());
+    };
+    if (req.partition.find(',') == std::string_view::npos) {  // nearly every job: one way to run
+        score(best, req, scan);
+        decide(best);
+        return;
+    }
+    // A list: the job runs in whichever partition starts it, so it is judged by the strictest. Partitions
+    // jfp knows nothing of (not in slurm.conf, the history or jfp.conf) all score alike: one is judged.
+    std::vector<std::string_view> entries = partition_entries(req.partition);
+    if (entries.size() <= 1) {
+        SubmitRequest one = req;
+        one.partition = entries.empty() ? std::string_view() : entries[0];
+        score(best, one, scan);
+        decide(best);
+        return;
+    }
+    bool first = true, unknown_judged = false;
+    std::array<float, kScriptFeatureCount> script{};
+    for (std::string_view p : entries) {
+        SubmitRequest one = req;
+        one.partition = p;
+        Candidate c;
+        score(c, one, first ? scan : ScriptScan::Later);
+        bool known_here = st.defaults->partition(c.r.partition) || c.hv.partition || st.config.names_partition(c.r.partition);
+        if (!known_here) {
+            if (unknown_judged) continue;
+            unknown_judged = true;
+        }
+        if (first) std::copy_n(c.x.begin() + F_script_bytes, kScriptFeatureCount, script.begin());
+        else std::copy(script.begin(), script.end(), c.x.begin() + F_script_bytes);
+        decide(c);
+        if (first || severity(c.d) > severity(best.d) || (severity(c.d) == severity(best.d) && c.s.p_fail > best.s.p_fail))
+            best = std::move(c);
+        first = false;
+    }
+}
+
+void Engine::fill_outcome(const State &st, Candidate &c, std::string_view comment, uint32_t uid, SubmitOutcome &out,
+                          bool is_update, bool log_features, DeferredScript script) {
     const ModelBundle &model = *st.model;
     const Config &cfg = st.config;
-    Score s = model.score(x);
-    apply_policy(cfg, r, hv, comment, model.threshold(), s, out.decision, model.below_target());
+    const JobRequest &r = c.r;
+    const HistoryView &hv = c.hv;
+    const FeatureVector &x = c.x;
+    const Score &s = c.s;
+    out.decision = c.d;
     Decision &d = out.decision;
     counters_.scored.fetch_add(1, std::memory_order_relaxed);
     if (d.exempt) counters_.exempt.fetch_add(1, std::memory_order_relaxed);
 
-    if (out.token.empty()) {
+    if (out.token.empty() && !is_update) {
         uint64_t t = splitmix64(token_seed_ ^ token_counter_.fetch_add(1, std::memory_order_relaxed));
         out.token = JoinToken::hex(t);
         // One allocation: the annotation usually follows the token.
         out.admin_comment_append.reserve(6 + out.token.size() + 1 + 64 + model.model_id().size());
         out.admin_comment_append.append("jfp:t=").append(out.token.view());
+        append_submission_facts(out.admin_comment_append, r.array_size, x);
     }
 
     if (d.action == Action::Annotate) {
@@ -190,7 +254,7 @@ void Engine::fill_outcome(const State &st, const JobRequest &r, const HistoryVie
     }
 
     // The feature vector goes to the log through the bounded queue; never waits.
-    if (FeatureLogWriter *w = st.feature_log.get()) {
+    if (FeatureLogWriter *w = log_features ? st.feature_log.get() : nullptr) {
         FeatureLogEntry e;
         e.token = out.token;
         e.scored_at = r.submit_time;
@@ -225,25 +289,23 @@ bool Engine::privileged(uint32_t uid) const {
     return std::find(opt_.trusted_uids.begin(), opt_.trusted_uids.end(), static_cast<uid_t>(uid)) != opt_.trusted_uids.end();
 }
 
-SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
+SubmitOutcome Engine::evaluate(const SubmitRequest &given) {
     LatencyScope timed{submit_latency_};
     SubmitOutcome out;
     counters_.evaluated.fetch_add(1, std::memory_order_relaxed);
     auto st = state();
     if (!st->config_present || st->config.mode == Mode::Off) return out;
-    if (!req.slurm_refuses.empty()) {
-        counters_.refused_by_slurm.fetch_add(1, std::memory_order_relaxed);
-        log_debug("a job of uid " + std::to_string(req.uid) + " is not scored: slurmctld refuses it itself (" +
-                  std::string(req.slurm_refuses) + ")");
-        return out;
-    }
+    // Every request is judged, including one slurmctld may refuse after job_submit: jfp does not guess
+    // its verdict. What a user sized is capped first (request_caps.h), so such a request costs little.
+    SubmitRequest req = given;
+    normalise(req);
 
     std::string_view comment = req.comment;
     if (auto n = neutralize(req.comment)) {
         out.new_comment = *n;
         counters_.neutralized.fetch_add(1, std::memory_order_relaxed);
     }
-    std::string neutral_comment = out.new_comment ? *out.new_comment : std::string(comment);
+    std::string_view neutral_comment = out.new_comment ? std::string_view(*out.new_comment) : comment;
     if (!st->model) {
         counters_.unscored.fetch_add(1, std::memory_order_relaxed);
         unscored_log_.log(LogLevel::Error, "no usable model (" + st->model_note + "): jobs pass unscored");
@@ -251,33 +313,30 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &req) {
     }
     auto history_lock = read_history(*st);
     std::string user = user_name(*st, req.uid);
-    JobRequest r = resolve_request(req, user, *st->defaults, st->history.get());
-    r.privileged = privileged(req.uid);
-    HistoryView hv = st->history ? st->history->index.lookup(r) : HistoryView{};
     // Scanning the script was a third of this call (bench/hotpath). A model that splits on no script
     // feature cannot be moved by one, so then the scan is left to the feature-log thread (which logs
     // the full vector for training) or, with no feature log, skipped.
     ScriptScan scan = ScriptScan::Now;
     DeferredScript deferred;
-    if (r.script_known && !st->model->uses_script_features()) {
-        if (st->feature_log) deferred = st->feature_log->defer(r.script);
+    if (req.has_script && !st->model->uses_script_features()) {
+        if (st->feature_log) deferred = st->feature_log->defer(req.script);
         if (deferred.pending() || !st->feature_log) scan = ScriptScan::Later;
     }
-    FeatureVector x;
-    build_features(r, hv, x, scan);
-    fill_outcome(*st, r, hv, x, neutral_comment, req.uid, out, false, std::move(deferred));
+    Candidate c;
+    judge(*st, req, user, privileged(req.uid), neutral_comment, scan, nullptr, c);
+    fill_outcome(*st, c, neutral_comment, req.uid, out, false, true, std::move(deferred));
     history_lock = {};
-    if (st->script_archive && r.script_known && !out.token.empty()) archive_script(*st, req, r, out.token);
-
-    if (recent_->put(out.token, std::move(r), x, std::move(neutral_comment))) kick();
+    if (st->script_archive && c.r.script_known && !out.token.empty()) archive_script(*st, req, c.r, out.token);
     return out;
 }
 
-SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid,
-                                      const std::string &job_admin_comment) {
+SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitRequest &given_delta, uint32_t updater_uid,
+                                      const JobRecordView &job) {
     SubmitOutcome out;
     auto st = state();
     if (!st->config_present || st->config.mode == Mode::Off) return out;
+    SubmitRequest delta = given_delta;
+    normalise(delta);
     std::optional<std::string> neutral_comment;
     if (!delta.comment.empty()) {
         neutral_comment = neutralize(delta.comment);
@@ -288,63 +347,56 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
             neutral_comment = std::string(delta.comment);
         }
     }
-    bool request_changes = !delta.name.empty() || !delta.partition.empty() || !delta.account.empty() ||
-                           !delta.qos.empty() || known(delta.time_limit_min) || known(delta.mem_mb) ||
-                           known(delta.min_cpus) || known(delta.num_tasks) || known(delta.min_nodes);
+    bool request_changes = !delta.name.empty() || delta.partition.data() || delta.account.data() || delta.qos.data() ||
+                           delta.dependency.data() || known(delta.time_limit_min) || known(delta.mem_mb) ||
+                           known(delta.min_cpus) || known(delta.num_tasks) || known(delta.cpus_per_task) ||
+                           known(delta.min_nodes) || delta.tres_per_job.data() || delta.tres_per_node.data() ||
+                           delta.tres_per_task.data() || delta.tres_per_socket.data();
     if (!request_changes && !neutral_comment) return out;
     if (!st->model) return out;
 
-    // Which submission is this? The token in the job's AdminComment (slurmctld's record), else job id ->
-    // token from the store (queued jobs ingested); token -> request.
-    std::optional<RecentSubmissions::Entry> entry;
+    // Whose job, and what it is now: slurmctld's record. An update by anyone but the owner, root or
+    // SlurmUser is slurmctld's to refuse (22.05 refuses it only after job_modify): jfp neither judges nor
+    // records it.
+    SubmitRequest after;
+    std::optional<SubmissionFacts> facts;
     JoinToken token;
-    auto history_lock = read_history(*st);
-    if (std::string t = extract_jfp_token(job_admin_comment); !t.empty() && JoinToken::fits(t)) {
-        token = t;
-        entry = recent_->get(token);
-    }
-    if (!entry && st->history) {
-        if (const std::string *t = st->history->token_of(job_id); t && JoinToken::fits(*t)) {
-            token = *t;
-            entry = recent_->get(token);
+    uint32_t owner = updater_uid;
+    if (job.readable) {
+        owner = job.owner_uid;
+        if (updater_uid != owner && !privileged(updater_uid)) {
+            counters_.modify_not_owner.fetch_add(1, std::memory_order_relaxed);
+            log_debug("update of job " + job_id + " by uid " + std::to_string(updater_uid) + " (the job is uid " +
+                      std::to_string(owner) + "'s) not judged: slurmctld decides whether that user may update it");
+            return out;
         }
-    }
-    if (!entry) {
+        SubmitRequest now = job.job;
+        normalise(now);
+        if (!neutral_comment) neutral_comment = std::string(user_part_of_comment(now.comment));
+        after = merge_update(now, delta);
+        after.uid = owner;
+        if (std::string t = extract_jfp_token(std::string(job.admin_comment)); !t.empty() && JoinToken::fits(t)) token = t;
+        facts = parse_submission_facts(job.admin_comment);
+        if (!facts) facts = SubmissionFacts{};
+    } else {
+        // Nothing durable to go on: the update is judged as a fresh submission of what it says.
         counters_.modify_unknown.fetch_add(1, std::memory_order_relaxed);
-        log_debug("update of job " + job_id + " not re-scored: its submission is not in the history store yet (" +
-                  (token.empty() ? std::string("no token in its AdminComment") : "token " + std::string(token.view()) +
-                                                                                   " unknown here") + ")");
-        return out;
+        after = delta;
+        after.uid = updater_uid;
+        facts = SubmissionFacts{};
     }
     counters_.modified.fetch_add(1, std::memory_order_relaxed);
-    JobRequest r = entry->req;
-    if (!delta.name.empty()) r.name = std::string(delta.name);
-    if (!delta.partition.empty()) r.partition = std::string(first_partition(delta.partition));
-    if (!delta.account.empty()) r.account = std::string(delta.account);
-    if (!delta.qos.empty()) r.qos = std::string(delta.qos);
-    if (known(delta.time_limit_min)) r.timelimit_min = delta.time_limit_min;
-    if (known(delta.min_cpus) && delta.min_cpus > 0) r.req_cpus = delta.min_cpus;
-    if (known(delta.min_nodes) && delta.min_nodes > 0) r.req_nodes = delta.min_nodes;
-    if (known(delta.mem_mb) && delta.mem_mb > 0)
-        r.req_mem_mb = delta.mem_per_cpu ? delta.mem_mb * r.req_cpus : delta.mem_mb * r.req_nodes;
-    r.submit_time = naive_local_now();
-    r.privileged = privileged(updater_uid);
-    // The token may come from the job's record while no history is loaded yet (or any more).
-    HistoryView hv = st->history ? st->history->index.lookup(r) : HistoryView{};
-    FeatureVector x;
-    build_features(r, hv, x);
-    RecentSubmissions::restore_script_features(*entry, x);
-    std::string comment = neutral_comment ? *neutral_comment : entry->user_comment;
-    out.token = token;  // the job keeps its token; the log row is replaced
-    fill_outcome(*st, r, hv, x, comment, updater_uid, out, true);
-    out.admin_comment_append.clear();  // already carries its token
-    if (!out.new_comment && neutral_comment) out.new_comment = *neutral_comment;
-    if (!out.reject) {  // a refused update leaves the job, and so the cached request, as it was
-        entry->req = r;
-        RecentSubmissions::keep_script_features(x, *entry);
-        entry->user_comment = comment;
-        recent_->update(token, std::move(*entry));
-    }
+    after.submit_time = naive_local_now();
+    std::string comment = neutral_comment ? *neutral_comment : std::string();
+    auto history_lock = read_history(*st);
+    std::string user = user_name(*st, owner);
+    Candidate c;
+    judge(*st, after, user, privileged(updater_uid), comment, ScriptScan::Now, &*facts, c);
+    out.token = token;  // the job keeps its token; its feature-log row is replaced
+    // No token (a job from before jfp, or a record jfp cannot read): nothing to tie a log row to.
+    fill_outcome(*st, c, comment, owner, out, true, !token.empty());
+    out.admin_comment_append.clear();  // slurmctld refuses an AdminComment in a user's update
+    if (!out.new_comment && neutral_comment && !delta.comment.empty()) out.new_comment = *neutral_comment;
     return out;
 }
 
@@ -366,9 +418,6 @@ void Engine::log_stats(bool final) {
         d[i] = cur[i] - stats_prev_[i];
         stats_prev_[i] = cur[i];
     }
-    uint64_t refused = counters_.refused_by_slurm.load();
-    uint64_t refused_now = refused - stats_refused_prev_;
-    stats_refused_prev_ = refused;
     if (s.count == 0) return;
     char line[400];
     std::snprintf(line, sizeof line,
@@ -376,7 +425,6 @@ void Engine::log_stats(bool final) {
                   "scored %" PRIu64 ", annotated %" PRIu64 ", warned %" PRIu64 ", rejected %" PRIu64 ", unscored %" PRIu64,
                   s.count, elapsed, final ? " (plugin unloading)" : "", s.p50_us, s.p99_us, s.max_us, d[0], d[1], d[2], d[3], d[4]);
     std::string msg = line;
-    if (refused_now) msg += ", left to slurmctld's own limits " + std::to_string(refused_now);
     log_info(msg);
 }
 
@@ -419,8 +467,8 @@ void Engine::write_metrics(bool now) {
     m.overridden = counters_.overrides.load();
     m.exempt = counters_.exempt.load();
     m.unscored = counters_.unscored.load();
-    m.refused_by_slurm = counters_.refused_by_slurm.load();
     m.updates = counters_.modified.load();
+    m.updates_not_owner = counters_.modify_not_owner.load();
     m.faults = counters_.faults.load();
     m.model_loads = counters_.model_loads.load();
     m.history_loads = counters_.history_loads.load();
@@ -457,11 +505,22 @@ Mode Engine::mode() const { return state()->config_present ? state()->config.mod
 // the budget has room; hashing, compression and SQLite happen on the archive's thread.
 void Engine::archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const JoinToken &token) {
     ScriptArchiveWriter &w = *st.script_archive;
+    // What the archive keeps is bounded like everything else a user sizes (request_caps.h). A script past
+    // max_script_size (slurm.conf's now, else Slurm's default) is one slurmctld refuses, unless its limit
+    // was changed since it started: its head is kept, a trace, not megabytes of a job that never was. The
+    // environment is kept to kEnvBytes (its entries were capped by normalise()).
+    const size_t limit = req.max_script_size ? req.max_script_size : RequestCaps::kScriptDefault;
+    const size_t script_bytes = r.script.size() <= limit ? r.script.size() : std::min(r.script.size(), RequestCaps::kScriptTrace);
     bool env = st.config.script_archive_env && req.env && req.env_count;
-    size_t env_bytes = 0;
+    size_t env_bytes = 0, env_entries = 0;
     if (env)
-        for (size_t i = 0; i < req.env_count; ++i) env_bytes += req.env[i] ? std::strlen(req.env[i]) + 1 : 0;
-    auto bytes = static_cast<int64_t>(r.script.size() + env_bytes + sizeof(ScriptArchiveEntry));
+        for (; env_entries < req.env_count; ++env_entries) {
+            const char *v = req.env[env_entries];
+            size_t n = v ? strnlen(v, RequestCaps::kEnvBytes) + 1 : 0;
+            if (env_bytes + n > RequestCaps::kEnvBytes) break;
+            env_bytes += n;
+        }
+    auto bytes = static_cast<int64_t>(script_bytes + env_bytes + sizeof(ScriptArchiveEntry));
     if (!w.reserve(bytes)) {
         w.count_drop();
         return;
@@ -474,12 +533,12 @@ void Engine::archive_script(const State &st, const SubmitRequest &req, const Job
     e.meta.user = r.user;
     e.meta.name = r.name;
     e.meta.work_dir = req.work_dir;
-    e.script.assign(r.script);
+    e.script.assign(r.script.substr(0, script_bytes));
     if (env) {
         e.env.reserve(env_bytes);
-        for (size_t i = 0; i < req.env_count; ++i) {
+        for (size_t i = 0; i < env_entries; ++i) {
             if (!req.env[i]) continue;
-            e.env.append(req.env[i]);
+            e.env.append(req.env[i], strnlen(req.env[i], RequestCaps::kEnvBytes));
             e.env.push_back('\0');  // as /proc/PID/environ: NAME=value, each ended by NUL
         }
         e.has_env = true;

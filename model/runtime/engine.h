@@ -29,6 +29,7 @@
 #include "model/jobs/join_token.h"
 #include "model/policy/config.h"
 #include "model/policy/policy.h"
+#include "model/runtime/job_record_view.h"
 #include "model/runtime/submit_request.h"
 #include "model/scoring/feature_log.h"
 #include "model/scoring/model_bundle.h"
@@ -37,8 +38,6 @@
 #include "model/util/log.h"
 
 namespace jfp {
-
-class RecentSubmissions;
 
 struct EngineOptions {
     std::string config_path;      // jfp.conf
@@ -59,7 +58,7 @@ struct SubmitOutcome {
 
 struct EngineCounters {
     std::atomic<uint64_t> evaluated{0}, scored{0}, annotated{0}, warned{0}, rejected{0}, overrides{0},
-        exempt{0}, unscored{0}, refused_by_slurm{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0},
+        exempt{0}, unscored{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0}, modify_not_owner{0},
         history_loads{0}, history_updates{0}, model_loads{0}, faults{0};
 };
 
@@ -73,11 +72,11 @@ public:
     // The submit path: thread-safe, no locks around scoring, no I/O.
     SubmitOutcome evaluate(const SubmitRequest &req);
 
-    // scontrol update: delta holds only what the update changes. job_id is the job's id as text.
-    // job_admin_comment: the job's AdminComment as slurmctld holds it (its token names the submission);
-    // empty when unknown, and the token is then looked up in the history store's queued jobs.
+    // scontrol update: delta holds only what the update changes; job is what slurmctld holds for the job
+    // now (its record). The job as it will be after the update is judged as a fresh submission would be.
+    // job_id is the job's id as text, for the log.
     SubmitOutcome evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid,
-                                  const std::string &job_admin_comment = "");
+                                  const JobRecordView &job);
     // root or SlurmUser (EngineOptions::trusted_uids): warned, not rejected, unless reject_privileged.
     bool privileged(uint32_t uid) const;
 
@@ -132,9 +131,20 @@ private:
     std::vector<std::pair<uint32_t, std::string>> unknown_user_uids(const HistorySnapshot &snap);
     void load_whole_history(State &next, const std::string &store_path);
     std::string user_name(const State &st, uint32_t uid);
-    void fill_outcome(const State &st, const JobRequest &r, const HistoryView &hv, const FeatureVector &x,
-                      std::string_view comment, uint32_t uid, SubmitOutcome &out, bool is_update,
-                      DeferredScript script = DeferredScript());
+    // One way the job may run (a partition of its list), scored and decided.
+    struct Candidate {
+        JobRequest r;
+        HistoryView hv;
+        FeatureVector x;
+        Score s;
+        Decision d;
+    };
+    // Scores req in each partition it may run in and keeps the strictest decision in best (a list of one
+    // is the usual case). script: the update's script features from the job's AdminComment.
+    void judge(const State &st, const SubmitRequest &req, const std::string &user, bool privileged,
+               std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, Candidate &best);
+    void fill_outcome(const State &st, Candidate &c, std::string_view comment, uint32_t uid, SubmitOutcome &out,
+                      bool is_update, bool log_features, DeferredScript script = DeferredScript());
     void publish(const std::shared_ptr<State> &working);
     void archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const JoinToken &token);
     template <class W> void replace_writer(std::shared_ptr<W> &slot, std::shared_ptr<W> next);
@@ -176,6 +186,7 @@ private:
     // uid -> name from the password database, resolved in the background for uids the store lacks.
     std::shared_ptr<const std::unordered_map<uint32_t, std::string>> passwd_names_;
     BoundedQueue<uint32_t> uid_misses_{1024};
+    static constexpr size_t kMaxUserNames = 65536;
 
     // Writers replaced after a config change, kept until no published snapshot holds them (background
     // thread only).
@@ -185,7 +196,6 @@ private:
     int64_t script_archive_budget_ = 0;
     void close_retired_writers();
 
-    std::unique_ptr<RecentSubmissions> recent_;  // for job_modify
     uint64_t token_seed_ = 0;
 
     RateLimitedLog unscored_log_{60}, fault_log_{60};
@@ -195,7 +205,6 @@ private:
     std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
     std::chrono::steady_clock::time_point stats_last_{};  // background thread only
     uint64_t stats_prev_[5] = {};
-    uint64_t stats_refused_prev_ = 0;
     std::mutex wake_mu_;
     std::condition_variable wake_;
     std::thread thread_;

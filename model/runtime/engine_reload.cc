@@ -393,6 +393,9 @@ void Engine::resolve_pending_uids() {
         auto cur = std::atomic_load(&passwd_names_);
         if (cur->count(uid) || (updated && updated->count(uid))) continue;
         if (!updated) updated = std::make_shared<std::unordered_map<uint32_t, std::string>>(*cur);
+        // A byte budget like every structure the plugin keeps: past it, start afresh (names are looked up
+        // again as their users submit).
+        if (updated->size() >= kMaxUserNames) updated->clear();
         auto name = passwd_name(uid);
         (*updated)[uid] = name ? *name : "uid:" + std::to_string(uid);
     }

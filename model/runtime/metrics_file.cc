@@ -48,7 +48,7 @@ std::string openmetrics_text(const MetricsSnapshot &m) {
     const std::pair<const char *, uint64_t> decisions[] = {
         {"scored", m.scored},     {"annotated", m.annotated}, {"warned", m.warned},
         {"rejected", m.rejected}, {"overridden", m.overridden}, {"exempt", m.exempt},
-        {"unscored", m.unscored}, {"refused_by_slurm", m.refused_by_slurm}, {"updated", m.updates}};
+        {"unscored", m.unscored}, {"updated", m.updates}, {"update_not_owner", m.updates_not_owner}};
     for (const auto &[d, n] : decisions) line(o, "jfp_jobs_total{%s,decision=\"%s\"} %" PRIu64, c.c_str(), d, n);
     line(o, "# TYPE jfp_faults counter");
     line(o, "# HELP jfp_faults Internal faults on which the plugin let the job through (slurmctld's log says why).");

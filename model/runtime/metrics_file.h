@@ -20,7 +20,7 @@ struct MetricsSnapshot {
     int64_t history_latest_end_epoch = 0;  // the newest job end the plugin's history holds; 0 unknown
     // jfp_jobs_total by decision
     uint64_t scored = 0, annotated = 0, warned = 0, rejected = 0, overridden = 0, exempt = 0, unscored = 0,
-             refused_by_slurm = 0, updates = 0;
+             updates = 0, updates_not_owner = 0;
     uint64_t faults = 0;  // internal faults the plugin let jobs through on
     uint64_t archive_archived = 0, archive_dropped = 0, archive_failed = 0;
     uint64_t feature_log_dropped = 0;

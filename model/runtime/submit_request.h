@@ -30,9 +30,9 @@ struct SubmitRequest {
     bool mem_per_cpu = false;          // mem_mb is per CPU (else per node)
     bool has_script = false;
     int64_t submit_time = 0;  // naive local; 0: now
-    // Non-empty: slurmctld refuses this job itself after job_submit (why); it is not scored, logged or
-    // archived.
-    std::string_view slurm_refuses;
+    // slurm.conf's max_script_size as it reads now (0: Slurm's default). It bounds only what the script
+    // archive keeps of a script, never whether the job is judged.
+    size_t max_script_size = 0;
 };
 
 // user: the name the uid resolves to (from the history store or the password database).

@@ -3,6 +3,8 @@
 #include <cstdio>
 #include <ctime>
 
+#include "model/util/text.h"
+
 namespace jfp {
 
 namespace {
@@ -29,7 +31,9 @@ void set_log_sink(LogSink sink) { g_sink = sink ? sink : stderr_sink; }
 void set_debug_probe(DebugProbe probe) { g_debug_probe = probe ? probe : no_debug; }
 bool debug_enabled() { return g_debug_probe(); }
 
-void log_msg(LogLevel level, const std::string &message) { g_sink(level, message.c_str()); }
+// Every line, whatever it quotes, through the one escaper: a log line is one line, and no user's bytes
+// reach an admin's terminal (tail -f, journalctl) as controls. Escaped text passes through unchanged.
+void log_msg(LogLevel level, const std::string &message) { g_sink(level, printable(message).c_str()); }
 
 void RateLimitedLog::hold() { last_.store(monotonic_seconds(), std::memory_order_relaxed); }
 

@@ -51,23 +51,47 @@ size_t utf8_sequence(std::string_view s, size_t i) {
 }
 }  // namespace
 
-// Shows text as typed (UTF-8 included) but never writes a control character or a broken byte sequence to
-// a user's terminal or a log; a cut never splits a character.
-std::string printable(std::string_view s, size_t max_len) {
+namespace {
+
+// The code point of a well-formed sequence of len bytes at s[i].
+uint32_t code_point(std::string_view s, size_t i, size_t len) {
+    auto b = [&](size_t k) { return static_cast<uint32_t>(static_cast<unsigned char>(s[i + k])); };
+    if (len == 2) return ((b(0) & 0x1f) << 6) | (b(1) & 0x3f);
+    if (len == 3) return ((b(0) & 0x0f) << 12) | ((b(1) & 0x3f) << 6) | (b(2) & 0x3f);
+    return ((b(0) & 0x07) << 18) | ((b(1) & 0x3f) << 12) | ((b(2) & 0x3f) << 6) | (b(3) & 0x3f);
+}
+
+// Characters a terminal or an editor acts on rather than shows: C1 controls (U+009B is a CSI, U+009D an OSC
+// on many terminals), the bidirectional controls that reorder what is shown (U+202E turns "exe.txt" into
+// "txt.exe"), and the line and paragraph separators.
+bool acts_on_display(uint32_t cp) {
+    return (cp >= 0x80 && cp <= 0x9f) || cp == 0x061c || cp == 0x200e || cp == 0x200f ||
+           (cp >= 0x2028 && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069);
+}
+
+}  // namespace
+
+// Shows text as typed (UTF-8 included) but never writes a control character, a character that reorders or
+// breaks what is shown, or a broken byte sequence to a terminal or a log; a cut never splits a character.
+std::string printable(std::string_view s, size_t max_len, bool keep_lines) {
     std::string out;
     size_t i = 0;
     while (i < s.size()) {
         auto c = static_cast<unsigned char>(s[i]);
         size_t len = c < 0x80 ? 1 : utf8_sequence(s, i);
-        bool escape = c < 0x20 || c == 0x7f || len == 0;
+        bool escape = (c < 0x20 && !(keep_lines && (c == '\n' || c == '\t'))) || c == 0x7f || len == 0;
+        bool escape_char = !escape && len > 1 && acts_on_display(code_point(s, i, len));
         if (escape) len = 1;
         if (i + len > max_len) {
             out += "...";
             break;
         }
+        char buf[16];
         if (escape) {
-            char buf[8];
             std::snprintf(buf, sizeof buf, "\\x%02x", c);
+            out += buf;
+        } else if (escape_char) {
+            std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(code_point(s, i, len)));
             out += buf;
         } else {
             out.append(s.substr(i, len));

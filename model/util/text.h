@@ -2,6 +2,7 @@
 #pragma once
 
 #include <charconv>
+#include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -50,9 +51,12 @@ inline std::optional<double> parse_double(std::string_view s) {
     return v;
 }
 
-// Text fit for a terminal or a log line: control characters and bytes of no well-formed UTF-8 character
-// shown as \xNN, cut (with "...") before the character that would pass max_len bytes.
-std::string printable(std::string_view s, size_t max_len = std::string_view::npos);
+// The one escaper for text a user wrote (a job name, a comment, a script), wherever jfp prints or logs it:
+// C0 controls (ESC, newline, ...), DEL and bytes of no well-formed UTF-8 character shown as \xNN; C1
+// controls, bidirectional controls and line separators as \uNNNN; cut (with "...") before the character
+// that would pass max_len bytes. keep_lines: newline and tab stay (a script shown whole).
+// test/source/user_text.sh fails the build when user text reaches output another way.
+std::string printable(std::string_view s, size_t max_len = std::string_view::npos, bool keep_lines = false);
 // printable() in quotes, cut at 80 bytes by default: 'abc'.
 std::string quote_for_message(std::string_view s, size_t max_len = 80);
 

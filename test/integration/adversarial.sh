@@ -8,8 +8,13 @@
 #      userb's script for usera's job, nor tie usera's job to userb's token in the store.
 #   A6 what jfp creates that holds users' data (feature log, script archive, history store, their -wal) is
 #      readable by its owner only.
-#   A5 jobs slurmctld refuses itself after job_submit (a name or comment past 1024 bytes, a script past
-#      max_script_size, an array past MaxArraySize) leave no feature-log row and nothing in the archive.
+#   A5 requests slurmctld refuses itself after job_submit (a name or comment past 1024 bytes, a script past
+#      max_script_size, an array past MaxArraySize) are judged, and cost a capped trace: a feature-log row,
+#      their script's first 64 KiB.
+#   A13 ten requests with 4 MiB account, QOS, partition list and working directory grow slurmctld's RSS
+#      by less than 64 MiB (jfp caps each field at slurmctld's own limit before it keeps anything).
+#   A12 a limit lowered at run time (MaxArraySize, which 22.05 enforces only after a restart) changes
+#      nothing: a doomed array is judged and refused in reject mode.
 #   A11 SlurmUser, like root, is warned where an ordinary user is rejected (reject_privileged = no).
 #   A7 a model path that is an ordinary user's symbolic link is refused.
 #   A3 in reject mode, a job accepted as 'steady' and renamed to 'doomed' (scontrol update, by its owner,
@@ -68,14 +73,18 @@ case "$out" in *secret-of-userb*) fail "A2: jfp scripts show $ja (usera's job) p
 expect_contains "$out" "usera was here" "A2: jfp scripts show of usera's queued job"
 note "A2: usera's job $ja named '... AdminComment=jfp:t=$tb': scripts show prints usera's own script"
 
-# ---- A5: jobs slurmctld refuses itself after job_submit leave no feature-log row and nothing archived
+# ---- A5: requests slurmctld refuses itself after job_submit are judged like any other (jfp does not guess
+# slurmctld's verdict) and cost a small, capped trace: their row in the feature log, their script's head.
 wait_until 30 "the feature log has no rows" '[ "$(db_count "$W/features.db" scored)" -gt 0 ]'
 rows0=$(db_count "$W/features.db" scored)
 subs0=$(db_count "$W/scripts.db" submissions)
 bytes0=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
 long() { head -c "$1" /dev/zero | tr '\0' "$2"; }
-{ printf '#!/bin/bash\n'; long $((4 * 1024 * 1024)) '#'; printf '\ntrue\n'; } >"$W/home/huge.sh"
-chmod 644 "$W/home/huge.sh"
+# Scripts past max_script_size that do not compress: what a user would send to fill the archive.
+for f in huge huge2; do
+    { printf '#!/bin/bash\n'; head -c $((3 * 1024 * 1024 + 65536)) /dev/urandom | base64 -w 100 | sed 's/^/# /'; printf 'true\n'; } >"$W/home/$f.sh"
+done
+chmod 644 "$W/home/huge.sh" "$W/home/huge2.sh"
 refused() {  # refused WHAT SBATCH-ARGS...: usera's submission, which slurmctld must refuse
     local what=$1 out
     shift
@@ -84,16 +93,53 @@ refused() {  # refused WHAT SBATCH-ARGS...: usera's submission, which slurmctld 
 refused "a 1025-byte name" -J "$(long 1025 n)" "$W/home/a.sh"
 refused "a 1025-byte comment" --comment "$(long 1025 c)" "$W/home/a.sh"
 refused "a script over 4 MiB" "$W/home/huge.sh"
-refused "the same script again" -J again "$W/home/huge.sh"
+refused "another script over 4 MiB" -J again "$W/home/huge2.sh"
 refused "an array past MaxArraySize" --array=0-9999 "$W/home/a.sh"
 jk=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J after_refusals "$W/home/a.sh" | cut -d';' -f1)
 archived "$jk"
-wait_until 30 "job $jk's feature-log row" '[ "$(db_count "$W/features.db" scored)" -gt "$rows0" ]'
-expect_eq "$(db_count "$W/features.db" scored)" "$((rows0 + 1))" "A5: feature-log rows after 5 refused jobs and 1 accepted"
-expect_eq "$(db_count "$W/scripts.db" submissions)" "$((subs0 + 1))" "A5: archived submissions after 5 refused jobs and 1 accepted"
+wait_until 30 "job $jk's feature-log row" '[ "$(db_count "$W/features.db" scored)" -ge "$((rows0 + 6))" ]'
+expect_eq "$(db_count "$W/features.db" scored)" "$((rows0 + 6))" "A5: feature-log rows after 5 refused requests (judged) and 1 accepted"
+expect_eq "$(db_count "$W/scripts.db" submissions)" "$((subs0 + 6))" "A5: archived submissions after 5 refused requests and 1 accepted"
 bytes1=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
-[ $((bytes1 - bytes0)) -lt 1048576 ] || fail "A5: the archive grew by $((bytes1 - bytes0)) bytes for jobs slurmctld refused"
-note "A5: a long name, a long comment, two 4 MiB scripts, a 10,000-task array: refused by slurmctld, none logged or archived (archive +$((bytes1 - bytes0)) bytes)"
+[ $((bytes1 - bytes0)) -lt 1048576 ] || fail "A5: the archive grew by $((bytes1 - bytes0)) bytes for 5 requests slurmctld refused (two scripts of 4.3 MiB that do not compress)"
+# The long name was judged on its normalised form: cut to slurmctld's 1024 bytes.
+expect_eq "$(sqlite3 -readonly -cmd '.timeout 10000' "$W/features.db" "SELECT count(*) FROM scored WHERE name = '$(long 1024 n)'")" 1 \
+    "A5: feature-log rows of the 1025-byte name, cut to 1024 bytes"
+note "A5: a long name, a long comment, two 4.3 MiB scripts, a 10,000-task array: refused by slurmctld, each judged; archive +$((bytes1 - bytes0)) bytes"
+
+# ---- A13: what a user sizes is capped before jfp keeps anything of it. Ten scripts whose #SBATCH lines ask for
+# a 4 MiB account, QOS, partition list and working directory (slurmctld refuses them after job_submit):
+# slurmctld's RSS may grow by what slurmctld itself holds for a request, not by what jfp copies.
+rss_kib() { awk '/^VmRSS:/ { print $2 }' "/proc/$(cat "$CLUSTER_DIR/run/slurmctld.daemon.pid")/status"; }
+/usr/bin/python3 - "$W/home/sized.sh" <<'PY'
+import sys
+big = lambda c: c * (4 << 20)
+with open(sys.argv[1], "w") as f:
+    f.write("#!/bin/bash\n#SBATCH --account=%s\n#SBATCH --qos=%s\n#SBATCH --partition=%s\n#SBATCH --chdir=/%s\ntrue\n"
+            % (big("a"), big("q"), ",".join(["p%d" % i for i in range(400000)]), big("d")))
+PY
+chmod 644 "$W/home/sized.sh"
+as_user "$A" sbatch --hold -o /dev/null -J sized "$W/home/sized.sh" >/dev/null 2>&1 || true  # warms slurmctld's allocator
+rss0=$(rss_kib)
+archive0=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
+features0=$(du -sb "$W/features.db"* | awk '{ n += $1 } END { print n }')
+for i in 1 2 3 4 5 6 7 8 9 10; do
+    if out=$(as_user "$A" sbatch --hold -o /dev/null -J "sized$i" "$W/home/sized.sh" 2>&1); then fail "A13: slurmctld accepted a 4 MiB account: $out"; fi
+done
+# Judged (each has its feature-log row), so jfp handled every byte of them.
+wait_until 30 "A13: the sized requests have no feature-log rows" \
+    '[ "$(sqlite3 -readonly -cmd ".timeout 10000" "$W/features.db" "SELECT count(*) FROM scored WHERE name LIKE '"'sized%'"'")" -ge 11 ]'
+rss1=$(rss_kib)
+note "A13: slurmctld's RSS ${rss0} KiB before ten sized requests, ${rss1} KiB after (+$(((rss1 - rss0) / 1024)) MiB)"
+# docs/admin-guide.md, "What a submission costs": jfp keeps at most a few KiB of each; slurmctld's own
+# unpacking of ten 16 MiB requests is the rest (32 MiB measured with mode = off in issue 34).
+[ $((rss1 - rss0)) -lt $((64 * 1024)) ] || fail "A13: slurmctld's RSS grew by $(((rss1 - rss0) / 1024)) MiB over ten sized requests (budget 64 MiB)"
+# ... nor by what jfp stores of them: the archive and the feature log keep each field cut to its cap.
+archive1=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
+features1=$(du -sb "$W/features.db"* | awk '{ n += $1 } END { print n }')
+note "A13: the archive grew by $((archive1 - archive0)) bytes, the feature log by $((features1 - features0))"
+[ $((archive1 - archive0 + features1 - features0)) -lt $((2 * 1024 * 1024)) ] ||
+    fail "A13: the archive grew by $((archive1 - archive0)) bytes and the feature log by $((features1 - features0)) for ten requests slurmctld refused"
 
 # ---- A1: a name holding a newline and a record of userb's
 now=$(date +%s)
@@ -143,6 +189,31 @@ if out=$(as_user "$A" scontrol update JobId="$js" Name=doomed 2>&1); then
 fi
 scancel "$js"
 note "A3: after scontrol requeuehold, the rename of $js to doomed refused too"
+
+# ---- A12: a limit changed at run time. MaxArraySize lowered in slurm.conf and `scontrol reconfigure`d: slurm_conf
+# shows the new value at once while 22.05 keeps enforcing the old one until a restart. The plugin used to skip
+# what it believed slurmctld would refuse; an array of 'doomed' within the old limit must still be refused.
+# From 23.11 a reconfigure starts slurmctld afresh, and the plugin with it: wait for its history again.
+reconfigure() {
+    local loads
+    loads=$(grep -c "loaded history of" "$CTLD_LOG" || true)
+    scontrol reconfigure
+    wait_until 60 "slurmctld did not answer after scontrol reconfigure" 'scontrol ping >/dev/null 2>&1 && squeue >/dev/null 2>&1'
+    if [ "$(slurmctld -V | grep -o '[0-9][0-9]*\.[0-9][0-9]*' | head -n1 | tr -d .)" -ge 2311 ]; then
+        wait_until 60 "the plugin did not load its history again after the reconfigure" \
+            '[ "$(grep -c "loaded history of" "$CTLD_LOG" || true)" -gt "$loads" ]'
+    fi
+}
+cp "$CLUSTER_DIR/etc/slurm.conf" "$W/slurm.conf.saved"
+echo "MaxArraySize=5" >>"$CLUSTER_DIR/etc/slurm.conf"
+reconfigure
+if out=$(as_user "$A" sbatch --hold -o /dev/null -J doomed --array=0-50 --wrap true 2>&1); then
+    fail "A12: usera's doomed array (indices within the old MaxArraySize, past the new) was accepted: $out"
+fi
+wait_log "submit user=$A name='doomed' .*action=reject" 10
+cp "$W/slurm.conf.saved" "$CLUSTER_DIR/etc/slurm.conf"
+reconfigure
+note "A12: after MaxArraySize was lowered at run time, usera's doomed array was judged and refused: $(printf '%s' "$out" | head -n1)"
 
 # ---- A11: SlurmUser (like root) is warned where an ordinary user is rejected (reject_privileged = no)
 set_conf "$SITE_CONF

@@ -9,6 +9,7 @@
 
 #include "../unit/catch.h"
 #include "plugin/job_desc_adapter.h"
+#include "fake_job_record.h"
 
 extern "C" {
 char *slurm_xstrdup(const char *);
@@ -130,43 +131,69 @@ TEST_CASE("adapter: a script's length from Slurm's allocator equals strlen, what
     CHECK(jfp_plugin::slurm_string(nullptr).empty());
 }
 
-TEST_CASE("adapter: a job slurmctld refuses itself after job_submit is recognised, and only such a job") {
-    Desc j;
-    std::string name1024(1024, 'n'), name1025(1025, 'n'), comment1025(1025, 'c');
-    j.d.name = name1024.data();
-    CHECK(jfp_plugin::slurm_refusal(&j.d, "#!/bin/sh\n") == nullptr);
-    j.d.name = name1025.data();
-    CHECK_THAT(jfp_plugin::slurm_refusal(&j.d, ""), HasText("job name longer than 1024"));
-    j.d.name = nullptr;
-    j.d.comment = slurm_xstrdup(comment1025.c_str());
-    CHECK_THAT(jfp_plugin::slurm_refusal(&j.d, ""), HasText("comment longer than 1024"));
-    slurm_xfree(reinterpret_cast<void **>(&j.d.comment));
-
-    std::string script(size_t{4} << 20, '#');  // Slurm's default max_script_size, 4 MiB: accepted
-    CHECK(jfp_plugin::slurm_refusal(&j.d, script) == nullptr);
-    script += '\n';
-    CHECK_THAT(jfp_plugin::slurm_refusal(&j.d, script), HasText("max_script_size"));
-    char *saved_params = slurm_conf.sched_params;
-    char params[] = "bf_continue,max_script_size=10000000";
-    slurm_conf.sched_params = params;
-    CHECK(jfp_plugin::slurm_refusal(&j.d, script) == nullptr);  // the site raised it
-    slurm_conf.sched_params = saved_params;
-
-    uint32_t saved_max = slurm_conf.max_array_sz;
-    slurm_conf.max_array_sz = 1001;  // slurm.conf's default MaxArraySize
-    auto array = [&](const char *spec) {
-        std::string s(spec);
-        j.d.array_inx = s.data();
-        const char *why = jfp_plugin::slurm_refusal(&j.d, "");
-        j.d.array_inx = nullptr;
-        return why != nullptr;
-    };
-    CHECK_FALSE(array("0-1000"));
-    CHECK(array("0-1001"));
-    CHECK(array("0-9999%10"));
-    CHECK_FALSE(array("0-1000%9999"));  // the limit after % is how many run at once
-    CHECK_FALSE(array("1,3,5-7:2"));
-    CHECK_FALSE(array("0-999:5000"));   // a step is no index
-    CHECK(array("7,1001"));
-    slurm_conf.max_array_sz = saved_max;
+#if JFP_JOB_RECORD_LAYOUT
+TEST_CASE("adapter: slurmctld's job record is read at this release's offsets, after its checks") {
+    const auto &L = jfp_plugin::kJobRecordLayout;
+    FakeRecord f(4321, 1007);
+    char name[] = "renamed", part[] = "debug,long", account[] = "phys", comment[] = "mine jfp:p=0.1",
+         admin[] = "jfp:t=0123456789abcdef", dep[] = "afterok:1", gpus[] = "gres/gpu:2", qos_name[] = "high";
+    f.put(f.job, L.name, name);
+    f.put(f.job, L.partition, part);
+    f.put(f.job, L.account, account);
+    f.put(f.job, L.comment, comment);
+    f.put(f.job, L.admin_comment, admin);
+    f.put(f.job, L.tres_per_node, gpus);
+    f.put(f.job, L.batch_flag, uint16_t{1});
+    f.put(f.job, L.time_limit, uint32_t{90});
+    f.qos.name = qos_name;
+    f.put(f.job, L.qos_ptr, &f.qos);
+    f.put(f.details, L.d_dependency, dep);
+    f.put(f.details, L.d_min_cpus, uint32_t{8});
+    f.put(f.details, L.d_min_nodes, uint32_t{2});
+    f.put(f.details, L.d_num_tasks, uint32_t{4});
+    f.put(f.details, L.d_cpus_per_task, uint16_t{2});
+    f.put(f.details, L.d_pn_min_memory, uint64_t{2000} | MEM_PER_CPU);
+    jfp::JobRecordView v = jfp_plugin::read_job_record(f.record(), "4321");
+    REQUIRE(v.readable);
+    CHECK(v.owner_uid == 1007);
+    CHECK(v.job.name == "renamed");
+    CHECK(v.job.partition == "debug,long");
+    CHECK(v.job.account == "phys");
+    CHECK(v.job.qos == "high");
+    CHECK(v.job.comment == "mine jfp:p=0.1");
+    CHECK(v.admin_comment == "jfp:t=0123456789abcdef");
+    CHECK(v.job.dependency == "afterok:1");
+    CHECK(v.job.tres_per_node == "gres/gpu:2");
+    CHECK(v.job.has_script);
+    CHECK(v.job.time_limit_min == 90);
+    CHECK(v.job.min_cpus == 8);
+    CHECK(v.job.min_nodes == 2);
+    CHECK(v.job.num_tasks == 4);
+    CHECK(v.job.cpus_per_task == 2);
+    CHECK(v.job.mem_mb == 2000);
+    CHECK(v.job.mem_per_cpu);
+    CHECK(jfp_plugin::read_job_record(f.record(), "").readable);        // the update names no id
+    CHECK(jfp_plugin::read_job_record(f.record(), "4321_7").readable);  // an array task's id
+    // Each check refuses the record: another job's id, a wrong cookie, no details or the wrong details.
+    CHECK_FALSE(jfp_plugin::read_job_record(f.record(), "4322").readable);
+    CHECK_FALSE(jfp_plugin::read_job_record(nullptr, "4321").readable);
+    f.put(f.details, L.d_magic, uint32_t{0});
+    CHECK_FALSE(jfp_plugin::read_job_record(f.record(), "4321").readable);
+    f.put(f.details, L.d_magic, jfp_plugin::kDetailsMagic);
+    f.put(f.job, L.details, static_cast<void *>(nullptr));
+    CHECK_FALSE(jfp_plugin::read_job_record(f.record(), "4321").readable);
+    f.put(f.job, L.details, static_cast<void *>(f.details));
+    f.put(f.job, L.magic, uint32_t{0x12345678});
+    CHECK_FALSE(jfp_plugin::read_job_record(f.record(), "4321").readable);
+    // Unset numbers stay unknown; UNLIMITED is infinite.
+    FakeRecord bare(5, 1);
+    bare.put(bare.job, L.time_limit, uint32_t{INFINITE});
+    jfp::JobRecordView b = jfp_plugin::read_job_record(bare.record(), "5");
+    REQUIRE(b.readable);
+    CHECK(std::isinf(b.job.time_limit_min));
+    CHECK(std::isnan(b.job.min_cpus));
+    CHECK(std::isnan(b.job.mem_mb));
+    CHECK(b.job.name.data() == nullptr);
+    CHECK_FALSE(b.job.has_script);
 }
+#endif

@@ -17,6 +17,7 @@
 #include "../unit/catch.h"
 #include "../unit/test_support.h"
 #include "model/policy/policy.h"
+#include "fake_job_record.h"
 #include "plugin/job_desc_adapter.h"
 
 extern "C" {
@@ -159,11 +160,13 @@ TEST_CASE("harness: annotate appends within Slurm's limit and writes the join to
     Job big("sim", "", big_script.c_str());
     CHECK(p.submit(&big.d, getuid(), &big.err) == SLURM_SUCCESS);
     CHECK(jfp::parse_annotation(big.comment()));
-    big_script += '\n';  // one byte past it: slurmctld refuses the job itself, jfp leaves it alone
+    // One byte past it: slurmctld refuses the job itself, unless its limit is not what slurm.conf says now
+    // (it reads max_script_size once). jfp does not guess: the job is judged like any other.
+    big_script += '\n';
     Job too_big("sim", "", big_script.c_str());
     CHECK(p.submit(&too_big.d, getuid(), &too_big.err) == SLURM_SUCCESS);
-    CHECK(too_big.comment().empty());
-    CHECK(too_big.admin().empty());
+    CHECK(jfp::parse_annotation(too_big.comment()));
+    CHECK(too_big.admin().rfind("jfp:t=", 0) == 0);
     std::string binary("\x7f" "ELF\0\0\x01\x02", 9);
     Job bin("sim", "", nullptr);
     bin.d.script = slurm_xstrdup(binary.c_str());
@@ -268,13 +271,8 @@ TEST_CASE("harness: job_modify neutralises a forged annotation in an updated com
     slurm_xfree(reinterpret_cast<void **>(&err));
 }
 
-// slurmctld's job_record as the plugin reads it: the head (plugin/job_desc_adapter.h), then padding.
-struct FakeJobRecord {
-    jfp_plugin::JobRecordHead head;
-    char rest[4096];
-};
-
-TEST_CASE("harness: job_modify re-scores an update from the token in the job's own AdminComment") {
+#if JFP_JOB_RECORD_LAYOUT
+TEST_CASE("harness: job_modify judges the job as slurmctld's record says it will be after the update") {
     Site site;
     site.conf("mode = reject\nthreshold = 1.0\nthreshold.partition.long = 0.0\nmin_history = 0\nreject_privileged = yes\nreject_below_target = yes\n");
     Plugin p;
@@ -286,24 +284,26 @@ TEST_CASE("harness: job_modify re-scores an update from the token in the job's o
         admin = j.admin();  // the token, once the model has loaded and the job is scored
     }
     REQUIRE(admin.rfind("jfp:t=", 0) == 0);
-    auto update = [&](uint32_t magic, uint32_t record_job_id = 777) {
-        FakeJobRecord rec{};
-        rec.head.magic = magic;
-        rec.head.admin_comment = const_cast<char *>(admin.c_str());
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
-        rec.head.step_id.job_id = record_job_id;
-#else
-        (void)record_job_id;
-#endif
+    const auto &L = jfp_plugin::kJobRecordLayout;
+    char name[] = "steady_job", debug[] = "debug";
+    // update(): the owner 4242's job 777 is moved to a partition (threshold 0 in long: any score refused)
+    auto update = [&](const char *partition, uint32_t updater, uint32_t magic = jfp_plugin::kJobMagic) {
+        FakeRecord rec(777, 4242);
+        rec.put(rec.job, L.magic, magic);
+        rec.put(rec.job, L.admin_comment, admin.c_str());
+        rec.put(rec.job, L.name, name);
+        rec.put(rec.job, L.partition, debug);
+        rec.put(rec.job, L.batch_flag, uint16_t{1});
         job_desc_msg_t d;
         slurm_init_job_desc_msg(&d);
-        d.job_id_str = slurm_xstrdup("777");  // a job no history store knows
-        d.partition = slurm_xstrdup("long");  // threshold 0 there: any score is refused
+        d.job_id_str = slurm_xstrdup("777");
+        if (partition) d.partition = slurm_xstrdup(partition);
+        d.time_limit = 30;
         char *err = nullptr;
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-        int rc = p.modify(&d, reinterpret_cast<job_record *>(&rec), getuid(), &err);
+        int rc = p.modify(&d, rec.record(), updater, &err);
 #else
-        int rc = p.modify(&d, reinterpret_cast<job_record *>(&rec), getuid());
+        int rc = p.modify(&d, const_cast<job_record *>(rec.record()), updater);
 #endif
         slurm_xfree(reinterpret_cast<void **>(&d.partition));
         slurm_xfree(reinterpret_cast<void **>(&d.job_id_str));
@@ -312,10 +312,14 @@ TEST_CASE("harness: job_modify re-scores an update from the token in the job's o
     };
     // Until the history has loaded (in the background) reject acts as warn: wait for it, by deadline.
     int rc = SLURM_SUCCESS;
-    for (Deadline dl(30); rc == SLURM_SUCCESS && !dl.passed(); usleep(20000)) rc = update(jfp_plugin::kJobMagic);
-    CHECK(rc != SLURM_SUCCESS);  // JOB_MAGIC: the token names the submission; refused
-    CHECK(update(0x12345678) == SLURM_SUCCESS);  // another layout: the record is not read, nothing re-scored
-#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0)
-    CHECK(update(jfp_plugin::kJobMagic, 778) == SLURM_SUCCESS);  // the record of another job: not read
-#endif
+    for (Deadline dl(30); rc == SLURM_SUCCESS && !dl.passed(); usleep(20000)) rc = update("long", 4242);
+    CHECK(rc != SLURM_SUCCESS);                    // the owner moves it to long: refused
+    CHECK(update(nullptr, 4242) == SLURM_SUCCESS);  // a new time limit, still in debug: accepted
+    CHECK(update("debug,long", 4242) != SLURM_SUCCESS);  // a list is judged by its strictest entry
+    // Another ordinary user's update of the job is slurmctld's to refuse: not judged here.
+    CHECK(update("long", 4343) == SLURM_SUCCESS);
+    // A record jfp cannot read: the update is judged as a fresh submission of what it says (long).
+    CHECK(update("long", 4242, 0x12345678) != SLURM_SUCCESS);
+    CHECK(update(nullptr, 4242, 0x12345678) == SLURM_SUCCESS);
 }
+#endif

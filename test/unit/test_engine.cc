@@ -810,7 +810,7 @@ TEST_CASE("latency histogram: buckets within 25%, quantiles of what was recorded
     CHECK(one.p99_us == Approx(89.0));
 }
 
-TEST_CASE("engine: an update found by the token in the job's AdminComment is re-scored, with or without history") {
+TEST_CASE("engine: an update is judged as the job slurmctld holds will be after it, with or without history") {
     Site site;
     for (bool with_store : {true, false}) {
         CAPTURE(with_store);
@@ -820,21 +820,32 @@ TEST_CASE("engine: an update found by the token in the job's AdminComment is re-
         auto out = e.evaluate(request("steady_job"));
         REQUIRE(out.decision.scored);
         REQUIRE_FALSE(out.reject);  // threshold 1.0
-        std::string admin = "jfp:t=" + out.token.str() + " jfp:p=0.1";
+        JobRecordView job;
+        job.readable = true;
+        job.owner_uid = 4242;
+        job.job = request("steady_job", "mine jfp:p=0.100");
+        std::string admin = out.admin_comment_append;
+        job.admin_comment = admin;
         SubmitRequest delta;
         delta.uid = 4242;
         delta.partition = "long";  // threshold 0 there
-        auto upd = e.evaluate_update("8888", delta, 4242, admin);  // a job no store knows
+        auto upd = e.evaluate_update("8888", delta, 4242, job);
         CHECK(upd.decision.scored);
-        // Refused; without a history reject only warns (no evidence), but the update is still re-scored.
+        // Refused; without a history reject only warns (no evidence), but the update is still judged.
         CHECK(upd.reject == with_store);
         CHECK(upd.decision.no_history == !with_store);
         CHECK(upd.token.str() == out.token.str());
-        // Without the job's AdminComment the job is unknown: nothing is re-scored.
-        CHECK_FALSE(e.evaluate_update("8888", delta, 4242).decision.scored);
-        // An AdminComment without a token, or a forged one the engine never issued, names no submission.
-        CHECK_FALSE(e.evaluate_update("8888", delta, 4242, "jfp:p=0.9").decision.scored);
-        CHECK_FALSE(e.evaluate_update("8888", delta, 4242, "jfp:t=0123456789abcdef").decision.scored);
+        CHECK(upd.admin_comment_append.empty());  // slurmctld refuses an AdminComment in a user's update
+        // Another user's update of the job is not judged (slurmctld refuses it).
+        CHECK_FALSE(e.evaluate_update("8888", delta, 4343, job).decision.scored);
+        // A record jfp cannot read: judged as a fresh submission of the update, with no token to log under.
+        auto fresh = e.evaluate_update("8888", delta, 4242, JobRecordView{});
+        CHECK(fresh.decision.scored);
+        CHECK(fresh.reject == with_store);
+        CHECK(fresh.token.empty());
+        // An update that changes nothing the judgement reads is not judged.
+        SubmitRequest nothing;
+        CHECK_FALSE(e.evaluate_update("8888", nothing, 4242, job).decision.scored);
     }
 }
 

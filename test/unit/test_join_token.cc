@@ -5,7 +5,6 @@
 
 #include "catch.h"
 #include "model/jobs/join_token.h"
-#include "model/runtime/recent_submissions.h"
 
 using jfp::JoinToken;
 
@@ -46,30 +45,3 @@ TEST_CASE("join token: equality and hash follow the text, so map keys behave as 
     CHECK(set.count(JoinToken("not-there")) == 0);
 }
 
-TEST_CASE("recent submissions: put, get and update by token; a token never put is not found") {
-    jfp::RecentSubmissions recent;
-    jfp::JobRequest r;
-    r.user = "alice";
-    std::string script = "#!/bin/sh\n";
-    r.script = script;
-    r.script_known = true;
-    jfp::FeatureVector x{};
-    for (size_t i = 0; i < x.size(); ++i) x[i] = static_cast<float>(i);
-    JoinToken t = JoinToken::hex(42);
-    recent.put(t, std::move(r), x, std::string("first"));
-    auto got = recent.get(JoinToken("000000000000002a"));  // the same text, built another way
-    REQUIRE(got);
-    CHECK(got->req.user == "alice");
-    CHECK(got->user_comment == "first");
-    CHECK_FALSE(got->req.script_known);  // views into the job descriptor are not kept
-    CHECK(got->req.script.empty());
-    jfp::FeatureVector back{};
-    jfp::RecentSubmissions::restore_script_features(*got, back);
-    for (int f = jfp::F_script_bytes; f <= jfp::F_script_set_e; ++f) CHECK(back[static_cast<size_t>(f)] == static_cast<float>(f));
-    CHECK(back[0] == 0);  // only the script features come back
-    auto e = *got;
-    e.user_comment = "second";
-    recent.update(t, e);
-    CHECK(recent.get(t)->user_comment == "second");
-    CHECK_FALSE(recent.get(JoinToken::hex(43)));
-}

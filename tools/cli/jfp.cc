@@ -6,6 +6,7 @@
 
 #include "jfp_config.h"
 #include "tools/commands/commands.h"
+#include "model/util/text.h"
 #include "tools/cli/help_format.h"
 
 int main(int argc, char **argv) {
@@ -39,7 +40,8 @@ int main(int argc, char **argv) {
         // documented and say nothing to a script: a usage error is 64 (sysexits' EX_USAGE); --help is 0.
         return app.exit(e) == 0 ? 0 : 64;
     } catch (const std::exception &e) {
-        std::fprintf(stderr, "jfp: error: %s\n", e.what());
+        // A message may quote what a user wrote (a job name, a line of an export): escaped once more here.
+        std::fprintf(stderr, "jfp: error: %s\n", jfp::printable(e.what(), std::string::npos, true).c_str());
         return 1;
     }
     if (version) {

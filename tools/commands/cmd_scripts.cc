@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <memory>
 #include <optional>
 
@@ -16,6 +17,7 @@
 #include "model/history/history_store.h"
 #include "model/jobs/outcome.h"
 #include "model/policy/config.h"
+#include "model/util/text.h"
 #include "model/util/time_util.h"
 #include "tools/commands/commands.h"
 #include "tools/options/site_conf.h"
@@ -83,8 +85,15 @@ std::string state_of(const Found &f) {
 }
 
 std::string describe(const Found &f) {
-    return "job " + (f.job_id.empty() ? "?" : f.job_id) + " (" + f.sub.user + ", '" + f.sub.name + "', submitted " +
-           format_sacct_time(f.sub.submitted) + ", " + state_of(f) + ")";
+    return "job " + printable(f.job_id.empty() ? "?" : f.job_id) + " (" + printable(f.sub.user) + ", " +
+           quote_for_message(f.sub.name, 200) + ", submitted " + format_sacct_time(f.sub.submitted) + ", " +
+           printable(state_of(f)) + ")";
+}
+
+// A script or environment as stored, for standard output: exact bytes into a file or a pipe (to run it
+// again, or to compare), but on a terminal every control a user may have written shown, not obeyed.
+std::string for_stdout(const std::string &bytes) {
+    return isatty(STDOUT_FILENO) ? printable(bytes, std::string::npos, true) : bytes;
 }
 
 // A job id (or, with --token, a join token) to its archived submission: the store's jobs first (newest
@@ -163,7 +172,7 @@ void run_show(ScriptsArgs &a) {
         std::fprintf(stderr, "# %s: %s, %zu bytes, sha256 %s, token %s\n", describe(f).c_str(),
                      a.env ? "environment" : "script", bytes.size(),
                      (a.env ? f.sub.env_hash : f.sub.script_hash).c_str(), f.sub.token.c_str());
-    write_all(a.env ? env_lines(bytes) : bytes);
+    write_all(for_stdout(a.env ? env_lines(bytes) : bytes));
 }
 
 void run_find(ScriptsArgs &a) {
@@ -201,14 +210,16 @@ void run_find(ScriptsArgs &a) {
                            {"script_sha256", f.sub.script_hash},
                            {"script_bytes", f.sub.script_bytes},
                            {"env_kept", !f.sub.env_hash.empty()}});
-        std::printf("%s\n", arr.dump(2, ' ', false, nlohmann::json::error_handler_t::replace).c_str());
+        // ASCII only: a terminal shows \uXXXX for what a user wrote, never a control it would obey.
+        std::printf("%s\n", arr.dump(2, ' ', true, nlohmann::json::error_handler_t::replace).c_str());
         return;
     }
     std::printf("%-14s %-19s %-12s %-24s %-14s %9s  %s\n", "JOBID", "SUBMITTED", "USER", "NAME", "STATE", "BYTES", "SCRIPT");
     for (const auto &f : rows)
-        std::printf("%-14s %-19s %-12s %-24s %-14s %9lld  %s\n", f.job_id.empty() ? "-" : f.job_id.c_str(),
-                    format_sacct_time(f.sub.submitted).c_str(), f.sub.user.c_str(), f.sub.name.c_str(), state_of(f).c_str(),
-                    static_cast<long long>(f.sub.script_bytes), f.sub.script_hash.substr(0, 12).c_str());
+        std::printf("%-14s %-19s %-12s %-24s %-14s %9lld  %s\n", f.job_id.empty() ? "-" : printable(f.job_id).c_str(),
+                    format_sacct_time(f.sub.submitted).c_str(), printable(f.sub.user).c_str(), printable(f.sub.name).c_str(),
+                    printable(state_of(f)).c_str(), static_cast<long long>(f.sub.script_bytes),
+                    printable(f.sub.script_hash.substr(0, 12)).c_str());
     if (rows.empty()) std::fprintf(stderr, "jfp scripts find: no archived script matches\n");
 }
 
@@ -226,7 +237,7 @@ Found last_ok(const ScriptArchive &archive, const HistoryStore &store, const Fou
             return f;
         }
     }
-    throw std::runtime_error("no completed run of '" + failed.sub.name + "' by " + failed.sub.user + " before " +
+    throw std::runtime_error("no completed run of " + quote_for_message(failed.sub.name, 200) + " by " + printable(failed.sub.user) + " before " +
                              describe(failed) + " has an archived script (" + std::to_string(completed) +
                              " completed runs with a jfp token in the store, none archived)");
 }
@@ -263,10 +274,12 @@ void run_diff(ScriptsArgs &a) {
                     describe(x).c_str(), describe(y).c_str(), (a.env ? x.sub.env_hash : x.sub.script_hash).c_str());
         return;
     }
-    std::string fx = temp_file(bx), fy = temp_file(by);
+    std::string fx = temp_file(bx), fy = temp_file(by), fd_out = temp_file("");
     std::fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
+        // Into a file, so that what users wrote reaches a terminal only through for_stdout().
+        if (!std::freopen(fd_out.c_str(), "w", stdout)) _exit(127);
         std::string lx = describe(x), ly = describe(y);
         execlp("diff", "diff", "-u", "-a", "--label", lx.c_str(), "--label", ly.c_str(), fx.c_str(), fy.c_str(),
                static_cast<char *>(nullptr));
@@ -274,10 +287,14 @@ void run_diff(ScriptsArgs &a) {
     }
     int status = 0;
     if (pid > 0) waitpid(pid, &status, 0);
+    std::ifstream in(fd_out, std::ios::binary);
+    std::string diff_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     ::unlink(fx.c_str());
     ::unlink(fy.c_str());
+    ::unlink(fd_out.c_str());
     if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
         throw std::runtime_error("diff failed (is diffutils installed?)");
+    write_all(for_stdout(diff_text));
 }
 
 std::string human_bytes(uint64_t b) {

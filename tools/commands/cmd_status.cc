@@ -104,9 +104,9 @@ void run_status(StatusArgs &a) {
                     created > 0 ? ago(now - created).c_str() : "(unknown)", mode.c_str());
     std::printf("  history   %.0f jobs; the newest ended %s\n", hist_jobs, latest_end > 0 ? ago(now - latest_end).c_str() : "(none)");
     std::printf("  jobs      scored %.0f, annotated %.0f, warned %.0f, rejected %.0f, overridden %.0f, exempt %.0f, unscored %.0f, "
-                "left to slurmctld's limits %.0f, updates %.0f\n",
+                "updates %.0f (%.0f by others than the owner, not judged)\n",
                 jobs["scored"], jobs["annotated"], jobs["warned"], jobs["rejected"], jobs["overridden"], jobs["exempt"],
-                jobs["unscored"], jobs["refused_by_slurm"], jobs["updated"]);
+                jobs["unscored"], jobs["updated"], jobs["update_not_owner"]);
     auto quantile = [&](double q) -> std::string {
         for (const auto &[le, n] : buckets)
             if (count > 0 && n >= q * count) {
