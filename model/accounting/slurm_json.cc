@@ -1,12 +1,14 @@
 #include "model/accounting/slurm_json.h"
 
 #include <cinttypes>
+#include <istream>
 #include <optional>
 #include <set>
 
 #include <nlohmann/json.hpp>
 
 #include "model/jobs/job_record.h"
+#include "model/util/utf8_repair.h"
 
 namespace jfp {
 
@@ -154,14 +156,20 @@ const std::vector<std::string> kTokenKeys = {"job_id", "admin_comment", "array_j
 
 }  // namespace
 
+// Through Utf8RepairBuf: a byte of no well-formed character in a user's job name (squeue --json prints names
+// as they are) becomes the text \xNN in that name, instead of an error for the whole document.
 void read_slurm_json_jobs(std::FILE *in, const std::string &source, const std::vector<std::string> &keys,
                           const std::function<void(SlurmJsonJob &&)> &on_job) {
-    read_jobs(in, source, keys, on_job);
+    Utf8RepairBuf buf(in);
+    std::istream stream(&buf);
+    read_jobs(stream, source, keys, on_job);
 }
 
 void read_slurm_json_jobs_text(const std::string &text, const std::string &source, const std::vector<std::string> &keys,
                                const std::function<void(SlurmJsonJob &&)> &on_job) {
-    read_jobs(text, source, keys, on_job);
+    Utf8RepairBuf buf(text);
+    std::istream stream(&buf);
+    read_jobs(stream, source, keys, on_job);
 }
 
 JobUserTextById read_sacct_json_user_text(std::FILE *in, const std::string &source) {

@@ -268,6 +268,7 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
         e.threshold = static_cast<float>(d.threshold);
         e.x = x;
         e.script = std::move(script);
+        e.update = is_update;
         w->push(std::move(e));
     }
 }
@@ -347,7 +348,7 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
             neutral_comment = std::string(delta.comment);
         }
     }
-    bool request_changes = !delta.name.empty() || delta.partition.data() || delta.account.data() || delta.qos.data() ||
+    bool request_changes = delta.name.data() || delta.partition.data() || delta.account.data() || delta.qos.data() ||
                            delta.dependency.data() || known(delta.time_limit_min) || known(delta.mem_mb) ||
                            known(delta.min_cpus) || known(delta.num_tasks) || known(delta.cpus_per_task) ||
                            known(delta.min_nodes) || delta.tres_per_job.data() || delta.tres_per_node.data() ||

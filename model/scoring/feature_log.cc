@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstring>
 #include <memory>
 
@@ -96,12 +97,30 @@ void FeatureLogWriter::flush() {
     while (written_.load() + failed_.load() < target) std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
+namespace {
+
+// The script features of the row an update replaces (its submission's, scanned then).
+void keep_script_features(Stmt &previous, FeatureLogEntry &e) {
+    previous.reset();
+    previous.bind(1, e.token.view()).bind(2, static_cast<int64_t>(kFeatureSchemaVersion));
+    if (!previous.step()) return;
+    int n = 0;
+    const void *blob = previous.blob_at(0, n);
+    if (blob && n == static_cast<int>(sizeof(float) * kNumFeatures))
+        for (int f = F_script_bytes; f <= F_script_set_e; ++f)
+            std::memcpy(&e.x[static_cast<size_t>(f)], static_cast<const char *>(blob) + sizeof(float) * static_cast<size_t>(f),
+                        sizeof(float));
+    previous.reset();
+}
+
+}  // namespace
+
 void FeatureLogWriter::run() {
     name_this_thread("jfp-featurelog");
     lower_this_thread_priority(10);
     RateLimitedLog errors(300);
     std::unique_ptr<Db> db;
-    std::unique_ptr<Stmt> insert;
+    std::unique_ptr<Stmt> insert, previous;
     FeatureLogEntry e;
     OpenFileWatch watch;
     auto open = [&]() -> bool {
@@ -114,10 +133,12 @@ void FeatureLogWriter::run() {
             insert = std::make_unique<Stmt>(
                 *db, "INSERT OR REPLACE INTO scored (token, scored_at, model_id, schema_version, uid, user, name, "
                      "p_fail, top_class, action, threshold, features) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+            previous = std::make_unique<Stmt>(*db, "SELECT features FROM scored WHERE token = ?1 AND schema_version = ?2");
             watch.opened(path_);
             return true;
         } catch (const std::exception &ex) {
             insert.reset();
+            previous.reset();
             db.reset();
             errors.log(LogLevel::Error, std::string("feature log: ") + ex.what() +
                                             "; scored jobs are not logged until it can be written (check feature_log "
@@ -130,6 +151,7 @@ void FeatureLogWriter::run() {
             log_warning("feature log " + path_ + " " + what + " while slurmctld held it open: closed it, which frees "
                      "its space, and the next scored job starts a new one there");
             insert.reset();
+            previous.reset();
             checkpoint_before_release(*db);
             db.reset();
             remove_orphan_wal(path_);
@@ -158,6 +180,7 @@ void FeatureLogWriter::run() {
                     fill_script_features(e.script.scan(), e.x);
                     e.script = DeferredScript();  // returns its bytes to the budget
                 }
+                if (e.update && std::isnan(e.x[F_script_bytes])) keep_script_features(*previous, e);
                 Stmt &s = *insert;
                 s.bind(1, e.token.view()).bind(2, e.scored_at).bind(3, e.model_id ? std::string_view(*e.model_id) : std::string_view(""));
                 s.bind(4, static_cast<int64_t>(kFeatureSchemaVersion)).bind(5, static_cast<int64_t>(e.uid));
@@ -180,6 +203,7 @@ void FeatureLogWriter::run() {
             } catch (...) {
             }
             insert.reset();
+            previous.reset();
             db.reset();
         }
     }

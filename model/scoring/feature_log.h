@@ -63,6 +63,9 @@ struct FeatureLogEntry {
     float threshold = 0;
     FeatureVector x{};
     DeferredScript script;  // pending: x's script features are filled by the writer before it writes
+    // An update's row replaces its submission's; script features it could not know (no script at hand, NaN)
+    // are kept from the row it replaces.
+    bool update = false;
 };
 
 class FeatureLogWriter {
