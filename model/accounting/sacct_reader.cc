@@ -10,6 +10,7 @@
 #include "model/accounting/sacct_row.h"
 #include "model/jobs/slurm_text.h"
 #include "model/util/text.h"
+#include "model/util/time_util.h"
 
 namespace jfp {
 
@@ -41,6 +42,8 @@ struct SacctReader::Impl {
 
     std::vector<std::string_view> fields, candidate;
     std::string joined;
+    // Now, as sacct prints times (naive local), plus an hour for clocks that disagree a little.
+    int64_t latest_plausible_end = naive_local_now() + 3600;
 
     void bad(uint64_t first, uint64_t last, std::string reason, std::string_view text) {
         ++report.bad;
@@ -94,6 +97,15 @@ struct SacctReader::Impl {
             return;
         }
         case SacctRow::Kind::Job:
+            // A job cannot end after the export was written. Such a row is forged or from a host whose
+            // clock is wrong; stored, it would also start every later --from-sacct after now.
+            if (row.job.end > latest_plausible_end) {
+                bad(first_line, last_line,
+                    "job " + row.job.job_key + " ends at " + format_sacct_time(row.job.end) +
+                        ", after this ingest began: a forged record, or a clock that is wrong; not stored",
+                    text);
+                return;
+            }
             if (opt.user_text && !layout.has(SacctCol::JobName)) {
                 auto t = opt.user_text->find(row.job.job_key);
                 if (t == opt.user_text->end()) {
@@ -375,6 +387,7 @@ void SacctReader::finish() { impl_->end_stream(); }
 
 void SacctReader::read(std::FILE *in, const std::string &source_name) {
     impl_->source = source_name;
+    impl_->latest_plausible_end = naive_local_now() + 3600;
     impl_->have_layout = false;
     impl_->header_line.clear();
     char *buf = nullptr;
@@ -402,6 +415,7 @@ void SacctReader::read(std::FILE *in, const std::string &source_name) {
 
 void SacctReader::read_text(const std::string &text, const std::string &source_name) {
     impl_->source = source_name;
+    impl_->latest_plausible_end = naive_local_now() + 3600;
     impl_->have_layout = false;
     impl_->header_line.clear();
     uint64_t lineno = 0;

@@ -59,7 +59,7 @@ SubmitRequest request(const char *name = "sim", const char *comment = "") {
     s.comment = comment;
     s.has_script = true;
     s.script = "#!/bin/bash\n#SBATCH -n 1\nmodule load x\nsrun ./a.out\n";
-    s.submit_time = *parse_sacct_time("2030-01-01T12:00:00");
+    s.submit_time = *parse_sacct_time("2026-01-01T12:00:00");
     return s;
 }
 
@@ -475,8 +475,8 @@ TEST_CASE("engine: reject mode refuses a job whose user+name history keeps faili
         HistoryStore store(site.store, HistoryStore::Access::ReadWrite);
         std::string text = "JobIDRaw|User|UID|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqMem|Timelimit\n";
         for (int i = 0; i < 6; ++i)
-            text += std::to_string(900000 + i) + "|amy|4242|doomed|2029-12-31T1" + std::to_string(i) +
-                    ":00:00|2029-12-31T1" + std::to_string(i) + ":00:05|2029-12-31T1" + std::to_string(i) +
+            text += std::to_string(900000 + i) + "|amy|4242|doomed|2025-12-31T1" + std::to_string(i) +
+                    ":00:00|2025-12-31T1" + std::to_string(i) + ":00:05|2025-12-31T1" + std::to_string(i) +
                     ":00:30|FAILED|1:0|1|1G|01:00:00\n";
         test::ingest_text(store, text);
     }
@@ -512,8 +512,8 @@ TEST_CASE("engine: a user the store knows only by name has their history from th
         HistoryStore store(site.store, HistoryStore::Access::ReadWrite);
         std::string text = "JobIDRaw|User|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqMem|Timelimit\n";
         for (int i = 0; i < 6; ++i)
-            text += std::to_string(910000 + i) + "|" + me + "|doomed|2029-12-31T1" + std::to_string(i) +
-                    ":00:00|2029-12-31T1" + std::to_string(i) + ":00:05|2029-12-31T1" + std::to_string(i) +
+            text += std::to_string(910000 + i) + "|" + me + "|doomed|2025-12-31T1" + std::to_string(i) +
+                    ":00:00|2025-12-31T1" + std::to_string(i) + ":00:05|2025-12-31T1" + std::to_string(i) +
                     ":00:30|FAILED|1:0|1|1G|01:00:00\n";
         test::ingest_text(store, text);
     }
@@ -700,7 +700,7 @@ TEST_CASE("engine: the history follows jfp ingest's commits, and only them: incr
     {
         HistoryStore store(site.store, HistoryStore::Access::ReadWrite);
         test::ingest_text(store, "JobIDRaw|User|JobName|Submit|Start|End|State\n"
-                                 "777777|amy|x|2029-01-01T00:00:00|2029-01-01T00:00:01|2029-01-01T00:01:00|FAILED\n");
+                                 "777777|amy|x|2025-01-01T00:00:00|2025-01-01T00:00:01|2025-01-01T00:01:00|FAILED\n");
     }
     e.poll();
     CHECK(e.counters().history_loads.load() == 1);  // a job that ended after all others: applied in place

@@ -6,6 +6,7 @@
 
 #include "catch.h"
 #include "model/accounting/sacct_reader.h"
+#include "model/util/time_util.h"
 
 using namespace jfp;
 
@@ -266,4 +267,19 @@ TEST_CASE("sacct reader: the real export captured from the throwaway cluster (Sl
     CHECK(by_name["fx_pipe|name"]->outcome == Outcome::Completed);
     CHECK(by_name["fx_pipe|name"]->submit_line.empty());
     CHECK(std::isnan(by_name["fx_pipe|name"]->has_dependency));
+}
+
+TEST_CASE("sacct reader: a job that ends after the ingest began is refused, with its line, not stored") {
+    std::string future = format_sacct_time(naive_local_now() + 86400 * 400);
+    std::string past = format_sacct_time(naive_local_now() - 3600);
+    std::string text = "JobIDRaw|User|JobName|Submit|Start|End|State\n"
+                       "1|alice|ok|" + past + "|" + past + "|" + past + "|COMPLETED\n"
+                       "2|bob|forged|" + past + "|" + past + "|" + future + "|FAILED\n";
+    SacctReadReport report;
+    auto c = read(text, {}, &report);
+    REQUIRE(c.jobs.size() == 1);
+    CHECK(c.jobs[0].job_key == "1");
+    REQUIRE(report.bad_lines.size() == 1);
+    CHECK(report.bad_lines[0].line == 3);
+    CHECK_THAT(report.bad_lines[0].reason, HasText("after this ingest began"));
 }

@@ -236,7 +236,7 @@ TEST_CASE("engine: with script_archive set, each scored batch script is archived
     s.work_dir = "/scratch/amy";
     s.env = env;
     s.env_count = 2;
-    s.submit_time = *parse_sacct_time("2030-01-01T12:00:00");
+    s.submit_time = *parse_sacct_time("2026-01-01T12:00:00");
     std::string token = e.evaluate(s).token.str();
     REQUIRE_FALSE(token.empty());
     SubmitRequest no_script = s;
@@ -269,7 +269,7 @@ TEST_CASE("training: script features come from the archive by join token, as the
     {
         ScriptArchive archive(archive_path, ScriptArchive::Access::ReadWrite);
         archive.begin();
-        int64_t t0 = *parse_sacct_time("2030-01-01T00:00:00");
+        int64_t t0 = *parse_sacct_time("2026-01-01T00:00:00");
         for (int i = 0; i < 1200; ++i) {
             bool fails = rng() % 4 == 0;
             char token[17];

@@ -2,11 +2,13 @@
 // of the same six jobs on real 22.05.8, 24.11.5 and 26.05.5 clusters; job 4's name holds a newline, a '|'
 // and " AdminComment=jfp:t=0123456789abcdef"), and the sacct reader joining names by job id.
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "catch.h"
+#include "model/accounting/sacct_json.h"
 #include "model/accounting/sacct_reader.h"
 #include "model/accounting/slurm_json.h"
 
@@ -144,4 +146,35 @@ TEST_CASE("sacct reader: a job name holding a newline and a whole record stays t
     CHECK(jobs[0].name == "x\n" + forged);
     CHECK(jobs[1].job_key == "6");
     CHECK(report.bad == 0);
+}
+
+TEST_CASE("sacct --json as an export file: every release's jobs, each name whole, nothing forged, nothing bad") {
+    for (std::string release : {"22.05", "24.11", "26.05"}) {
+        CAPTURE(release);
+        SacctJsonExport x = sacct_json_export_text(fixture("sacct-" + release + ".json"), release);
+        CHECK(x.jobs == 5);
+        SacctReadReport report;
+        auto jobs = read_jobs(x.rows, &x.user_text, &report);
+        CHECK(report.bad == 0);
+        for (const auto &b : report.bad_lines) FAIL_CHECK("line " << b.line << ": " << b.reason << ": " << b.text);
+        REQUIRE(jobs.size() == 5);
+        std::map<std::string, const JobRecord *> by_id;
+        for (const auto &j : jobs) by_id[j.job_key] = &j;
+        REQUIRE(by_id.count("4"));
+        CHECK(by_id["4"]->name == kEvilName);  // one job, its name as written
+        CHECK(by_id["4"]->jfp_token.empty());  // a name is never an AdminComment
+        CHECK(by_id["1"]->outcome == Outcome::Completed);
+        CHECK(by_id["2"]->outcome == Outcome::Failed);
+        CHECK(by_id["3"]->job_id == "3_2");  // an array task, shown as sacct shows it
+        CHECK(by_id["3"]->outcome == Outcome::Failed);
+        CHECK(by_id["1"]->req_cpus == 1);
+        CHECK(by_id["1"]->req_mem_mb == 100);
+        CHECK(by_id["1"]->timelimit_min == 10);
+        CHECK(by_id["6"]->timelimit_min == 5);
+        CHECK(by_id["1"]->submit > 0);
+        CHECK(by_id["1"]->end >= by_id["1"]->start);
+        if (release != "22.05") CHECK(by_id["2"]->exit_code == 3);  // 22.05's JSON says 0 for every job
+    }
+    CHECK_THROWS_AS(sacct_json_export_text("{\"meta\": {}}", "x"), SlurmJsonError);
+    CHECK_THROWS_AS(sacct_json_export_text("{\"jobs\": [", "x"), SlurmJsonError);
 }

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "model/accounting/sacct_json.h"
 #include "model/accounting/sacct_reader.h"
 #include "model/accounting/swf_reader.h"
 #include "model/history/history_store.h"
@@ -93,6 +94,9 @@ void ingest_from_sacct(const IngestArgs &a) {
     {
         HistoryStore store(a.db, HistoryStore::Access::ReadWrite);
         auto latest = store.latest_end();
+        // A store may hold an end in the future (written before ingest refused them): the window never
+        // starts after now.
+        if (latest && *latest > naive_local_now()) latest = naive_local_now();
         start = latest ? format_sacct_time(*latest - a.overlap) : "now-7days";
     }
     std::string window = " --allusers --starttime " + shell_quote(start) + " --endtime now+1days";
@@ -167,6 +171,34 @@ Source open_source(const std::string &f) {
     return {out, f, true, in, size};
 }
 
+bool starts_json(std::FILE *in) {
+    int c = std::getc(in);
+    if (c == EOF) return false;
+    std::ungetc(c, in);
+    return c == '{';
+}
+
+// sacct --json: the format for users' jobs in a file (model/accounting/sacct_json.h). Read through the same
+// path --from-sacct takes: rows of the columns no user writes, names and submit lines by job id.
+void ingest_sacct_json(const IngestArgs &a, const Source &src) {
+    SacctJsonExport x = sacct_json_export(src.in, src.name);
+    std::FILE *tmp = std::tmpfile();
+    if (!tmp || std::fwrite(x.rows.data(), 1, x.rows.size(), tmp) != x.rows.size())
+        throw std::runtime_error("cannot keep " + src.name + "'s rows in a temporary file (" + std::strerror(errno) +
+                                 "; is TMPDIR full?)");
+    std::rewind(tmp);
+    IngestArgs b = a;
+    b.format.clear();
+    b.delimiter = "|";
+    try {
+        ingest_streams(b, {{tmp, src.name}}, nullptr, &x.user_text);
+    } catch (...) {
+        std::fclose(tmp);
+        throw;
+    }
+    std::fclose(tmp);
+}
+
 // Each file is its own ingest: a file that cannot be read (or is not an export) is reported and skipped,
 // and every other file's rows are stored. Only a failure of the store itself stops the run.
 void run_ingest_files(const IngestArgs &a) {
@@ -178,7 +210,8 @@ void run_ingest_files(const IngestArgs &a) {
         try {
             Source src = open_source(f);
             try {
-                ingest_streams(a, {src}, &progress);
+                if (a.format != "swf" && starts_json(src.in)) ingest_sacct_json(a, src);
+                else ingest_streams(a, {src}, &progress);
             } catch (...) {
                 close_source(src);
                 throw;
@@ -370,14 +403,16 @@ void add_ingest_command(CLI::App &app) {
     c->add_option("--overlap", a->overlap, "seconds before the latest end time to start sacct from")->capture_default_str();
     c->add_option("--sacct", a->sacct, "the sacct command")->capture_default_str();
     c->add_flag("!--no-queue", a->queue,
-                "with --from-sacct: do not record queued jobs' tokens from squeue --json (job_modify then re-scores "
-                "only jobs the store already knows)");
+                "with --from-sacct: do not record queued jobs' tokens from squeue --json (jfp scripts show then "
+                "finds only jobs the store already knows)");
     c->add_option("--squeue", a->squeue, "the squeue command")->capture_default_str();
     c->add_option("--sacct-arg", a->sacct_args, "extra argument for sacct (repeatable), e.g. --sacct-arg=--clusters=c1");
     c->add_option("files", a->files, "sacct exports or SWF logs; FILE.gz is read through gzip -dc; - or nothing reads stdin");
-    c->footer(std::string("Export with: sacct --allusers --parsable2 --starttime ... --format=") + recommended_sacct_format() +
-              "\nUsers write job names and submit lines, which sacct prints raw: a name holding a newline can read as "
-              "another job in such an export. --from-sacct is not fooled (it takes those from sacct --json).");
+    c->footer("Export with: sacct --allusers --json --starttime ... > FILE.json (read as JSON when it starts with '{').\n"
+              "In sacct's text output (--parsable2) a job name a user wrote with newlines and '|' can read as jobs of "
+              "other users, and no reader can tell; jfp refuses the lines it can see are broken. Use it only for "
+              "exports whose users you trust, with --format=" + std::string(recommended_sacct_format()) +
+              ". --from-sacct reads names from sacct --json itself.");
     a->conf.add_option(c);
     c->callback([a] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);
