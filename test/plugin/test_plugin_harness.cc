@@ -235,7 +235,7 @@ TEST_CASE("harness: job_modify judges the job as slurmctld's record says it will
         d.time_limit = 30;
         char *err = nullptr;
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
-        int rc = p.modify(&d, rec.record(), updater, &err);
+        int rc = p.modify(&d, const_cast<job_record *>(rec.record()), updater, &err);
 #else
         int rc = p.modify(&d, const_cast<job_record *>(rec.record()), updater);
 #endif
