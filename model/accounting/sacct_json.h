@@ -9,6 +9,7 @@
 // at a time is held, not the document.
 #pragma once
 
+#include <cstdint>
 #include <cstdio>
 #include <string>
 

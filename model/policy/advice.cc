@@ -99,7 +99,7 @@ std::string advice(int top_class, const JobRequest &r, const HistoryView &h, con
     std::string which = is_failure(static_cast<Outcome>(un->last)) ? "your last run" : "your last failed run";
     std::string out = "Check the error output of " + which + " of " + name;
     if (shell_safe(r.name) && un->last_fail_end > 0)
-        out += " (sacct -X -u $USER --name=" + r.name + " -S " + format_sacct_time(un->last_fail_end).substr(0, 10) +
+        out += " (sacct -X -u $USER --name=" + r.name /* jfp-user-text-ok: shell_safe() */ + " -S " + format_sacct_time(un->last_fail_end).substr(0, 10) +
                " -o JobID,State,ExitCode,End)";
     return out + " and fix the cause first.";
 }

@@ -4,6 +4,7 @@
 // JSON string's escaped backslash), so one user's name costs only its own bytes, never everyone's jobs.
 #pragma once
 
+#include <cstddef>
 #include <cstdio>
 #include <streambuf>
 #include <string>

@@ -20,6 +20,14 @@
 #   A3 in reject mode, a job accepted as 'steady' and renamed to 'doomed' (scontrol update, by its owner,
 #      before any ingest) is re-scored from its own token and the rename refused; so is a rename after
 #      `scontrol requeue`.
+#   A14 a partition list (and an update to one) is judged by its strictest partition.
+#   A15 300 refused submissions, a slurmctld restart and jfp ingest change nothing: a rename into a rejected
+#      name is judged from slurmctld's record and refused.
+#   A16 another user's update of a job: slurmctld refuses it; jfp writes and logs nothing for it.
+#   A17 a job name with ESC, C1, bidi and newline: nothing raw on root's terminal (find, show, diff) or in
+#      slurmctld's log; show into a file gives the script byte for byte.
+#   A18 a queued job named with bytes that are not UTF-8 stops neither jfp ingest --from-sacct nor scripts show.
+#   A19 a name forging a record in a sacct --json file stays a name; a job ending in the future is refused.
 # The site runs as Debian runs Slurm: slurmdbd and slurmctld as an unprivileged SlurmUser (jfp-slurm), jfp's
 # files in a directory that user owns, jfp ingest run as that user (docs/admin-guide.md, "Install").
 . "$JFP_SRCDIR/test/integration/lib.sh"
@@ -190,6 +198,23 @@ fi
 scancel "$js"
 note "A3: after scontrol requeuehold, the rename of $js to doomed refused too"
 
+# ---- A15: nothing a user can evict or a restart loses decides an update. usera's steady is accepted; then 300
+# refused submissions (what filled the old job_modify cache), a slurmctld restart and jfp ingest; then the
+# rename to doomed. Judged from slurmctld's record of the job: refused.
+js=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J steady --wrap true | cut -d';' -f1) || fail "A15: usera's steady refused"
+for i in $(seq 1 300); do as_user "$A" sbatch --hold -o /dev/null -J doomed --wrap true >/dev/null 2>&1 && fail "A15: doomed accepted"; done
+loads=$(grep -c "loaded history of" "$CTLD_LOG" || true)
+"$TESTCLUSTER" restart-ctld "$CLUSTER_DIR"
+wait_until 60 "A15: slurmctld did not come back" 'scontrol ping >/dev/null 2>&1 && squeue >/dev/null 2>&1'
+wait_until 60 "A15: the plugin did not load its history after the restart" '[ "$(grep -c "loaded history of" "$CTLD_LOG" || true)" -gt "$loads" ]'
+as_slurm "$JFP_AS_SLURM" ingest -q --from-sacct --db "$W/history.db" --overlap 7200
+if out=$(as_user "$A" scontrol update JobId="$js" Name=doomed 2>&1); then
+    fail "A15: after 300 refused submissions, a restart and an ingest, usera renamed $js to doomed: $out"
+fi
+expect_eq "$(squeue -h -j "$js" -o %j)" steady "A15: the name of $js after the refused rename"
+scancel "$js"
+note "A15: after 300 refused submissions, a slurmctld restart and jfp ingest, the rename of $js to doomed was refused"
+
 # ---- A12: a limit changed at run time. MaxArraySize lowered in slurm.conf and `scontrol reconfigure`d: slurm_conf
 # shows the new value at once while 22.05 keeps enforcing the old one until a restart. The plugin used to skip
 # what it believed slurmctld would refuse; an array of 'doomed' within the old limit must still be refused.
@@ -232,6 +257,30 @@ wait_log "submit user=[^ ]* name='anything' .*action=warn privileged" 10
 scancel "$jsu"
 note "A11: in 'long' (threshold 0) usera's job is rejected, SlurmUser's $jsu warned (privileged)"
 
+# ---- A14: a partition list is judged by its strictest partition (threshold 0 in long refuses anything there)
+if out=$(as_user "$A" sbatch --hold -o /dev/null -p debug,long -J anything --wrap true 2>&1); then
+    fail "A14: usera's job in 'debug,long' was accepted (it may run in long): $out"
+fi
+jl=$(as_user "$A" sbatch --parsable --hold -o /dev/null -p debug -J anything --wrap true | cut -d';' -f1) || fail "A14: usera's job in debug refused"
+if out=$(as_user "$A" scontrol update JobId="$jl" Partition=debug,long 2>&1); then
+    fail "A14: usera moved job $jl to 'debug,long': $out"
+fi
+expect_eq "$(squeue -h -j "$jl" -o %P)" debug "A14: the partition of $jl after the refused update"
+note "A14: 'debug,long' refused at submission and as an update of $jl (threshold 0 in long)"
+
+# ---- A16: userb's update of usera's job is slurmctld's to refuse; jfp writes and logs nothing for it
+tl=$(token_of_job "$jl")
+row() { sqlite3 -readonly -cmd '.timeout 10000' "$W/features.db" "SELECT scored_at || uid || user || name || hex(features) FROM scored WHERE token = '$tl'"; }
+wait_until 30 "A16: job $jl has no feature-log row" '[ -n "$(row)" ]'
+before=$(row)
+lines=$(grep -c "update user=" "$CTLD_LOG" || true)
+if out=$(as_user "$B" scontrol update JobId="$jl" Name=userb_was_here 2>&1); then fail "A16: userb renamed usera's job $jl: $out"; fi
+sleep 1  # a row the plugin wrote would land within the reload interval (0.3 s)
+expect_eq "$(row)" "$before" "A16: job $jl's feature-log row after userb's update"
+expect_eq "$(grep -c "update user=" "$CTLD_LOG" || true)" "$lines" "A16: decisions logged for updates"
+scancel "$jl"
+note "A16: userb's update of usera's job $jl refused by slurmctld; its feature-log row unchanged, no decision logged"
+
 # ---- A7: a model path that is a user's symbolic link (in a sticky directory, like /tmp) is refused
 mkdir -p "$W/sticky"
 chmod 1777 "$W/sticky"
@@ -243,6 +292,73 @@ reload_interval = 0.3
 mode = annotate"
 wait_log "model $W/sticky/model.json not used: refused: $W/sticky/model.json is a symbolic link owned by uid $(id -u "$A")" 30
 note "A7: usera's symlink as the model refused"
+
+# ---- A17: what users write reaches root's terminal only escaped. A name with a screen clear, a title change, C1
+# controls, a bidi override and a newline that fakes a row; jfp scripts find, show and diff run on a terminal
+# (script(1) gives them one).
+set_conf "$SITE_CONF
+mode = annotate
+script_archive = $W/scripts.db"
+evil=$'ok\e[2J\e]0;ALL CLEAR\a\xc2\x9b31m\xe2\x80\xaeexe.txt\nFAKE ROW userb COMPLETED'
+printf '#!/bin/bash\necho \e[31mred\e[0m\ntrue\n' >"$W/home/colour.sh"
+chmod 644 "$W/home/colour.sh"
+jt1=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J "$evil" "$W/home/a.sh" | cut -d';' -f1)
+jt2=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J "$evil" "$W/home/colour.sh" | cut -d';' -f1)
+archived "$jt1"
+archived "$jt2"
+on_tty() { script -qec "$*" /dev/null; }
+raw_controls() {  # raw_controls FILE: prints what a terminal would obey (ESC, C1, bidi), nothing when clean
+    /usr/bin/python3 - "$1" <<'PY'
+import re, sys
+b = open(sys.argv[1], "rb").read()
+for m in re.finditer(rb"\x1b|\x07|\xc2[\x80-\x9f]|\xe2\x80[\xaa-\xae]|\xe2\x81[\xa6-\xa9]", b):
+    print("byte %d: %r" % (m.start(), b[max(0, m.start() - 20):m.start() + 20]))
+PY
+}
+on_tty "$JFP scripts find --archive $W/scripts.db --db $W/history.db --user $A" >"$W/find.tty"
+on_tty "$JFP scripts show $jt2 --archive $W/scripts.db --db $W/history.db" >"$W/show.tty"
+on_tty "$JFP scripts diff $jt1 $jt2 --archive $W/scripts.db --db $W/history.db" >"$W/diff.tty" || true
+for f in find show diff; do
+    r=$(raw_controls "$W/$f.tty")
+    [ -z "$r" ] || fail "A17: jfp scripts $f printed raw controls to the terminal: $r"
+done
+grep -q '^FAKE ROW' "$W/find.tty" && fail "A17: jfp scripts find printed the name's newline as a row: $(cat "$W/find.tty")"
+grep -q '\\x1b\[2J' "$W/find.tty" || fail "A17: jfp scripts find did not show the name's escape as text: $(cat "$W/find.tty")"
+grep 'job_submit/jfp' "$CTLD_LOG" >"$W/jfp.log" || true
+r=$(raw_controls "$W/jfp.log")
+[ -z "$r" ] || fail "A17: jfp's lines in slurmctld's log hold raw controls: $r"
+# Into a file, show gives the exact bytes: the script that ran.
+"$JFP" scripts show -q "$jt2" --archive "$W/scripts.db" --db "$W/history.db" >"$W/show.out"
+cmp -s "$W/show.out" "$W/home/colour.sh" || fail "A17: jfp scripts show into a file did not give the script byte for byte"
+note "A17: find, show and diff of a job named with ESC, C1, a bidi override and a newline: nothing raw on the terminal or in slurmctld's log"
+
+# ---- A18: a queued job named with a byte that is not UTF-8 (squeue --json prints it as it is) stops nothing
+jx=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J $'bad\xff\xfename' "$W/home/a.sh" | cut -d';' -f1)
+archived "$jx"
+as_slurm "$JFP_AS_SLURM" ingest -q --from-sacct --db "$W/history.db" --overlap 7200 ||
+    fail "A18: jfp ingest --from-sacct failed while job $jx (a name that is not UTF-8) is queued"
+out=$("$JFP" scripts show -q "$jt1" --archive "$W/scripts.db" --db "$W/history.db") ||
+    fail "A18: jfp scripts show $jt1 failed while job $jx is queued"
+note "A18: with job $jx (name not UTF-8) queued, jfp ingest --from-sacct and jfp scripts show of a queued job work"
+scancel "$jt1" "$jt2" "$jx"
+
+# ---- A19: exports as files. sacct --json of a job whose name holds a newline and a whole record of userb's: one
+# job, its name whole. A text line that ends after the ingest began: refused with its line number.
+as_user "$A" sbatch --parsable -o /dev/null -J "x"$'\n'"$forged" --wrap true >"$W/j19"
+wait_job "$(cut -d';' -f1 "$W/j19")" 120 >/dev/null
+wait_accounting_complete
+sacct --allusers --json --starttime now-1hour --endtime now+1days >"$W/export.json"
+as_slurm "$JFP_AS_SLURM" ingest -q --db "$W/json.db" "$W/export.json" || fail "A19: jfp ingest of sacct --json failed"
+expect_eq "$(sqlite3 "$W/json.db" "SELECT count(*) FROM jobs WHERE job_key = '990001' OR (user = '$B' AND name = 'important' AND state = 'FAILED')")" 0 \
+    "A19: jobs a name forged in a sacct --json file"
+later=$(date -d @$(( $(date +%s) + 86400 * 30 )) +%FT%T)
+printf 'JobIDRaw|User|JobName|Submit|Start|End|State\n990002|%s|important|%s|%s|%s|FAILED\n' "$B" "$t0" "$t1" "$later" >"$W/future.txt"
+if as_slurm "$JFP_AS_SLURM" ingest --strict --db "$W/json.db" "$W/future.txt" >"$W/future.out" 2>&1; then
+    fail "A19: a job ending after the ingest began was accepted: $(cat "$W/future.out")"
+fi
+expect_contains "$(cat "$W/future.out")" "after this ingest began" "A19: the refusal of a job ending in the future"
+expect_eq "$(sqlite3 "$W/json.db" "SELECT count(*) FROM jobs WHERE job_key = '990002'")" 0 "A19: the future job in the store"
+note "A19: a forged record in a job name stays a name in sacct --json; a job ending in 30 days refused at line 2"
 
 # ---- A6: file modes of what jfp created here (slurmctld's feature log and archive, jfp ingest's store)
 for f in "$W/features.db" "$W/scripts.db" "$W/history.db"; do

@@ -8,8 +8,11 @@
 #include "tools/commands/commands.h"
 #include "model/util/text.h"
 #include "tools/cli/help_format.h"
+#include "tools/terminal/terminal_guard.h"
 
 int main(int argc, char **argv) {
+    // Before anything is printed: on a terminal, all of standard output passes the one escaper.
+    jfp::TerminalGuard guard;
     CLI::App app{"jfp: predicts Slurm job failure at submission.\n"
                  "Ingests sacct exports, trains and evaluates the model job_submit/jfp loads."};
     app.require_subcommand(0, 1);

@@ -318,7 +318,7 @@ void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources, FilePro
         ingest.run([&] { reader.read(src.in, src.name); });
         const auto &r = reader.report();
         for (size_t i = 0; i < r.bad_lines.size() && shown < a.show_errors; ++i, ++shown) print_bad_line(src.name, r.bad_lines[i]);
-        for (const auto &n : reader.notes()) std::fprintf(stderr, "jfp ingest: %s: %s\n", src.name.c_str(), n.c_str());
+        for (const auto &n : reader.notes()) std::fprintf(stderr, "jfp ingest: %s: %s\n", printable(src.name).c_str(), printable(n).c_str());
         total.lines += r.lines;
         total.header_lines += r.header_lines;
         total.blank_lines += r.blank_lines;

@@ -90,11 +90,6 @@ std::string describe(const Found &f) {
            printable(state_of(f)) + ")";
 }
 
-// A script or environment as stored, for standard output: exact bytes into a file or a pipe (to run it
-// again, or to compare), but on a terminal every control a user may have written shown, not obeyed.
-std::string for_stdout(const std::string &bytes) {
-    return isatty(STDOUT_FILENO) ? printable(bytes, std::string::npos, true) : bytes;
-}
 
 // A job id (or, with --token, a join token) to its archived submission: the store's jobs first (newest
 // of that id), then slurmctld's queue for jobs not ingested yet.
@@ -172,7 +167,8 @@ void run_show(ScriptsArgs &a) {
         std::fprintf(stderr, "# %s: %s, %zu bytes, sha256 %s, token %s\n", describe(f).c_str(),
                      a.env ? "environment" : "script", bytes.size(),
                      (a.env ? f.sub.env_hash : f.sub.script_hash).c_str(), f.sub.token.c_str());
-    write_all(for_stdout(a.env ? env_lines(bytes) : bytes));
+    // Exact bytes: into a file they are the script that ran; on a terminal the CLI's TerminalGuard shows them.
+    write_all(a.env ? env_lines(bytes) : bytes);
 }
 
 void run_find(ScriptsArgs &a) {
@@ -278,7 +274,7 @@ void run_diff(ScriptsArgs &a) {
     std::fflush(stdout);
     pid_t pid = fork();
     if (pid == 0) {
-        // Into a file, so that what users wrote reaches a terminal only through for_stdout().
+        // Into a file first: diff exits 1 on a difference, and its output follows ours through stdout.
         if (!std::freopen(fd_out.c_str(), "w", stdout)) _exit(127);
         std::string lx = describe(x), ly = describe(y);
         execlp("diff", "diff", "-u", "-a", "--label", lx.c_str(), "--label", ly.c_str(), fx.c_str(), fy.c_str(),
@@ -294,7 +290,7 @@ void run_diff(ScriptsArgs &a) {
     ::unlink(fd_out.c_str());
     if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
         throw std::runtime_error("diff failed (is diffutils installed?)");
-    write_all(for_stdout(diff_text));
+    write_all(diff_text);
 }
 
 std::string human_bytes(uint64_t b) {
