@@ -230,4 +230,43 @@ PruneResult ScriptArchive::prune(int64_t before) {
     return r;
 }
 
+PruneResult ScriptArchive::prune_orphans(const std::string &store_path, int64_t from, int64_t to, bool apply) {
+    PruneResult r;
+    {
+        Stmt attach(db_, "ATTACH DATABASE ?1 AS store");
+        attach.bind(1, std::string_view(store_path));
+        attach.run();
+    }
+    const std::string orphan =
+        "submitted BETWEEN ?1 AND ?2 AND token NOT IN (SELECT jfp_token FROM store.jobs WHERE jfp_token IS NOT NULL) "
+        "AND token NOT IN (SELECT token FROM store.queue_tokens)";
+    if (!apply) {
+        {
+            Stmt c(db_, ("SELECT count(*) FROM submissions WHERE " + orphan).c_str());
+            c.bind(1, from).bind(2, to);
+            if (c.step()) r.submissions = static_cast<uint64_t>(c.int_at(0));
+        }
+        db_.exec("DETACH DATABASE store");
+        return r;
+    }
+    begin();
+    try {
+        {
+            Stmt del(db_, ("DELETE FROM submissions WHERE " + orphan).c_str());
+            del.bind(1, from).bind(2, to);
+            del.run();
+        }
+        r.submissions = static_cast<uint64_t>(sqlite3_changes(db_.get()));
+        db_.exec("DELETE FROM blobs WHERE hash NOT IN (SELECT script_hash FROM submissions) "
+                 "AND hash NOT IN (SELECT env_hash FROM submissions WHERE env_hash IS NOT NULL)");
+        r.blobs = static_cast<uint64_t>(sqlite3_changes(db_.get()));
+        commit();
+    } catch (...) {
+        rollback();
+        throw;
+    }
+    db_.exec("DETACH DATABASE store");
+    return r;
+}
+
 }  // namespace jfp

@@ -72,6 +72,10 @@ public:
     ArchiveStats stats() const;
     // Submissions older than `before` (naive local seconds), then blobs no submission references.
     PruneResult prune(int64_t before);
+    // Submissions within [from, to] whose token the history store at store_path holds neither for a job nor
+    // for a queued one (requests that never became jobs), then blobs no submission references. apply false:
+    // only counts.
+    PruneResult prune_orphans(const std::string &store_path, int64_t from, int64_t to, bool apply);
     void vacuum() { db_.exec("VACUUM"); }
 
     const std::string &path() const { return db_.path(); }

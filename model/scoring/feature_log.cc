@@ -262,4 +262,44 @@ void prune_feature_log(const std::string &path, int64_t before, bool apply, bool
     if (vacuum) db.exec("VACUUM");
 }
 
+void prune_feature_log_orphans(const std::string &path, const std::string &store_path, int64_t from, int64_t to,
+                               bool apply, FeatureLogPrune &r) {
+    r = FeatureLogPrune();
+    Db db(path, apply ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
+    {
+        Stmt attach(db, "ATTACH DATABASE ?1 AS store");
+        attach.bind(1, std::string_view(store_path));
+        attach.run();
+    }
+    const char *orphan =
+        "scored_at BETWEEN ?1 AND ?2 AND token NOT IN (SELECT jfp_token FROM store.jobs WHERE jfp_token IS NOT NULL) "
+        "AND token NOT IN (SELECT token FROM store.queue_tokens)";
+    auto count = [&](const std::string &where) {
+        Stmt s(db, ("SELECT count(*) FROM scored WHERE " + where).c_str());
+        s.bind(1, from).bind(2, to);
+        return s.step() ? static_cast<uint64_t>(s.int_at(0)) : 0;
+    };
+    if (!apply) {
+        r.removed = count(orphan);
+        r.kept = count("1 OR ?1 OR ?2");
+        return;
+    }
+    Stmt del(db, (std::string("DELETE FROM scored WHERE rowid IN (SELECT rowid FROM scored WHERE ") + orphan + " LIMIT 5000)").c_str());
+    while (true) {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+            del.bind(1, from).bind(2, to);
+            del.run();
+            db.exec("COMMIT");
+        } catch (...) {
+            db.exec("ROLLBACK");
+            throw;
+        }
+        uint64_t n = static_cast<uint64_t>(sqlite3_changes(db.get()));
+        r.removed += n;
+        if (n == 0) break;
+    }
+    r.kept = count("1 OR ?1 OR ?2");
+}
+
 }  // namespace jfp

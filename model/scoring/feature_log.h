@@ -123,4 +123,10 @@ struct FeatureLogPrune {
 };
 void prune_feature_log(const std::string &path, int64_t before, bool apply, bool vacuum, FeatureLogPrune &r);
 
+// Reclaiming what submissions that never became jobs left (`jfp prune orphans`): the rows scored within
+// [from, to] (naive local) whose token the history store at store_path holds neither for a job nor for a
+// queued one. The store is attached and only read; deletions go a few thousand per transaction.
+void prune_feature_log_orphans(const std::string &path, const std::string &store_path, int64_t from, int64_t to,
+                               bool apply, FeatureLogPrune &r);
+
 }  // namespace jfp

@@ -13,6 +13,7 @@
 #      their script's first 64 KiB.
 #   A13 ten requests with 4 MiB account, QOS, partition list and working directory grow slurmctld's RSS
 #      by less than 64 MiB (jfp caps each field at slurmctld's own limit before it keeps anything).
+#      jfp prune orphans reclaims those once jfp ingest has jobs submitted after them; jobs keep theirs.
 #   A12 a limit lowered at run time (MaxArraySize, which 22.05 enforces only after a restart) changes
 #      nothing: a doomed array is judged and refused in reject mode.
 #   A11 SlurmUser, like root, is warned where an ordinary user is rejected (reject_privileged = no).
@@ -169,6 +170,26 @@ expect_eq "$got" "$want" "A1: the stored name of usera's job $je"
 expect_eq "$(sqlite3 "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_key = '$ja'")" "$ta" "A2: usera's job's token in the store"
 expect_eq "$(sqlite3 "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_key = '$jb'")" "$tb" "A2: userb's job's token in the store"
 note "A1: usera's job $je, named 'x' + newline + a record of userb's, is one job in the store, its name whole"
+
+# ---- A5 (reclaimed): once jfp ingest has jobs submitted after them, what the refused requests left (their
+# feature-log rows, their archived scripts) goes with jfp prune orphans; every job's own stays.
+nrow() { sqlite3 -readonly -cmd '.timeout 10000' "$W/features.db" "SELECT count(*) FROM scored WHERE $1"; }
+nsub() { sqlite3 -readonly -cmd '.timeout 10000' "$W/scripts.db" "SELECT count(*) FROM submissions WHERE $1"; }
+long_name="name = '$(long 1024 n)'"
+expect_eq "$(nrow "$long_name")" 1 "A5: the refused long name's row before jfp prune orphans"
+out=$(as_slurm "$JFP_AS_SLURM" prune orphans --dry-run --grace 0 --force --db "$W/history.db" --feature-log "$W/features.db" --archive "$W/scripts.db")
+expect_contains "$out" "would remove" "A5: jfp prune orphans --dry-run"
+expect_eq "$(nrow "$long_name")" 1 "A5: the refused long name's row after a dry run"
+out=$(as_slurm "$JFP_AS_SLURM" prune orphans --grace 0 --force --db "$W/history.db" --feature-log "$W/features.db" --archive "$W/scripts.db")
+note "A5: $(printf '%s' "$out" | tr '\n' ' ')"
+expect_eq "$(nrow "$long_name")" 0 "A5: the refused long name's row after jfp prune orphans"
+expect_eq "$(nrow "name LIKE 'sized%'")" 0 "A5: the sized requests' rows (A13) after jfp prune orphans"
+for id in "$ja" "$jb" "$je" "$jk"; do  # ended and ingested, or still pending (held): jobs, kept
+    t=$(sqlite3 "$W/history.db" "SELECT coalesce((SELECT jfp_token FROM jobs WHERE job_key = '$id'), (SELECT token FROM queue_tokens WHERE job_id = '$id'))")
+    [ -n "$t" ] || fail "A5: job $id has no token in the store"
+    expect_eq "$(nrow "token = '$t'")" 1 "A5: job $id's feature-log row after jfp prune orphans"
+    expect_eq "$(nsub "token = '$t'")" 1 "A5: job $id's archived script after jfp prune orphans"
+done
 
 # ---- A3: reject mode; usera's 'steady' accepted, then renamed to 'doomed' before any ingest
 p_as_a() { local id; id=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J "$1" --wrap true | cut -d';' -f1); p_of "$(comment_of "$id")"; scancel "$id"; }

@@ -4,11 +4,14 @@
 // whole), the feature log in small ones its writer never waits long for.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <ctime>
 #include <memory>
 #include <stdexcept>
 
+#include "model/archive/script_archive.h"
+#include "model/files/sqlite_util.h"
 #include "model/history/history_store.h"
 #include "model/scoring/feature_log.h"
 #include "model/util/time_util.h"
@@ -26,7 +29,7 @@ constexpr int64_t kMinDays = 30;
 
 struct PruneArgs {
     ConfDefaults conf;
-    std::string db, feature_log, older_than;
+    std::string db, feature_log, archive, older_than;
     bool dry_run = false, vacuum = false, force = false;
 };
 
@@ -123,6 +126,60 @@ void run_prune_feature_log(const PruneArgs &a) {
     if (!a.dry_run && a.vacuum) std::printf("jfp prune feature-log: vacuumed %s\n", a.feature_log.c_str());
 }
 
+// What requests that never became jobs left behind (--test-only, a partition or account slurmctld refused,
+// any job it refused after job_submit): the plugin judged and recorded them like any other, as it cannot
+// know slurmctld's verdict. A row or archived script whose token no job in the store carries, once the
+// store has jobs submitted after it plus the grace, is one of those.
+void run_prune_orphans(const PruneArgs &a) {
+    const int64_t grace = parse_age_seconds(a.older_than, "--grace");
+    if (grace < 7 * 86400 && !a.force)
+        throw std::runtime_error("--grace " + a.older_than + " is under 7 days: a job that waits longer in the queue than "
+                                 "the grace would lose its row before jfp ingest sees it. Give a longer grace, or --force");
+    require_file(a.db, "history store", "--db");
+    int64_t from = 0, to = 0;
+    {
+        Db store(a.db, SQLITE_OPEN_READONLY);
+        Stmt s(store, "SELECT min(submit), max(submit), count(*) FROM jobs WHERE jfp_token IS NOT NULL");
+        if (!s.step() || s.int_at(2) == 0) {
+            std::printf("jfp prune orphans: %s holds no job with a jfp token yet (it is filled by jfp ingest --from-sacct "
+                        "on the cluster the plugin scores for): which requests became jobs cannot be told; nothing removed\n",
+                        a.db.c_str());
+            return;
+        }
+        from = s.int_at(0);
+        to = std::min(s.int_at(1), naive_local_now()) - grace;
+    }
+    if (to < from) {
+        std::printf("jfp prune orphans: the store's jobs with a token span less than the grace (%s): nothing to judge yet\n",
+                    a.older_than.c_str());
+        return;
+    }
+    const std::string window = format_sacct_time(from) + " .. " + format_sacct_time(to);
+    const char *verb = a.dry_run ? "would remove" : "removed";
+    if (!a.feature_log.empty() && ::access(a.feature_log.c_str(), F_OK) == 0) {
+        FeatureLogPrune r;
+        try {
+            prune_feature_log_orphans(a.feature_log, a.db, from, to, !a.dry_run, r);
+        } catch (const SqliteError &e) {
+            busy(e, a.feature_log, "the plugin's writer", count(r.removed) + " rows were removed before that (they stay removed)");
+        }
+        std::printf("jfp prune orphans: feature log: %s %s rows scored %s that no job in the store carries; %s rows remain\n",
+                    verb, count(r.removed).c_str(), window.c_str(), count(r.kept).c_str());
+    }
+    if (!a.archive.empty() && ::access(a.archive.c_str(), F_OK) == 0) {
+        ScriptArchive archive(a.archive, a.dry_run ? ScriptArchive::Access::ReadOnly : ScriptArchive::Access::ReadWrite);
+        PruneResult r;
+        try {
+            r = archive.prune_orphans(a.db, from, to, !a.dry_run);
+        } catch (const SqliteError &e) {
+            busy(e, a.archive, "the plugin's archive writer", "nothing was removed");
+        }
+        std::printf("jfp prune orphans: script archive: %s %s submissions made %s that no job in the store carries%s\n",
+                    verb, count(r.submissions).c_str(), window.c_str(),
+                    a.dry_run ? "" : (" (and " + count(r.blobs) + " stored scripts only they used)").c_str());
+    }
+}
+
 void add_common(CLI::App *c, PruneArgs *a, const char *age_example) {
     c->add_option("--older-than", a->older_than, std::string("age: ") + age_example + ", 12w, 36h or a number of days")->required();
     c->add_flag("--dry-run", a->dry_run, "only count");
@@ -136,7 +193,8 @@ void add_common(CLI::App *c, PruneArgs *a, const char *age_example) {
 }  // namespace
 
 void add_prune_command(CLI::App &app) {
-    auto *c = app.add_subcommand("prune", "Retention: remove old jobs from the history store, old rows from the feature log");
+    auto *c = app.add_subcommand("prune", "Retention: remove old jobs from the history store, old rows from the feature log, "
+                                          "what requests that never became jobs left");
     c->require_subcommand(1);
 
     auto store_args = std::make_shared<PruneArgs>();
@@ -146,6 +204,26 @@ void add_prune_command(CLI::App &app) {
     store->callback([a = store_args] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);
         run_prune_store(*a);
+    });
+
+    auto orphan_args = std::make_shared<PruneArgs>();
+    auto *orphans = c->add_subcommand(
+        "orphans", "Remove the feature-log rows and archived scripts of requests that never became jobs (the store "
+                   "holds no job with their token), once the store has jobs submitted a grace after them");
+    orphans->add_option("--db", orphan_args->db, "the history store, fed by jfp ingest --from-sacct (store in jfp.conf)");
+    orphans->add_option("--feature-log", orphan_args->feature_log, "the plugin's feature log (feature_log in jfp.conf)");
+    orphans->add_option("--archive", orphan_args->archive, "the script archive (script_archive in jfp.conf)");
+    orphan_args->older_than = "30d";
+    orphans->add_option("--grace", orphan_args->older_than, "how long a request may wait in the queue before it counts: 30d, 4w or days")
+        ->capture_default_str();
+    orphans->add_flag("--dry-run", orphan_args->dry_run, "only count");
+    orphans->add_flag("--force", orphan_args->force, "allow a grace under 7 days");
+    orphan_args->conf.add_option(orphans);
+    orphans->callback([a = orphan_args] {
+        a->conf.fill(a->db, ConfPath::Store, "--db", true);
+        a->conf.fill(a->feature_log, ConfPath::FeatureLog, "--feature-log", false);
+        a->conf.fill(a->archive, ConfPath::ScriptArchive, "--archive", false);
+        run_prune_orphans(*a);
     });
 
     auto log_args = std::make_shared<PruneArgs>();
