@@ -139,7 +139,8 @@ std::string whole(double v) {
 
 std::string when(const json &v) {
     auto t = number(v);
-    if (!t || *t <= 0 || !std::isfinite(*t)) return "Unknown";
+    // 0, or NO_VAL/INFINITE as 24.11 writes a start that never came (4294967294): no time.
+    if (!t || *t <= 0 || !std::isfinite(*t) || *t >= 4294967294.0) return "Unknown";
     return format_sacct_time(naive_local_from_epoch(static_cast<int64_t>(*t)));
 }
 

@@ -141,8 +141,14 @@ wait_until 30 "A13: the sized requests have no feature-log rows" \
 rss1=$(rss_kib)
 note "A13: slurmctld's RSS ${rss0} KiB before ten sized requests, ${rss1} KiB after (+$(((rss1 - rss0) / 1024)) MiB)"
 # docs/admin-guide.md, "What a submission costs": jfp keeps at most a few KiB of each; slurmctld's own
-# unpacking of ten 16 MiB requests is the rest (32 MiB measured with mode = off in issue 34).
-[ $((rss1 - rss0)) -lt $((64 * 1024)) ] || fail "A13: slurmctld's RSS grew by $(((rss1 - rss0) / 1024)) MiB over ten sized requests (budget 64 MiB)"
+# unpacking of ten 16 MiB requests is the rest (32 MiB measured with mode = off in issue 34, on 22.05). From
+# 23.11 slurmctld itself grows by about 200 MiB per ten such requests, with jfp off as with it on (measured
+# on 24.11: +180, +213, +221 MiB off; +423, +239, -59 MiB on): there the number is shown, not judged, and
+# jfp's own memory is judged in-process by the plugin harness (test_plugin_properties.cc, no slurmctld).
+release=$(slurmctld -V | grep -o '[0-9][0-9]*\.[0-9][0-9]*' | head -n1 | tr -d .)
+if [ "$release" -lt 2311 ]; then
+    [ $((rss1 - rss0)) -lt $((64 * 1024)) ] || fail "A13: slurmctld's RSS grew by $(((rss1 - rss0) / 1024)) MiB over ten sized requests (budget 64 MiB)"
+fi
 # ... nor by what jfp stores of them: the archive and the feature log keep each field cut to its cap.
 archive1=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
 features1=$(du -sb "$W/features.db"* | awk '{ n += $1 } END { print n }')
