@@ -97,7 +97,7 @@ phase() {
         sbatch --hold --parsable -J "app$((i % 40))" -o /dev/null --wrap true >/dev/null
     done
     for _ in $(seq 1 50); do
-        tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -q "stats: [0-9]* submissions" && break
+        tail -n +"$((mark + 1))" "$CTLD_LOG" | grep "stats: [0-9]* submissions" >/dev/null && break
         sleep 0.2
     done
     # The interval's lines together: the busiest one's p50 and p99 (one stats line per 2 s).
@@ -121,7 +121,7 @@ read -r b_load b_ms b_rss b_p50 b_p99 b_unann <"$work/phase.big"
 mark=$(wc -l <"$CTLD_LOG")
 "$JFP" ingest -q --db "$work/big.db" "$work/later.txt"
 for _ in $(seq 1 300); do
-    tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -q -e "applied [0-9]* changed jobs from $work/big.db" -e "loading it whole" && break
+    tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -e "applied [0-9]* changed jobs from $work/big.db" -e "loading it whole" >/dev/null && break
     sleep 0.2
 done
 update_line=$(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -m1 -o "applied [0-9]* changed jobs from .* in [0-9]* ms" || true)

@@ -41,12 +41,21 @@ constexpr JobRecordLayout kJobRecordLayout{"24.11.5",
                                            0x3d8, 0x400, 0x408, 0x410, 0x418, 0x450,
                                            0x000, 0x060, 0x080, 0x10c, 0x11c, 0x128, 0x138};
 #define JFP_JOB_RECORD_LAYOUT 1
-#elif SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0) && SLURM_VERSION_NUMBER <= SLURM_VERSION_NUM(26, 5, 5)
-// Measured on 26.05.0 and the 26.05 branch at 26.05.4 (job_record.h unchanged between them); 26.05.5 as
-// Debian builds it is checked by the update test on the 26.05 leg.
-constexpr JobRecordLayout kJobRecordLayout{"26.05.0-26.05.5",
+#elif SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(26, 5, 0) && SLURM_VERSION_NUMBER <= SLURM_VERSION_NUM(26, 5, 4)
+// Measured on 26.05.0 and the 26.05 branch at 26.05.4-pre (job_record.h unchanged between them).
+constexpr JobRecordLayout kJobRecordLayout{"26.05.0-26.05.4",
                                            0x018, 0x020, 0x028, 0x078, 0x0b0, 0x100, 0x1c0, 0x268, 0x2f0, 0x370,
                                            0x450, 0x480, 0x488, 0x490, 0x498, 0x4d0,
+                                           0x000, 0x060, 0x080, 0x110, 0x120, 0x12c, 0x140};
+#define JFP_JOB_RECORD_LAYOUT 1
+#elif SLURM_VERSION_NUMBER == SLURM_VERSION_NUM(26, 5, 5)
+// 26.05.5 put 8 bytes between batch_host and burst_buffer: everything from comment on moved by 8. Measured
+// from Debian's own job_submit_lua.so (scripts/job-record-offsets --lua-plugin, which gives 24.11.5's
+// layout exactly), for every field job_submit/lua reads; batch_flag (before the insertion) and job_details
+// (unchanged around num_tasks and cpus_per_task) as in 26.05.4.
+constexpr JobRecordLayout kJobRecordLayout{"26.05.5",
+                                           0x018, 0x020, 0x028, 0x078, 0x0b8, 0x108, 0x1c8, 0x270, 0x2f8, 0x378,
+                                           0x458, 0x488, 0x490, 0x498, 0x4a0, 0x4d8,
                                            0x000, 0x060, 0x080, 0x110, 0x120, 0x12c, 0x140};
 #define JFP_JOB_RECORD_LAYOUT 1
 #else

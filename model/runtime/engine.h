@@ -128,6 +128,7 @@ private:
         return st.history ? std::shared_lock<std::shared_mutex>(history_mu_) : std::shared_lock<std::shared_mutex>();
     }
     bool update_history(State &next, const std::string &store_path);
+    bool follow_writers(State &next);
     std::vector<std::pair<uint32_t, std::string>> unknown_user_uids(const HistorySnapshot &snap);
     void load_whole_history(State &next, const std::string &store_path);
     std::string user_name(const State &st, uint32_t uid);

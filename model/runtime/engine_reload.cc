@@ -77,6 +77,33 @@ std::optional<uint32_t> passwd_uid(const std::string &name) {
 
 }  // namespace
 
+// The feature log's and the script archive's writers follow the config. Called as soon as a config is
+// accepted, before it is published: a job scored under a config that names an archive finds the archive's
+// writer in the same snapshot (before, a job in the few milliseconds of a reload had its script dropped).
+bool Engine::follow_writers(State &next) {
+    bool changed = false;
+    const Config &cfg = next.config;
+    std::string flp = cfg.resolved_feature_log_path();
+    if (opt_.background && flp != feature_log_path_) {
+        replace_writer(next.feature_log, std::make_shared<FeatureLogWriter>(flp, cfg.log_queue_size));
+        feature_log_path_ = flp;
+        changed = true;
+    }
+    const std::string &sap = cfg.script_archive_path;
+    if (opt_.background && (sap != script_archive_path_ || cfg.script_archive_queue_bytes != script_archive_budget_)) {
+        replace_writer(next.script_archive,
+                       sap.empty() ? nullptr
+                                   : std::make_shared<ScriptArchiveWriter>(sap, kArchiveQueueEntries, cfg.script_archive_queue_bytes));
+        if (sap != script_archive_path_)
+            log_info(sap.empty() ? std::string("script archive off")
+                                 : "archiving job scripts in " + sap + (cfg.script_archive_env ? " with their environment" : ""));
+        script_archive_path_ = sap;
+        script_archive_budget_ = cfg.script_archive_queue_bytes;
+        changed = true;
+    }
+    return changed;
+}
+
 void Engine::poll(bool load_history) {
     auto cur = state();
     auto next = std::make_shared<State>(*cur);
@@ -108,6 +135,7 @@ void Engine::poll(bool load_history) {
                 last_config_error_.clear();
                 config_faults_.clear();
                 changed = true;
+                follow_writers(*next);
                 publish(next);
                 if (was_present)
                     log_info("reloaded " + opt_.config_path + ": mode=" + mode_name(r.config.mode) +
@@ -235,26 +263,7 @@ void Engine::poll(bool load_history) {
             }
         }
 
-        // ---- the feature log writer follows the config
-        std::string flp = cfg.resolved_feature_log_path();
-        if (opt_.background && flp != feature_log_path_) {
-            replace_writer(next->feature_log, std::make_shared<FeatureLogWriter>(flp, cfg.log_queue_size));
-            feature_log_path_ = flp;
-            changed = true;
-        }
-        // ---- and so does the script archive's
-        const std::string &sap = cfg.script_archive_path;
-        if (opt_.background && (sap != script_archive_path_ || cfg.script_archive_queue_bytes != script_archive_budget_)) {
-            replace_writer(next->script_archive,
-                           sap.empty() ? nullptr
-                                       : std::make_shared<ScriptArchiveWriter>(sap, kArchiveQueueEntries, cfg.script_archive_queue_bytes));
-            if (sap != script_archive_path_)
-                log_info(sap.empty() ? std::string("script archive off")
-                                     : "archiving job scripts in " + sap + (cfg.script_archive_env ? " with their environment" : ""));
-            script_archive_path_ = sap;
-            script_archive_budget_ = cfg.script_archive_queue_bytes;
-            changed = true;
-        }
+        if (follow_writers(*next)) changed = true;
     }
 
     // ---- slurm.conf: partition defaults

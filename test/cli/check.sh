@@ -67,8 +67,8 @@ planted() {
     local what=$1 text=$2
     shift 2
     check 1 "$@"
-    grep -A1 -F "PROBLEM  " "$W/out.txt" | grep -qF -- "$text" || fail "$what: no PROBLEM saying '$text': $(cat "$W/out.txt")"
-    grep -A1 -F -- "$text" "$W/out.txt" | grep -q "fix: " || fail "$what: the problem comes without a fix: $(cat "$W/out.txt")"
+    grep -A1 -F "PROBLEM  " "$W/out.txt" | grep -F -- "$text" >/dev/null || fail "$what: no PROBLEM saying '$text': $(cat "$W/out.txt")"
+    grep -A1 -F -- "$text" "$W/out.txt" | grep "fix: " >/dev/null || fail "$what: the problem comes without a fix: $(cat "$W/out.txt")"
     echo "ok: $what: $(grep -F -- "$text" "$W/out.txt" | head -n1 | sed 's/^ *//' | cut -c1-150)"
 }
 

@@ -57,7 +57,7 @@ printf 'mode = warn\nmodel = %s/live/model.json\nstore = %s/store.db\n' "$W" "$W
 export SLURM_CONF="$W/slurm.conf"  # jfp.conf beside it is the default --conf
 
 run 0 "$JFP" eval --db store.db --model good.json --after "$(python3 -c "import json; print(json.load(open('good.json'))['training']['cutoff'])")"
-head -n1 out.txt | grep -q "^verdict: fit for" || fail "eval does not open with a fitting verdict: $(head -n3 out.txt)"
+grep -q "^verdict: fit for" <<<"$(head -n1 out.txt)" || fail "eval does not open with a fitting verdict: $(head -n3 out.txt)"
 ok "eval: $(head -n1 out.txt | cut -c1-140)"
 
 run 1 "$JFP" publish --rollback

@@ -48,7 +48,7 @@ for c in "$forged_p" \
         expect_eq "$(model_of "$got")" "$model_id" "case $i: the annotation's model"
     fi
     # The trustworthy copy: AdminComment, which only operators can set.
-    printf '%s' "$admin" | grep -qE "^jfp:t=[0-9a-f]{16} jfp:p=[0-9.]+(,class=[A-Z_]+)?,model=$model_id\$" \
+    grep -qE "^jfp:t=[0-9a-f]{16} jfp:p=[0-9.]+(,class=[A-Z_]+)?,model=$model_id\$" <<<"$admin" \
         || fail "case $i: AdminComment is not jfp's: '$admin'"
     note "case $i: comment ends '${got: -70}'; AdminComment '$admin'"
 done
@@ -93,7 +93,7 @@ set_conf "$conf"
 # The tools: the jobs run, are read back from sacct, and every token in the store is one the plugin logged.
 scontrol release "${ids[@]}"
 for id in "${ids[@]}"; do wait_job "$id" >/dev/null; done
-"$JFP" ingest -q --from-sacct --db "$W/history.db" --overlap 7200
+site_jfp ingest -q --from-sacct --db "$W/history.db" --overlap 7200
 for id in "${ids[@]}"; do
     tok=$(sqlite3 "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_id='$id'")
     [ -n "$tok" ] || fail "job $id: no token in the store"

@@ -23,6 +23,11 @@ fi
 # What docs/admin-guide.md recommends exporting (recommended_sacct_format() in model/accounting/sacct_reader.cc).
 SACCT_FORMAT=JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,AdminComment,Submit,Start,End,ElapsedRaw,State,ExitCode,JobName,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine
 
+# Every test cluster's slurmdbd and slurmctld run as an unprivileged SlurmUser, as Debian runs Slurm (its
+# `slurm`; here `jfp-slurm`, made by testcluster users): what the plugin writes is that user's, and what it
+# reads must be readable by it. JFP_SLURM_USER=root keeps a test's daemons root's.
+export JFP_SLURM_USER=${JFP_SLURM_USER-jfp-slurm}
+
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "# $*"; }
 
@@ -61,6 +66,8 @@ cluster_cleanup() {
 # Slurm's plugin directory alone). JFP_CONF (jfp.conf
 # text), JFP_JOB_SUBMIT_PLUGINS and JFP_SLURM_CONF_EXTRA are passed through.
 cluster_start() {
+    [ "$JFP_SLURM_USER" = root ] || "$TESTCLUSTER" users
+    site_to_slurm_user  # a site made by new_site/make_site becomes SlurmUser's (nothing without one)
     CLUSTER_DIR=$(mktemp -d /tmp/jfp-test.XXXXXX)
     trap cluster_cleanup EXIT
     trap 'exit 130' INT TERM
@@ -105,7 +112,7 @@ wait_accounting_complete() {
     local secs=${1:-60} deadline
     deadline=$((SECONDS + secs))
     while [ "$SECONDS" -lt "$deadline" ]; do
-        sacct $SACCT_WINDOW -a -n -X -P -o Eligible | grep -qx Unknown || return 0
+        sacct $SACCT_WINDOW -a -n -X -P -o Eligible | grep -x Unknown >/dev/null || return 0
         sleep 0.5
     done
     fail "sacct still has incomplete job records after ${secs}s"
@@ -152,6 +159,29 @@ reject_below_target = yes"
     CLEANUP_HOOK='[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"'
     trap 'eval "$CLEANUP_HOOK"' EXIT
     make_site "$W"
+}
+
+# site_to_slurm_user: the site directory becomes SlurmUser's, as if SlurmUser had run make_site's ingest and
+# train (docs/admin-guide.md, "Install"), with a copy of jfp it may run (the build tree may be in a checkout
+# only root enters). Idempotent.
+site_to_slurm_user() {
+    [ -n "${W:-}" ] || return 0
+    SITE_JFP="$JFP"
+    [ "$JFP_SLURM_USER" = root ] && return 0
+    [ -x "$W/bin/jfp" ] || install -D -m 755 "$JFP" "$W/bin/jfp"
+    chown -R "$JFP_SLURM_USER:" "$W"
+    chmod 755 "$W"
+    SITE_JFP="$W/bin/jfp"
+}
+
+# site_jfp ARGS: jfp as the site's owner (SlurmUser), for what writes the site's files (ingest, train,
+# publish, prune): a file root made there could not be read by slurmctld running as SlurmUser.
+site_jfp() {
+    if [ "$JFP_SLURM_USER" = root ] || [ "$(id -u)" != 0 ]; then
+        "${SITE_JFP:-$JFP}" "$@"
+    else
+        (cd / && setpriv --reuid="$JFP_SLURM_USER" --regid="$(id -g "$JFP_SLURM_USER")" --init-groups -- "${SITE_JFP:-$JFP}" "$@")
+    fi
 }
 
 # doomed_and_steady USER UID ACCOUNT FIRST_ID: a sacct export (stdout) in which USER's 'doomed' failed its

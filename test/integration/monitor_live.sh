@@ -28,7 +28,7 @@ for id in "${ids[@]}"; do wait_job "$id" 120 >/dev/null; done
 wait_until 60 "the feature log did not reach 12 rows scored at threshold $mid" \
     '[ "$(sqlite3 "$W/features.db" "SELECT count(*) FROM scored WHERE threshold > $mid - 0.00005 AND threshold < $mid + 0.00005" 2>/dev/null || echo 0)" -ge 12 ]'
 wait_accounting_complete
-"$JFP" ingest --from-sacct --db "$W/history.db" >/dev/null
+site_jfp ingest --from-sacct --db "$W/history.db" >/dev/null
 # The plugin follows the ingest by applying only what it changed: these jobs ended after all it had.
 wait_log "applied [0-9]* changed jobs from $W/history.db"
 grep -q "loading it whole" "$CTLD_LOG" && fail "an ingest of jobs that just ended made the plugin reload all history: $(grep -m1 'loading it whole' "$CTLD_LOG")"

@@ -10,8 +10,8 @@ undef=$(nm -D --undefined-only "$PLUGIN_SO" | awk '{print $2}')
 defined_slurm=$(nm -D --defined-only "$PLUGIN_SO" | awk '{print $3}' | grep "^slurm_" || true)
 [ -z "$defined_slurm" ] || fail "the plugin defines Slurm symbols: $defined_slurm"
 for s in slurm_xfree slurm_info slurm_get_extra_conf_path; do
-    echo "$undef" | grep -qx "$s" || fail "$s should be left undefined for slurmctld to resolve"
+    grep -qx -- "$s" <<<"$undef" || fail "$s should be left undefined for slurmctld to resolve"
 done
-if ldd "$PLUGIN_SO" | grep -q 'libslurm'; then fail "the plugin links a Slurm library: $(ldd "$PLUGIN_SO" | grep libslurm)"; fi
+if ldd "$PLUGIN_SO" | grep 'libslurm' >/dev/null; then fail "the plugin links a Slurm library: $(ldd "$PLUGIN_SO" | grep libslurm)"; fi
 
 note "exports: $exports"

@@ -110,7 +110,7 @@ blocker=$(submit --exclusive -J blocker --wrap 'sleep 300')
 wait_until 60 "the blocker job did not start" '[ "$(squeue -h -j "$blocker" -o %t)" = R ]'
 target=$(submit --exclusive -J target --wrap true)   # pending (Resources): eligible, so sacct lists it
 sleep 1
-"$JFP" ingest --from-sacct --db "$W/history.db" --overlap 7200 | sed 's/^/# /'
+site_jfp ingest --from-sacct --db "$W/history.db" --overlap 7200 | sed 's/^/# /'
 sqlite3 "$W/history.db" "SELECT job_key, job_id, state, jfp_token FROM jobs WHERE name IN ('target', 'blocker')" | sed 's/^/# /'
 [ -n "$(sqlite3 "$W/history.db" "SELECT token FROM queue_tokens WHERE job_id='$target'")" ] \
     || fail "the pending job's token did not reach the store (queue_tokens)"

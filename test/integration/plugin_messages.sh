@@ -46,6 +46,7 @@ reload_interval = 0.3
 reject_privileged = yes
 reject_below_target = yes
 checkpoint_url = https://hpc.example.org/checkpointing"
+site_to_slurm_user
 export JFP_CONF="$base
 mode = warn"
 cluster_start

@@ -99,7 +99,7 @@ if out=$(sbatch --hold -p long -J steady --wrap true 2>&1); then fail "partition
 # ---- hot reload of a new model while slurmctld runs
 set_conf "$base
 mode = annotate"
-"$JFP" train --db "$W/history.db" --out "$W/model.json" --nthread 2 --no-progress --kind rules >/dev/null
+site_jfp train --db "$W/history.db" --out "$W/model.json" --nthread 2 --no-progress --kind rules >/dev/null
 model2=$model1
 new_model_seen() {  # submits a job; true once its annotation names another model than the first
     local id

@@ -9,6 +9,7 @@ require_cluster
 # installed jfp behind. (With a matching jfp in a later PluginDir entry, slurmctld 24.11 skips the stale
 # copy, logging nothing at level info, and loads the other: seen with the packages installed.)
 other=$(mktemp -d /tmp/jfp-other.XXXXXX)
+chmod 755 "$other"  # slurmctld runs as SlurmUser
 CLEANUP_HOOK='rm -rf "$other"'
 for f in "$("$TESTCLUSTER" plugindir)"/*; do
     [ "$(basename "$f")" = job_submit_jfp.so ] || ln -s "$f" "$other/"

@@ -22,7 +22,7 @@ note "fresh export:"; echo "$got" | sed 's/^/#   /'
 [ "$got" = "$want" ] || fail "the fresh export differs from the fixture:
 $(diff <(echo "$want") <(echo "$got"))"
 for s in COMPLETED FAILED TIMEOUT CANCELLED; do
-    echo "$got" | grep -q " $s " || fail "no $s job in the fresh export"
+    grep -q " $s " <<<"$got" || fail "no $s job in the fresh export"
 done
 
 # The same jobs from sacct --json (the format jfp ingest --help recommends for files): read as the text

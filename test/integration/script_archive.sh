@@ -163,7 +163,7 @@ for i in 1 2 3 4 5 6; do
     ids+=("$id")
     expect_contains "$(comment_of "$id")" "jfp:p=" "job $id annotated with the archive's disk full"
 done
-wait_until 60 "no log line about the archive on a full disk" 'tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -q "script archive"'
+wait_until 60 "no log line about the archive on a full disk" 'tail -n +"$((mark + 1))" "$CTLD_LOG" | grep "script archive" >/dev/null'
 timeout 10 scontrol ping >/dev/null || fail "slurmctld does not answer with the archive's disk full"
 scancel -u root
 clear_queue
@@ -178,7 +178,7 @@ restart() {  # slurmctld restarted, and the plugin in it archiving again
     mark=$(wc -l <"$CTLD_LOG")
     "$TESTCLUSTER" restart-ctld "$CLUSTER_DIR" >/dev/null
     wait_until 60 "the restarted plugin did not say it archives in $A" \
-        'tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -q "archiving job scripts in $A"'
+        'tail -n +"$((mark + 1))" "$CTLD_LOG" | grep "archiving job scripts in $A" >/dev/null'
 }
 restart
 restart

@@ -61,7 +61,10 @@ if row:
 PY
 }
 # The update's row: the time limit it set, once the feature-log thread has written it.
-wait_until 30 "job $j's row does not show the update (timelimit_min=20.0)" 'features "$tj" | grep -qx "timelimit_min=20.0"'
+# has_feature TOKEN NAME=VALUE: the vector is read whole before it is searched (grep -q leaving a pipe early
+# would fail the pipe under pipefail).
+has_feature() { local v; v=$(features "$1"); grep -qx "$2" <<<"$v"; }
+wait_until 30 "job $j's row does not show the update (timelimit_min=20.0)" 'has_feature "$tj" timelimit_min=20.0'
 wait_until 30 "job $f's feature-log row" '[ -n "$(features "$tf")" ]'
 # Compared: what the record and the AdminComment carry, and the history (counts, rates) of the same user
 # and name. The times (hours since, hour of day) move between the two and are left out.
@@ -69,8 +72,9 @@ keep='^(req_|timelimit_min|array_size|has_dependency|interactive|script_|un_n=|u
 diff <(features "$tj" | grep -E "$keep") <(features "$tf" | grep -E "$keep") >"$W/diff.txt" ||
     fail "the updated job $j and a fresh submission $f of it differ: $(cat "$W/diff.txt")"
 note "after a restart, the update of $j (TimeLimit=20) logged the features of a fresh submission $f of it: $(features "$tj" | grep -E "$keep" | tr '\n' ' ')"
+updated=$(features "$tj")
 for want in req_cpus=2.0 req_mem_mb=200.0 timelimit_min=20.0 array_size=4.0 has_dependency=1.0 interactive=0.0 script_module_loads=2.0 script_set_e=1.0; do
-    features "$tj" | grep -qx "$want" || fail "job $j's updated row lacks $want: $(features "$tj" | tr '\n' ' ')"
+    grep -qx "$want" <<<"$updated" || fail "job $j's updated row lacks $want: $(tr '\n' ' ' <<<"$updated")"
 done
 
 # Another user's update of the job: slurmctld refuses it; jfp writes nothing for it.
