@@ -130,7 +130,8 @@ private:
     bool update_history(State &next, const std::string &store_path);
     bool follow_writers(State &next);
     std::vector<std::pair<uint32_t, std::string>> unknown_user_uids(const HistorySnapshot &snap);
-    void load_whole_history(State &next, const std::string &store_path);
+    // The load line to log once the new state is published.
+    std::string load_whole_history(State &next, const std::string &store_path);
     std::string user_name(const State &st, uint32_t uid);
     // One way the job may run (a partition of its list), scored and decided.
     struct Candidate {

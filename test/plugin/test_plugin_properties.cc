@@ -375,6 +375,17 @@ struct StderrCapture {
         dup2(fileno(f), 2);
         std::fclose(f);
     }
+    // The last n lines written so far (a failure's context).
+    std::string tail(size_t n) {
+        std::fflush(stderr);
+        std::ifstream in(dir.file("log"), std::ios::binary);
+        std::vector<std::string> lines;
+        std::string line;
+        while (std::getline(in, line)) lines.push_back(line);
+        std::string out;
+        for (size_t i = lines.size() > n ? lines.size() - n : 0; i < lines.size(); ++i) out += jfp::printable(lines[i], 300) + "\n";
+        return out;
+    }
     std::string stop() {
         std::fflush(stderr);
         dup2(saved, 2);
@@ -520,7 +531,7 @@ TEST_CASE("properties: random requests, their normalised forms and updates, thro
                 continue;
             }
             if (!judged) continue;
-            CHECK(upd.rc == fresh.rc);
+            if (upd.rc != fresh.rc) FAIL_CHECK("update rc " << upd.rc << ", fresh rc " << fresh.rc << "; the plugin said:\n" << log.tail(12));
 #if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
             CHECK(upd.err == fresh.err);  // 22.05's job_modify has no err_msg
 #endif
