@@ -125,14 +125,16 @@ const char *job_record_layout_releases() {
 #endif
 }
 
-jfp::JobRecordView read_job_record(const job_record *job_ptr, const std::string &job_id) {
+jfp::JobRecordView read_job_record(const job_record *job_ptr) {
     jfp::JobRecordView v;
 #if JFP_JOB_RECORD_LAYOUT
     const JobRecordLayout &L = kJobRecordLayout;
     if (!job_ptr || field_at<uint32_t>(job_ptr, L.magic) != kJobMagic) return v;
-    // A plain id must be the record's own ("1234_5" and "1234+1" name an array task or a het component).
-    bool plain = !job_id.empty() && job_id.find_first_not_of("0123456789") == std::string::npos;
-    if (plain && job_id != std::to_string(field_at<uint32_t>(job_ptr, L.job_id))) return v;
+    // slurmctld hands job_modify the record it will update (a het component, a split array task, "JobId=0123"
+    // included): the record decides, not the id the user typed. Its job id and owner, read mid-record, must
+    // be plausible: a layout that drifted reads neither the cookies nor these.
+    uint32_t id = field_at<uint32_t>(job_ptr, L.job_id), owner = field_at<uint32_t>(job_ptr, L.user_id);
+    if (id == 0 || id >= NO_VAL || owner >= NO_VAL) return v;
     const void *details = field_at<const void *>(job_ptr, L.details);
     if (!details || field_at<uint32_t>(details, L.d_magic) != kDetailsMagic) return v;
     jfp::SubmitRequest &r = v.job;
@@ -165,7 +167,6 @@ jfp::JobRecordView read_job_record(const job_record *job_ptr, const std::string 
     v.readable = true;
 #else
     (void)job_ptr;
-    (void)job_id;
 #endif
     return v;
 }

@@ -24,10 +24,11 @@ jfp::SubmitRequest to_submit_request(const job_desc_msg_t *job_desc, uint32_t su
 // Empty when the descriptor names no job.
 std::string job_id_of(const job_desc_msg_t *job_desc);
 
-// What slurmctld holds for the job an update names (plugin/job_record_layout.h), read only after the job's
-// magic cookie, its id against job_id (when the update names one) and its details' magic cookie check
-// out. Not readable (view.readable false) on a release jfp has no layout for, or when a check fails.
-jfp::JobRecordView read_job_record(const job_record *job_ptr, const std::string &job_id);
+// What slurmctld holds for the job an update reaches (plugin/job_record_layout.h): the record slurmctld hands
+// job_modify, whatever id the user typed. Read only after the job's magic cookie, its details' magic cookie
+// and a plausible job id and owner check out. Not readable (view.readable false) on a release jfp has no
+// layout for, or when a check fails.
+jfp::JobRecordView read_job_record(const job_record *job_ptr);
 // Whether this build knows slurmctld's record layout, and for which releases (the load line says it).
 const char *job_record_layout_releases();
 

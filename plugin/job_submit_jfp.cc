@@ -143,11 +143,11 @@ int modify(job_desc_msg_t *job_desc, const job_record *job_ptr, uint32_t submit_
         // The job as slurmctld holds it now (owner, request, AdminComment with its token): the update is
         // judged as the job will be after it.
         std::string job_id = jfp_plugin::job_id_of(job_desc);
-        jfp::JobRecordView job = jfp_plugin::read_job_record(job_ptr, job_id);
+        jfp::JobRecordView job = jfp_plugin::read_job_record(job_ptr);
         if (job_ptr && !job.readable && jfp_plugin::job_record_layout_releases())
             g_layout_log.log(jfp::LogLevel::Error,
                              "job_modify: slurmctld's job record is not laid out as in Slurm " JFP_SLURM_VERSION
-                             " (a magic cookie or the job id is not where jfp reads it: another Slurm build?); updates "
+                             " (a magic cookie, the job id or its owner is not where jfp reads it: another Slurm build?); updates "
                              "are judged as fresh submissions of what they change; rebuild jfp against the running Slurm");
         jfp::SubmitOutcome out =
             engine->evaluate_update(job_id, jfp_plugin::to_submit_request(job_desc, submit_uid), submit_uid, job);

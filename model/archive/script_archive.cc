@@ -211,6 +211,12 @@ ArchiveStats ScriptArchive::stats() const {
     return st;
 }
 
+uint64_t ScriptArchive::delete_unreferenced_blobs() {
+    db_.exec("DELETE FROM blobs WHERE hash NOT IN (SELECT script_hash FROM submissions) "
+             "AND hash NOT IN (SELECT env_hash FROM submissions WHERE env_hash IS NOT NULL)");
+    return static_cast<uint64_t>(sqlite3_changes(db_.get()));
+}
+
 PruneResult ScriptArchive::prune(int64_t before) {
     PruneResult r;
     begin();
@@ -219,9 +225,7 @@ PruneResult ScriptArchive::prune(int64_t before) {
         del.bind(1, before);
         del.run();
         r.submissions = static_cast<uint64_t>(sqlite3_changes(db_.get()));
-        db_.exec("DELETE FROM blobs WHERE hash NOT IN (SELECT script_hash FROM submissions) "
-                 "AND hash NOT IN (SELECT env_hash FROM submissions WHERE env_hash IS NOT NULL)");
-        r.blobs = static_cast<uint64_t>(sqlite3_changes(db_.get()));
+        r.blobs = delete_unreferenced_blobs();
         commit();
     } catch (...) {
         rollback();
@@ -257,9 +261,7 @@ PruneResult ScriptArchive::prune_orphans(const std::string &store_path, int64_t 
             del.run();
         }
         r.submissions = static_cast<uint64_t>(sqlite3_changes(db_.get()));
-        db_.exec("DELETE FROM blobs WHERE hash NOT IN (SELECT script_hash FROM submissions) "
-                 "AND hash NOT IN (SELECT env_hash FROM submissions WHERE env_hash IS NOT NULL)");
-        r.blobs = static_cast<uint64_t>(sqlite3_changes(db_.get()));
+        r.blobs = delete_unreferenced_blobs();
         commit();
     } catch (...) {
         rollback();

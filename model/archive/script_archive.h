@@ -84,6 +84,7 @@ public:
 
 private:
     bool store_blob(std::string_view bytes, const std::string &hash);
+    uint64_t delete_unreferenced_blobs();  // in the caller's transaction
     Db db_;
     bool writable_;
 };

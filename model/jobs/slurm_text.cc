@@ -152,14 +152,18 @@ std::optional<JobIdParts> parse_job_id(std::string_view s) {
     return p;
 }
 
-std::optional<double> array_task_count(std::string_view s) {
-    s = trim(s);
-    auto pct = s.find('%');
-    if (pct != std::string_view::npos) s = s.substr(0, pct);
+std::optional<double> array_task_count(std::string_view spec) {
+    // As slurmctld reads --array: brackets around the list are allowed ("[0-999]"), and a "%N" limit on
+    // running tasks may follow any item ("0-9%1,10-999" is 1000 tasks).
+    std::string cleaned;
+    for (char c : trim(spec))
+        if (c != '[' && c != ']') cleaned += c;
+    std::string_view s = cleaned;
     if (s.empty()) return std::nullopt;
     double n = 0;
     for (auto item : split(s, ',')) {
         item = trim(item);
+        if (auto pct = item.find('%'); pct != std::string_view::npos) item = item.substr(0, pct);
         int64_t step = 1;
         auto colon = item.find(':');
         if (colon != std::string_view::npos) {

@@ -95,7 +95,11 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             r.errors.push_back({lineno, "expected key = value, found " + quote_for_message(line, 60)});
             continue;
         }
-        std::string key = to_lower(trim(line.substr(0, eq)));
+        // Keys are case-insensitive; the names after threshold.partition. keep their case (Slurm's partition
+        // names are case-sensitive), accounts and QOS are lowercased (slurmctld lowercases an account after
+        // job_submit and matches QOS names without case).
+        const std::string_view raw_key = trim(line.substr(0, eq));
+        std::string key = to_lower(raw_key);
         std::string_view value = trim(line.substr(eq + 1));
         auto bad = [&](const std::string &what) {
             r.errors.push_back({lineno, "invalid value " + quote_for_message(value, 60) + " for " + key + ": " + what});
@@ -138,7 +142,7 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             if (!p) bad("expected a probability between 0 and 1");
             else c.threshold = *p;
         } else if (starts_with(key, "threshold.partition.")) {
-            set_threshold_map(c.partition_threshold, std::string_view(key).substr(20));
+            set_threshold_map(c.partition_threshold, raw_key.substr(20));
         } else if (starts_with(key, "threshold.account.")) {
             set_threshold_map(c.account_threshold, std::string_view(key).substr(18));
         } else if (starts_with(key, "threshold.qos.")) {
@@ -146,11 +150,11 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
         } else if (key == "exempt_users") {
             c.exempt_users = parse_list(value);
         } else if (key == "exempt_accounts") {
-            c.exempt_accounts = parse_list(value);
+            for (const auto &a : parse_list(value)) c.exempt_accounts.insert(to_lower(a));
         } else if (key == "exempt_partitions") {
             c.exempt_partitions = parse_list(value);
         } else if (key == "exempt_qos") {
-            c.exempt_qos = parse_list(value);
+            for (const auto &q : parse_list(value)) c.exempt_qos.insert(to_lower(q));
         } else if (key == "min_history") {
             auto n = parse_int(value);
             if (!n || *n < 0 || *n > 1000000) bad("expected a whole number >= 0");

@@ -4,6 +4,7 @@
 
 #include "model/history/history.h"
 #include "model/jobs/slurm_text.h"
+#include "model/util/text.h"
 #include "model/util/time_util.h"
 
 namespace jfp {
@@ -17,10 +18,12 @@ JobRequest resolve_request(const SubmitRequest &s, const std::string &user, cons
     if (r.partition.empty()) r.partition = d.default_partition;
     // Account and QOS come from the user's association after job_submit; the user's latest choice in the
     // history stands in for it.
-    r.account = std::string(s.account);
+    // As slurmctld will hold them: it lowercases an account after job_submit, and matches QOS names without
+    // case (a user's "-A PROJ" is account proj, its thresholds and history).
+    r.account = to_lower(s.account);
     if (r.account.empty() && h)
         if (const std::string *a = h->account_of(user)) r.account = *a;
-    r.qos = std::string(s.qos);
+    r.qos = to_lower(s.qos);
     if (r.qos.empty() && h)
         if (const std::string *q = h->qos_of(user)) r.qos = *q;
     r.submit_time = s.submit_time ? s.submit_time : naive_local_now();

@@ -4,6 +4,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <functional>
 #include <memory>
 
 #include "model/util/background_thread.h"
@@ -229,6 +230,30 @@ std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::stri
     return out;
 }
 
+namespace {
+
+// Deletes the rows matching `where`, 5,000 per transaction, so that the plugin's writer (which waits up to
+// 5 s for the file) never drops a row for it; r.removed counts what was committed.
+void delete_in_batches(Db &db, const std::string &where, const std::function<void(Stmt &)> &bind, FeatureLogPrune &r) {
+    Stmt del(db, ("DELETE FROM scored WHERE rowid IN (SELECT rowid FROM scored WHERE " + where + " LIMIT 5000)").c_str());
+    while (true) {
+        db.exec("BEGIN IMMEDIATE");
+        try {
+            bind(del);
+            del.run();
+            db.exec("COMMIT");
+        } catch (...) {
+            db.exec("ROLLBACK");
+            throw;
+        }
+        uint64_t n = static_cast<uint64_t>(sqlite3_changes(db.get()));
+        r.removed += n;
+        if (n == 0) break;
+    }
+}
+
+}  // namespace
+
 void prune_feature_log(const std::string &path, int64_t before, bool apply, bool vacuum, FeatureLogPrune &r) {
     r = FeatureLogPrune();
     Db db(path, apply ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
@@ -243,21 +268,7 @@ void prune_feature_log(const std::string &path, int64_t before, bool apply, bool
         return;
     }
     // Old rows have low rowids (rows are appended as jobs are scored): each batch's scan finds them first.
-    Stmt del(db, "DELETE FROM scored WHERE rowid IN (SELECT rowid FROM scored WHERE scored_at < ?1 LIMIT 5000)");
-    while (true) {
-        db.exec("BEGIN IMMEDIATE");
-        try {
-            del.bind(1, before);
-            del.run();
-            db.exec("COMMIT");
-        } catch (...) {
-            db.exec("ROLLBACK");
-            throw;
-        }
-        uint64_t n = static_cast<uint64_t>(sqlite3_changes(db.get()));
-        r.removed += n;
-        if (n == 0) break;
-    }
+    delete_in_batches(db, "scored_at < ?1", [&](Stmt &del) { del.bind(1, before); }, r);
     r.kept = count("1 OR ?1");
     if (vacuum) db.exec("VACUUM");
 }
@@ -284,21 +295,7 @@ void prune_feature_log_orphans(const std::string &path, const std::string &store
         r.kept = count("1 OR ?1 OR ?2");
         return;
     }
-    Stmt del(db, (std::string("DELETE FROM scored WHERE rowid IN (SELECT rowid FROM scored WHERE ") + orphan + " LIMIT 5000)").c_str());
-    while (true) {
-        db.exec("BEGIN IMMEDIATE");
-        try {
-            del.bind(1, from).bind(2, to);
-            del.run();
-            db.exec("COMMIT");
-        } catch (...) {
-            db.exec("ROLLBACK");
-            throw;
-        }
-        uint64_t n = static_cast<uint64_t>(sqlite3_changes(db.get()));
-        r.removed += n;
-        if (n == 0) break;
-    }
+    delete_in_batches(db, orphan, [&](Stmt &del) { del.bind(1, from).bind(2, to); }, r);
     r.kept = count("1 OR ?1 OR ?2");
 }
 

@@ -35,8 +35,15 @@ F=$W/features.db
 cp "$M" "$W/good.json"
 sqlite3 "$S" "VACUUM INTO '$W/good.db'"
 # restore_store DEST: the good store at DEST, in WAL mode as jfp ingest leaves it (VACUUM INTO writes a
-# rollback-journal file).
-restore_store() { rm -f "$1" "$1-wal" "$1-shm"; sqlite3 "$W/good.db" "VACUUM INTO '$1'"; sqlite3 "$1" "PRAGMA journal_mode=WAL" >/dev/null; }
+# rollback-journal file). Built aside and renamed into place: the plugin polls DEST every 0.3 s and, if it
+# opened a half-made DEST, would hold the read lock that PRAGMA journal_mode needs ("database is locked").
+restore_store() {
+    rm -f "$1.new" "$1.new-wal" "$1.new-shm"
+    sqlite3 "$W/good.db" "VACUUM INTO '$1.new'"
+    sqlite3 "$1.new" "PRAGMA journal_mode=WAL" >/dev/null
+    rm -f "$1-wal" "$1-shm"
+    mv -f "$1.new" "$1"
+}
 
 conf_text() {  # conf_text MODE THRESHOLD [STORE] [FEATURE_LOG]
     printf 'mode = %s\nthreshold = %s\nreload_interval = 0.3\nreject_privileged = yes\nreject_below_target = yes\nmodel = %s\nstore = %s\nfeature_log = %s\n' \

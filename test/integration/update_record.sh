@@ -96,4 +96,7 @@ threshold = $mid"
 if out=$(as_user "$A" scontrol update JobId="$j" Name=doomed 2>&1); then fail "usera renamed job $j to doomed (p=$pd > $mid): $out"; fi
 expect_eq "$(squeue -h -j "$j" -o %j)" steady "the name of job $j after the refused rename"
 note "after the restart, usera's rename of $j to doomed was refused (p=$pd > threshold $mid): $out"
+# The same job under another spelling of its id (slurmctld reads JobId=0<id> as <id>): still judged.
+if out=$(as_user "$A" scontrol update JobId="0$j" Name=doomed 2>&1); then fail "usera renamed job 0$j to doomed: $out"; fi
+expect_eq "$(squeue -h -j "$j" -o %j)" steady "the name of job $j after the refused rename as 0$j"
 scancel "$j" "$f" "$dep" 2>/dev/null || true

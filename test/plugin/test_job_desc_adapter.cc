@@ -153,7 +153,7 @@ TEST_CASE("adapter: slurmctld's job record is read at this release's offsets, af
     f.put(f.details, L.d_num_tasks, uint32_t{4});
     f.put(f.details, L.d_cpus_per_task, uint16_t{2});
     f.put(f.details, L.d_pn_min_memory, uint64_t{2000} | MEM_PER_CPU);
-    jfp::JobRecordView v = jfp_plugin::read_job_record(f.record(), "4321");
+    jfp::JobRecordView v = jfp_plugin::read_job_record(f.record());
     REQUIRE(v.readable);
     CHECK(v.owner_uid == 1007);
     CHECK(v.job.name == "renamed");
@@ -172,23 +172,30 @@ TEST_CASE("adapter: slurmctld's job record is read at this release's offsets, af
     CHECK(v.job.cpus_per_task == 2);
     CHECK(v.job.mem_mb == 2000);
     CHECK(v.job.mem_per_cpu);
-    CHECK(jfp_plugin::read_job_record(f.record(), "").readable);        // the update names no id
-    CHECK(jfp_plugin::read_job_record(f.record(), "4321_7").readable);  // an array task's id
-    // Each check refuses the record: another job's id, a wrong cookie, no details or the wrong details.
-    CHECK_FALSE(jfp_plugin::read_job_record(f.record(), "4322").readable);
-    CHECK_FALSE(jfp_plugin::read_job_record(nullptr, "4321").readable);
+    // Each check refuses the record: no record, an implausible id or owner, a wrong cookie, no details or the
+    // wrong details.
+    CHECK_FALSE(jfp_plugin::read_job_record(nullptr).readable);
+    f.put(f.job, L.job_id, uint32_t{0});
+    CHECK_FALSE(jfp_plugin::read_job_record(f.record()).readable);
+    f.put(f.job, L.job_id, uint32_t{NO_VAL});
+    CHECK_FALSE(jfp_plugin::read_job_record(f.record()).readable);
+    f.put(f.job, L.job_id, uint32_t{4321});
+    f.put(f.job, L.user_id, uint32_t{NO_VAL});
+    CHECK_FALSE(jfp_plugin::read_job_record(f.record()).readable);
+    f.put(f.job, L.user_id, uint32_t{1007});
+    CHECK(jfp_plugin::read_job_record(f.record()).readable);
     f.put(f.details, L.d_magic, uint32_t{0});
-    CHECK_FALSE(jfp_plugin::read_job_record(f.record(), "4321").readable);
+    CHECK_FALSE(jfp_plugin::read_job_record(f.record()).readable);
     f.put(f.details, L.d_magic, jfp_plugin::kDetailsMagic);
     f.put(f.job, L.details, static_cast<void *>(nullptr));
-    CHECK_FALSE(jfp_plugin::read_job_record(f.record(), "4321").readable);
+    CHECK_FALSE(jfp_plugin::read_job_record(f.record()).readable);
     f.put(f.job, L.details, static_cast<void *>(f.details));
     f.put(f.job, L.magic, uint32_t{0x12345678});
-    CHECK_FALSE(jfp_plugin::read_job_record(f.record(), "4321").readable);
+    CHECK_FALSE(jfp_plugin::read_job_record(f.record()).readable);
     // Unset numbers stay unknown; UNLIMITED is infinite.
     FakeRecord bare(5, 1);
     bare.put(bare.job, L.time_limit, uint32_t{INFINITE});
-    jfp::JobRecordView b = jfp_plugin::read_job_record(bare.record(), "5");
+    jfp::JobRecordView b = jfp_plugin::read_job_record(bare.record());
     REQUIRE(b.readable);
     CHECK(std::isinf(b.job.time_limit_min));
     CHECK(std::isnan(b.job.min_cpus));

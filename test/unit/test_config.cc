@@ -130,3 +130,16 @@ TEST_CASE("config: a reload says every setting that changed, with what it was") 
     CHECK(config_changes(a.config, a.config).empty());
     CHECK(config_changes(b.config, a.config).find("threshold.partition.gpu unset (was 0.7)") != std::string::npos);
 }
+
+TEST_CASE("jfp.conf: partition names keep their case; accounts and QOS are matched as slurmctld matches them") {
+    auto r = parse_config("Threshold.Partition.GPU = 0.3\nthreshold.account.PROJ = 0.2\nthreshold.qos.Long = 0.1\n"
+                          "exempt_accounts = ProjA, projb\nexempt_qos = Debug\nexempt_partitions = Big\n", "t");
+    REQUIRE(r.ok());
+    CHECK(r.config.partition_threshold.count("GPU") == 1);  // Slurm's partition names are case-sensitive
+    CHECK(r.config.partition_threshold.count("gpu") == 0);
+    CHECK(r.config.account_threshold.count("proj") == 1);   // slurmctld lowercases accounts
+    CHECK(r.config.qos_threshold.count("long") == 1);       // and matches QOS names without case
+    CHECK(r.config.exempt_accounts.count("proja") == 1);
+    CHECK(r.config.exempt_qos.count("debug") == 1);
+    CHECK(r.config.exempt_partitions.count("Big") == 1);
+}

@@ -86,6 +86,10 @@ TEST_CASE("Array index expressions count their tasks") {
     CHECK(*array_task_count("1-3") == 3);
     CHECK(*array_task_count("0-99%10") == 100);
     CHECK(*array_task_count("1,3,5-7") == 5);
+    // As slurmctld reads --array: brackets around the list, a %N limit after any item.
+    CHECK(*array_task_count("[0-999]") == 1000);
+    CHECK(*array_task_count("0-9%1,10-999") == 1000);
+    CHECK(*array_task_count("[1,3,5-7]%2") == 5);
     CHECK(*array_task_count("1-10:2") == 5);
     CHECK(*array_task_count("7") == 1);
     CHECK_FALSE(array_task_count("5-1"));
