@@ -243,7 +243,7 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
         char line[512];
         const char *verb = is_update ? "update" : "submit";
         std::snprintf(line, sizeof line, "%s%s user=%s name=%s p=%.3f class=%s threshold=%.3f action=%s%s%s%s model=%s token=%s",
-                      cfg.mode == Mode::Shadow ? "shadow " : "", verb, r.user.c_str(), quote_for_message(r.name, 60).c_str(),
+                      cfg.mode == Mode::Shadow ? "shadow " : "", verb, r.user.c_str(), quote_log_field(r.name, 60).c_str(),
                       static_cast<double>(s.p_fail), cls, d.threshold,
                       cfg.mode == Mode::Shadow && d.above && !d.exempt ? "would-act" : action_name(d.action),
                       d.exempt ? " exempt" : "", d.override_used ? " override" : "",

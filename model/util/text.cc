@@ -73,13 +73,16 @@ bool acts_on_display(uint32_t cp) {
 
 // Shows text as typed (UTF-8 included) but never writes a control character, a character that reorders or
 // breaks what is shown, or a broken byte sequence to a terminal or a log; a cut never splits a character.
-std::string printable(std::string_view s, size_t max_len, bool keep_lines) {
+// quoted: the quote and the backslash are escaped too, so quoted text cannot end its quotes early and forge
+// the fields after it (name='x' action=allow) nor pass for an escape jfp wrote.
+static std::string render(std::string_view s, size_t max_len, bool keep_lines, bool quoted) {
     std::string out;
     size_t i = 0;
     while (i < s.size()) {
         auto c = static_cast<unsigned char>(s[i]);
         size_t len = c < 0x80 ? 1 : utf8_sequence(s, i);
-        bool escape = (c < 0x20 && !(keep_lines && (c == '\n' || c == '\t'))) || c == 0x7f || len == 0;
+        bool escape = (c < 0x20 && !(keep_lines && (c == '\n' || c == '\t'))) || c == 0x7f || len == 0 ||
+                      (quoted && (c == '\'' || c == '\\'));
         bool escape_char = !escape && len > 1 && acts_on_display(code_point(s, i, len));
         if (escape) len = 1;
         if (i + len > max_len) {
@@ -101,7 +104,17 @@ std::string printable(std::string_view s, size_t max_len, bool keep_lines) {
     return out;
 }
 
-std::string quote_for_message(std::string_view s, size_t max_len) { return "'" + printable(s, max_len) + "'"; }
+std::string printable(std::string_view s, size_t max_len, bool keep_lines) {
+    return render(s, max_len, keep_lines, false);
+}
+
+std::string quote_for_message(std::string_view s, size_t max_len) {
+    return "'" + render(s, max_len, false, false) + "'";
+}
+
+std::string quote_log_field(std::string_view s, size_t max_len) {
+    return "'" + render(s, max_len, false, true) + "'";
+}
 
 std::string csv_field(std::string_view s) {
     std::string v;

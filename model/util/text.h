@@ -57,8 +57,12 @@ inline std::optional<double> parse_double(std::string_view s) {
 // that would pass max_len bytes. keep_lines: newline and tab stay (a script shown whole).
 // test/source/user_text.sh fails the build when user text reaches output another way.
 std::string printable(std::string_view s, size_t max_len = std::string_view::npos, bool keep_lines = false);
-// printable() in quotes, cut at 80 bytes by default: 'abc'.
+// printable() in quotes, cut at 80 bytes by default: 'abc'. For sentences a person reads (an apostrophe
+// stays one).
 std::string quote_for_message(std::string_view s, size_t max_len = 80);
+// The same for a field of a log line that tools and admins split (name='...' p=...): the quote and the
+// backslash are escaped too, so user text cannot close the field and forge the ones after it.
+std::string quote_log_field(std::string_view s, size_t max_len = 80);
 
 // One field of a CSV line (RFC 4180: quoted when it holds a comma, quote or line break). A field a user
 // wrote (a job name) that starts like a spreadsheet formula (= + - @, tab, CR) gets a leading ' so that an

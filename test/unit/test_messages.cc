@@ -1,6 +1,7 @@
 // What users read: advice from history, message composition and wrapping, and the SWF reader that
 // brings real traces to the replay test.
 #include <cstdlib>
+#include <random>
 #include <sstream>
 
 #include "catch.h"
@@ -219,6 +220,47 @@ TEST_CASE("quote_for_message: UTF-8 names as typed; control characters and broke
     CHECK(quote_for_message("abc\xc3\xa4\xc3\xa4", 5) == "'abc\xc3\xa4...'");
     CHECK(quote_for_message("abcd\xc3\xa4", 5) == "'abcd...'");
     CHECK(quote_for_message("abcde", 5) == "'abcde'");
+}
+
+TEST_CASE("quote_log_field: quoted text cannot close its quotes or pass for jfp's escapes (property)") {
+    CHECK(quote_log_field("x' action=allow name='y") == "'x\\x27 action=allow name=\\x27y'");
+    CHECK(quote_log_field("a\\x1b") == "'a\\x5cx1b'");
+    CHECK(quote_for_message("my job's run") == "'my job's run'");  // a sentence keeps its apostrophe
+    // Random bytes, quotes and backslashes over-represented: the result is one quoted field (a quote only at
+    // each end), and undoing \xNN / \uNNNN gives back the input's prefix that was shown.
+    std::mt19937 rng(20261126);
+    const std::string alphabet = "'\\ax=\x1b\n\x80\xc3\xa4";
+    for (int n = 0; n < 20000; ++n) {
+        std::string in(rng() % 40, ' ');
+        for (char &c : in) c = rng() % 3 ? alphabet[rng() % alphabet.size()] : static_cast<char>(rng() % 256);
+        std::string q = quote_log_field(in, 1000);
+        REQUIRE(q.size() >= 2);
+        REQUIRE(q.front() == '\'');
+        REQUIRE(q.back() == '\'');
+        std::string body = q.substr(1, q.size() - 2);
+        REQUIRE(body.find('\'') == std::string::npos);
+        std::string back;
+        for (size_t i = 0; i < body.size(); ++i) {
+            if (body[i] == '\\' && i + 3 < body.size() + 0 && body[i + 1] == 'x') {
+                back += static_cast<char>(std::stoi(body.substr(i + 2, 2), nullptr, 16));
+                i += 3;
+            } else if (body[i] == '\\' && body[i + 1] == 'u') {
+                uint32_t cp = std::stoul(body.substr(i + 2, 4), nullptr, 16);  // 2-byte or 3-byte UTF-8
+                if (cp < 0x800) {
+                    back += static_cast<char>(0xc0 | (cp >> 6));
+                } else {
+                    back += static_cast<char>(0xe0 | (cp >> 12));
+                    back += static_cast<char>(0x80 | ((cp >> 6) & 0x3f));
+                }
+                back += static_cast<char>(0x80 | (cp & 0x3f));
+                i += 5;
+            } else {
+                REQUIRE(body[i] != '\\');  // every backslash starts an escape jfp wrote
+                back += body[i];
+            }
+        }
+        REQUIRE(back == in);
+    }
 }
 
 namespace {

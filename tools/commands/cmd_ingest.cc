@@ -143,7 +143,7 @@ void run_ingest(const IngestArgs &a) {
             ingest_from_sacct(a);
         } catch (const std::exception &e) {
             if (!a.follow) throw;
-            std::fprintf(stderr, "jfp ingest: %s; retrying in %.0f s\n", e.what(), a.interval);
+            std::fprintf(stderr, "jfp ingest: %s; retrying in %.0f s\n", printable(e.what(), std::string::npos, true).c_str(), a.interval);
         }
         if (!a.follow) return;
         std::fflush(stdout);
@@ -230,7 +230,7 @@ void run_ingest_files(const IngestArgs &a) {
             throw;
         } catch (const std::exception &e) {
             progress.pause();
-            std::fprintf(stderr, "jfp: error: %s\n", e.what());
+            std::fprintf(stderr, "jfp: error: %s\n", printable(e.what(), std::string::npos, true).c_str());
             failed.push_back(f);
         }
     }
