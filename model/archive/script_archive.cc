@@ -4,6 +4,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -108,14 +109,15 @@ bool ScriptArchive::store_blob(std::string_view bytes, const std::string &hash) 
     return true;
 }
 
-bool ScriptArchive::put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env) {
+bool ScriptArchive::put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env, uint64_t *new_bytes) {
     meta.script_hash = sha256_hex(script);
-    meta.script_bytes = static_cast<int64_t>(script.size());
+    meta.script_bytes = std::max(meta.script_bytes, static_cast<int64_t>(script.size()));
     bool fresh = store_blob(script, meta.script_hash);
+    if (new_bytes) *new_bytes = fresh ? script.size() : 0;
     if (env) {
         meta.env_hash = sha256_hex(*env);
         meta.env_bytes = static_cast<int64_t>(env->size());
-        store_blob(*env, meta.env_hash);
+        if (store_blob(*env, meta.env_hash) && new_bytes) *new_bytes += env->size();
     } else {
         meta.env_hash.clear();
         meta.env_bytes = 0;
@@ -135,6 +137,19 @@ bool ScriptArchive::put(ArchivedSubmission &meta, std::string_view script, const
     else ins.bind_null(10).bind_null(11);
     ins.run();
     return fresh;
+}
+
+std::unordered_map<uint32_t, uint64_t> ScriptArchive::new_bytes_by_user_since(int64_t since) const {
+    std::unordered_map<uint32_t, uint64_t> out;
+    for (const char *col : {"script_hash", "env_hash"}) {
+        std::string sql = std::string("SELECT s.uid, SUM(b.size) FROM submissions s JOIN blobs b ON b.hash = s.") + col +
+                          " WHERE s.submitted >= ?1 AND NOT EXISTS (SELECT 1 FROM submissions o WHERE o." + col + " = s." + col +
+                          " AND (o.submitted < s.submitted OR (o.submitted = s.submitted AND o.rowid < s.rowid))) GROUP BY s.uid";
+        Stmt q(db_, sql.c_str());
+        q.bind(1, since);
+        while (q.step()) out[static_cast<uint32_t>(q.int_at(0))] += static_cast<uint64_t>(q.int_at(1));
+    }
+    return out;
 }
 
 std::optional<ArchivedSubmission> ScriptArchive::by_token(const std::string &token) const {

@@ -10,6 +10,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "model/files/sqlite_util.h"
@@ -58,11 +59,13 @@ public:
     ScriptArchive &operator=(const ScriptArchive &) = delete;
 
     // Writer side. put() stores the blobs it has not seen and the submission row; call it between
-    // begin() and commit() (a batch is one transaction). true when the script itself was new.
+    // begin() and commit() (a batch is one transaction). true when the script itself was new. meta.script_bytes
+    // is the size submitted when only a head of it is kept (larger than script), else script's size.
+    // new_bytes: the bytes of blobs this call added (script and environment, uncompressed).
     void begin();
     void commit();
     void rollback() noexcept;
-    bool put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env);
+    bool put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env, uint64_t *new_bytes = nullptr);
 
     std::optional<ArchivedSubmission> by_token(const std::string &token) const;
     // The bytes exactly as submitted; throws when the blob is missing or damaged.
@@ -70,6 +73,9 @@ public:
     // Newest first.
     std::vector<ArchivedSubmission> find(const ArchiveQuery &q) const;
     ArchiveStats stats() const;
+    // Per uid, the bytes of the blobs (scripts and environments) that a submission since `since` (naive local
+    // seconds) added to the archive: blobs no earlier submission referenced.
+    std::unordered_map<uint32_t, uint64_t> new_bytes_by_user_since(int64_t since) const;
     // Submissions older than `before` (naive local seconds), then blobs no submission references.
     PruneResult prune(int64_t before);
     // Submissions within [from, to] whose token the history store at store_path holds neither for a job nor

@@ -1,8 +1,10 @@
 #include "model/archive/script_archive_writer.h"
 
+#include <algorithm>
 #include <chrono>
 #include <memory>
 
+#include "model/archive/user_daily_budget.h"
 #include "model/util/background_thread.h"
 #include "model/util/log.h"
 #include "model/files/open_file_watch.h"
@@ -14,10 +16,14 @@ namespace {
 int64_t now_s() {
     return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
+// The day of a submission time (naive local seconds), as the archive stores it.
+int64_t day_of(int64_t submitted) { return submitted >= 0 ? submitted / 86400 : (submitted - 86399) / 86400; }
 }  // namespace
 
-ScriptArchiveWriter::ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes, int64_t log_interval_seconds)
-    : path_(std::move(path)), max_bytes_(max_bytes), log_interval_(log_interval_seconds), queue_(max_entries),
+ScriptArchiveWriter::ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes, int64_t user_bytes_per_day,
+                                         int64_t log_interval_seconds)
+    : path_(std::move(path)), max_bytes_(max_bytes), user_bytes_per_day_(user_bytes_per_day),
+      log_interval_(log_interval_seconds), queue_(max_entries),
       last_report_(now_s()), thread_([this] { run(); }) {}
 
 ScriptArchiveWriter::~ScriptArchiveWriter() {
@@ -51,15 +57,27 @@ void ScriptArchiveWriter::flush() {
 }
 
 ScriptArchiveCounters ScriptArchiveWriter::counters() const {
-    return {archived_.load(), new_scripts_.load(), dropped_.load(), failed_.load()};
+    return {archived_.load(), new_scripts_.load(), dropped_.load(), failed_.load(), over_budget_.load()};
 }
 
 // One line per interval at most, however many submissions were turned away.
 void ScriptArchiveWriter::report_drops(bool final) {
-    uint64_t d = dropped_.load(), f = failed_.load();
-    if (d == dropped_reported_ && f == failed_reported_) return;
+    uint64_t d = dropped_.load(), f = failed_.load(), o = over_budget_.load();
+    if (d == dropped_reported_ && f == failed_reported_ && o == over_budget_reported_) return;
     int64_t now = now_s();
     if (!final && reported_once_ && now - last_report_ < log_interval_) return;
+    if (o != over_budget_reported_)
+        log_warning("script archive " + path_ + ": " + std::to_string(o - over_budget_reported_) +
+                    " scripts kept as their first " + std::to_string(UserDailyBudget::kOverBudgetHead) +
+                    " bytes only in the last " + std::to_string(now - last_report_) + " s: each one's user had added " +
+                    std::to_string(user_bytes_per_day_ >> 20) + " MiB of new scripts to the archive that day "
+                    "(script_archive_user_mb_per_day); jobs are not affected");
+    over_budget_reported_ = o;
+    if (d == dropped_reported_ && f == failed_reported_) {
+        last_report_ = now;
+        reported_once_ = true;
+        return;
+    }
     std::string msg = "script archive " + path_ + ": " + std::to_string((d - dropped_reported_) + (f - failed_reported_)) +
                       " scripts not archived in the last " + std::to_string(now - last_report_) + " s (";
     std::string budget = max_bytes_ >= (1 << 20) ? std::to_string(max_bytes_ >> 20) + " MiB" : std::to_string(max_bytes_) + " bytes";
@@ -77,6 +95,7 @@ void ScriptArchiveWriter::run() {
     name_this_thread("jfp-archive");
     lower_this_thread_priority(10);
     RateLimitedLog errors(log_interval_);
+    UserDailyBudget budget(user_bytes_per_day_);
     std::unique_ptr<ScriptArchive> archive;
     std::unique_ptr<Queued> q;
     OpenFileWatch watch;
@@ -105,6 +124,8 @@ void ScriptArchiveWriter::run() {
             try {
                 archive = std::make_unique<ScriptArchive>(path_, ScriptArchive::Access::ReadWrite);
                 watch.opened(path_);
+                const int64_t day = day_of(q->e.meta.submitted);
+                budget.seed(day, archive->new_bytes_by_user_since(day * 86400));
             } catch (const std::exception &ex) {
                 errors.log(LogLevel::Error, std::string("script archive: ") + ex.what() +
                                                 "; scripts are not archived until it can be opened (jobs are not affected)");
@@ -124,8 +145,20 @@ void ScriptArchiveWriter::run() {
             archive->begin();
             do {
                 holding = true;
-                std::string_view env(q->e.env);
-                if (archive->put(q->e.meta, q->e.script, q->e.has_env ? &env : nullptr)) ++fresh;
+                ScriptArchiveEntry &e = q->e;
+                const int64_t day = day_of(e.meta.submitted);
+                if (budget.spent(e.meta.uid, day)) {
+                    if (e.script.size() > UserDailyBudget::kOverBudgetHead) {
+                        e.meta.script_bytes = std::max<int64_t>(e.meta.script_bytes, static_cast<int64_t>(e.script.size()));
+                        e.script.resize(UserDailyBudget::kOverBudgetHead);
+                    }
+                    e.has_env = false;
+                    over_budget_.fetch_add(1, std::memory_order_relaxed);
+                }
+                std::string_view env(e.env);
+                uint64_t added = 0;
+                if (archive->put(e.meta, e.script, e.has_env ? &env : nullptr, &added)) ++fresh;
+                budget.charge(e.meta.uid, day, added);
                 ++batch;
                 charged += q->bytes;
                 q.reset();

@@ -27,11 +27,14 @@ struct ScriptArchiveEntry {
 
 struct ScriptArchiveCounters {
     uint64_t archived = 0, new_scripts = 0, dropped = 0, failed = 0;
+    uint64_t over_user_budget = 0;  // archived as a head only: the user's daily budget was spent
 };
 
 class ScriptArchiveWriter {
 public:
-    ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes, int64_t log_interval_seconds = 60);
+    // user_bytes_per_day: what one user may add to the archive in a day (UserDailyBudget).
+    ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes, int64_t user_bytes_per_day,
+                        int64_t log_interval_seconds = 60);
     ~ScriptArchiveWriter();  // writes what is queued, then stops
     ScriptArchiveWriter(const ScriptArchiveWriter &) = delete;
     ScriptArchiveWriter &operator=(const ScriptArchiveWriter &) = delete;
@@ -58,13 +61,14 @@ private:
     void report_drops(bool final);
     std::string path_;
     int64_t max_bytes_;
+    int64_t user_bytes_per_day_;
     int64_t log_interval_;
     // Pointers: the queue's cells are allocated up front, and 65,536 entries inline would be ~20 MiB of
     // slurmctld's memory before the first job.
     BoundedQueue<std::unique_ptr<Queued>> queue_;
     std::atomic<int64_t> bytes_{0};
-    std::atomic<uint64_t> pushed_{0}, archived_{0}, new_scripts_{0}, dropped_{0}, failed_{0};
-    uint64_t dropped_reported_ = 0, failed_reported_ = 0;  // writer thread only
+    std::atomic<uint64_t> pushed_{0}, archived_{0}, new_scripts_{0}, dropped_{0}, failed_{0}, over_budget_{0};
+    uint64_t dropped_reported_ = 0, failed_reported_ = 0, over_budget_reported_ = 0;  // writer thread only
     int64_t last_report_ = 0;
     bool reported_once_ = false;
     std::atomic<bool> stop_{false};

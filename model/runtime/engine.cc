@@ -534,6 +534,7 @@ void Engine::archive_script(const State &st, const SubmitRequest &req, const Job
     e.meta.user = r.user;
     e.meta.name = r.name;
     e.meta.work_dir = req.work_dir;
+    e.meta.script_bytes = static_cast<int64_t>(r.script.size());  // as submitted, when only a head is kept
     e.script.assign(r.script.substr(0, script_bytes));
     if (env) {
         e.env.reserve(env_bytes);

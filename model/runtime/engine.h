@@ -196,6 +196,7 @@ private:
     std::atomic<size_t> live_writers_{0};
     std::string feature_log_path_, script_archive_path_;
     int64_t script_archive_budget_ = 0;
+    int64_t script_archive_user_budget_ = 0;
     void close_retired_writers();
 
     uint64_t token_seed_ = 0;

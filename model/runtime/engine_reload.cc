@@ -90,15 +90,18 @@ bool Engine::follow_writers(State &next) {
         changed = true;
     }
     const std::string &sap = cfg.script_archive_path;
-    if (opt_.background && (sap != script_archive_path_ || cfg.script_archive_queue_bytes != script_archive_budget_)) {
+    if (opt_.background && (sap != script_archive_path_ || cfg.script_archive_queue_bytes != script_archive_budget_ ||
+                            cfg.script_archive_user_bytes_per_day != script_archive_user_budget_)) {
         replace_writer(next.script_archive,
                        sap.empty() ? nullptr
-                                   : std::make_shared<ScriptArchiveWriter>(sap, kArchiveQueueEntries, cfg.script_archive_queue_bytes));
+                                   : std::make_shared<ScriptArchiveWriter>(sap, kArchiveQueueEntries, cfg.script_archive_queue_bytes,
+                                                                           cfg.script_archive_user_bytes_per_day));
         if (sap != script_archive_path_)
             log_info(sap.empty() ? std::string("script archive off")
                                  : "archiving job scripts in " + sap + (cfg.script_archive_env ? " with their environment" : ""));
         script_archive_path_ = sap;
         script_archive_budget_ = cfg.script_archive_queue_bytes;
+        script_archive_user_budget_ = cfg.script_archive_user_bytes_per_day;
         changed = true;
     }
     return changed;

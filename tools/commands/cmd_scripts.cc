@@ -163,10 +163,15 @@ void run_show(ScriptsArgs &a) {
     if (a.env && f.sub.env_hash.empty())
         throw std::runtime_error(describe(f) + ": no environment kept (script_archive_env = yes in jfp.conf keeps it)");
     std::string bytes = archive.blob(a.env ? f.sub.env_hash : f.sub.script_hash);
-    if (!a.quiet)
+    if (!a.quiet) {
         std::fprintf(stderr, "# %s: %s, %zu bytes, sha256 %s, token %s\n", describe(f).c_str(),
                      a.env ? "environment" : "script", bytes.size(),
                      (a.env ? f.sub.env_hash : f.sub.script_hash).c_str(), f.sub.token.c_str());
+        if (!a.env && static_cast<int64_t>(bytes.size()) < f.sub.script_bytes)
+            std::fprintf(stderr, "# only its first %zu of %lld bytes were kept (a script past slurm.conf's max_script_size, "
+                                 "or its user had added script_archive_user_mb_per_day to the archive that day)\n",
+                         bytes.size(), static_cast<long long>(f.sub.script_bytes));
+    }
     // Exact bytes: into a file they are the script that ran; on a terminal the CLI's TerminalGuard shows them.
     write_all(a.env ? env_lines(bytes) : bytes);
 }
