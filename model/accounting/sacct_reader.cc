@@ -208,10 +208,10 @@ struct SacctReader::Impl {
                   std::to_string(last_line - first_line) + " line(s) after it, as a field's newline may hide a "
                   "whole record in a job name: ";
         why += std::to_string(fields.size()) + " fields where the header has " + std::to_string(expected) +
-               ": '" + std::string(1, opt.delimiter) + "' inside free text (JobName, WorkDir, SubmitLine, Comment) ";
+               ": " + quote_for_message(opt.delimiter) + " inside free text (JobName, WorkDir, SubmitLine, Comment) ";
         why += valid.empty() ? "that no placement can explain" : "that cannot be placed unambiguously";
-        why += "; re-export with a delimiter that cannot occur, e.g. sacct --delimiter=$'\\x1f' and jfp ingest "
-               "--delimiter=$'\\x1f'";
+        why += "; re-export with a delimiter no user can have typed, e.g. d=\"|$(od -An -N8 -tx1 /dev/urandom | tr -d ' \\n')|\"; "
+               "sacct --parsable2 --delimiter=\"$d\" ... and jfp ingest --delimiter=\"$d\" (or export sacct --json)";
         bad(first_line, last_line, why, text);
         return Result::Done;
     }
@@ -336,7 +336,12 @@ struct SacctReader::Impl {
 
     // The record gathered so far has fewer fields than the header: a field of it holds a newline.
     bool record_short() const { return rec_lines > 0 && rec_lines < kMaxJoinedLines && rec_delims + 1 < layout.width(); }
-    size_t delimiters_in(std::string_view l) const { return static_cast<size_t>(std::count(l.begin(), l.end(), opt.delimiter)); }
+    size_t delimiters_in(std::string_view l) const {
+        if (opt.delimiter.size() == 1) return static_cast<size_t>(std::count(l.begin(), l.end(), opt.delimiter[0]));
+        size_t n = 0;
+        for (size_t p = l.find(opt.delimiter); p != std::string_view::npos; p = l.find(opt.delimiter, p + opt.delimiter.size())) ++n;
+        return n;
+    }
 
     bool is_record_start(std::string_view l) const {
         auto d = l.find(opt.delimiter);

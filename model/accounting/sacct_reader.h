@@ -18,7 +18,9 @@
 namespace jfp {
 
 struct SacctReaderOptions {
-    char delimiter = '|';
+    // One character, or a string no user can have typed in a job name (a random one per export): then no
+    // name can hold a delimiter, and a line from inside a name can never pass for a record.
+    std::string delimiter = "|";
     // sacct field names in column order when the export has no header (sacct --noheader --format=...).
     // Empty: the first line must be the header.
     std::vector<std::string> format;

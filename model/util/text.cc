@@ -31,6 +31,21 @@ void split_into(std::string_view s, char sep, std::vector<std::string_view> &out
     }
 }
 
+void split_into(std::string_view s, std::string_view sep, std::vector<std::string_view> &out) {
+    if (sep.size() == 1) return split_into(s, sep[0], out);
+    out.clear();
+    size_t start = 0;
+    while (true) {
+        size_t pos = sep.empty() ? std::string_view::npos : s.find(sep, start);
+        if (pos == std::string_view::npos) {
+            out.push_back(s.substr(start));
+            return;
+        }
+        out.push_back(s.substr(start, pos - start));
+        start = pos + sep.size();
+    }
+}
+
 namespace {
 // Length of the well-formed UTF-8 sequence at s[i] (RFC 3629: no overlongs, surrogates or values past
 // U+10FFFF), or 0 when there is none.

@@ -32,6 +32,8 @@ std::vector<std::string_view> split(std::string_view s, char sep);
 
 // Splits into out (cleared first), reusing its capacity: the ingest hot loop.
 void split_into(std::string_view s, char sep, std::vector<std::string_view> &out);
+// The same with a separator of one or more characters (sacct --delimiter takes a string).
+void split_into(std::string_view s, std::string_view sep, std::vector<std::string_view> &out);
 
 inline std::optional<int64_t> parse_int(std::string_view s) {
     int64_t v = 0;

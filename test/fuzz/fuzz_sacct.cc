@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                               "State", "ExitCode", "ReqCPUS", "ReqNodes", "ReqMem", "Timelimit", "MaxRSS", "SubmitLine"})
             opt.format.emplace_back(f);
     }
-    if (mode & 2) opt.delimiter = ';';
+    if (mode & 2) opt.delimiter = ";";
     opt.max_reported_bad_lines = 8;
     std::string text(reinterpret_cast<const char *>(data + 1), size - 1);
     uint64_t jobs = 0;

@@ -47,3 +47,17 @@ diff <(rows "$CLUSTER_DIR/fresh.db") <(rows "$CLUSTER_DIR/json.db") >"$CLUSTER_D
     fail "sacct --json and --parsable2 of the same jobs read differently (< text, > json):
 $(cat "$CLUSTER_DIR/json.diff")"
 note "sacct --json of the same $(sqlite3 "$CLUSTER_DIR/json.db" 'SELECT count(*) FROM jobs') jobs reads as the text export does"
+
+# The same export with a delimiter no user can have typed (sacct takes a string): read as the '|' export.
+# Compared as above (rows()).
+d="|$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')|"
+sacct --allusers --parsable2 --delimiter="$d" --starttime 2000-01-01 --endtime now+1days \
+    --format=JobIDRaw,JobID,Cluster,User,Account,Partition,QOS,JobName,Submit,Start,End,ElapsedRaw,State,ExitCode,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine,Comment,AdminComment \
+    >"$CLUSTER_DIR/sacct_nonce.txt"
+grep -qF "JobIDRaw${d}JobID" "$CLUSTER_DIR/sacct_nonce.txt" || fail "sacct --delimiter='$d' did not write it between the columns: $(head -c 300 "$CLUSTER_DIR/sacct_nonce.txt")"
+"$JFP" ingest --strict --delimiter="$d" --db "$CLUSTER_DIR/nonce.db" "$CLUSTER_DIR/sacct_nonce.txt" ||
+    fail "ingesting the export with delimiter $d reported bad lines"
+diff <(rows "$CLUSTER_DIR/fresh.db") <(rows "$CLUSTER_DIR/nonce.db") >"$CLUSTER_DIR/nonce.diff" ||
+    fail "the export with delimiter $d reads differently from the '|' export (< '|', > $d):
+$(cat "$CLUSTER_DIR/nonce.diff")"
+note "an export with delimiter $d reads as the '|' export does"

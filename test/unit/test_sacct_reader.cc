@@ -1,6 +1,8 @@
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -97,7 +99,7 @@ TEST_CASE("sacct reader: arrays, het jobs, cancelled-by, OOM, NODE_FAIL, unknown
 
 TEST_CASE("sacct reader: headerless export with --format and another delimiter") {
     SacctReaderOptions opt;
-    opt.delimiter = ';';
+    opt.delimiter = ";";
     opt.format = {"JobIDRaw", "User", "Submit", "End", "State"};
     opt.cluster = "mistral";
     auto c = read("7;eve;2024-02-01T00:00:00;2024-02-01T01:00:00;TIMEOUT\n"
@@ -282,4 +284,57 @@ TEST_CASE("sacct reader: a job that ends after the ingest began is refused, with
     REQUIRE(report.bad_lines.size() == 1);
     CHECK(report.bad_lines[0].line == 3);
     CHECK_THAT(report.bad_lines[0].reason, HasText("after this ingest began"));
+}
+
+TEST_CASE("sacct reader: with a delimiter no user typed, no job name yields a record (property)") {
+    const std::string t0 = "2024-01-01T00:00:00", t1 = "2024-01-01T01:00:00";
+    // A name that makes each line it spans a whole, valid record when the delimiter is '|'.
+    const std::string crafted = "x|" + t0 + "|" + t1 + "|COMPLETED\n999|bob|forged|" + t0 + "|" + t1 + "|FAILED\n1000|bob|g";
+    auto render = [&](const std::vector<std::pair<std::string, std::string>> &jobs, const std::string &d) {
+        std::string s = "JobIDRaw" + d + "User" + d + "JobName" + d + "Submit" + d + "End" + d + "State\n";
+        for (size_t i = 0; i < jobs.size(); ++i)
+            s += std::to_string(100 + i) + d + jobs[i].first + d + jobs[i].second + d + t0 + d + t1 + d + "COMPLETED\n";
+        return s;
+    };
+    SECTION("'|': the crafted name forges bob's jobs; why a one-character delimiter is trusted input only") {
+        auto c = read(render({{"amy", crafted}}, "|"));
+        bool forged = std::any_of(c.jobs.begin(), c.jobs.end(), [](const JobRecord &j) { return j.user == "bob"; });
+        CHECK(forged);
+    }
+    SECTION("a random string: every job read is a real one, whole") {
+        std::mt19937 rng(20261126);
+        const std::string alphabet = "|\n0123456789abob:-T ";
+        for (int round = 0; round < 300; ++round) {
+            char nonce[32];
+            std::snprintf(nonce, sizeof nonce, "|%08x%08x|", static_cast<unsigned>(rng()), static_cast<unsigned>(rng()));
+            std::vector<std::pair<std::string, std::string>> jobs;
+            for (int i = 0, n = 1 + static_cast<int>(rng() % 6); i < n; ++i) {
+                std::string name;
+                if (rng() % 3 == 0) {
+                    name = crafted;
+                } else {
+                    name.resize(rng() % 60);
+                    for (char &ch : name) ch = alphabet[rng() % alphabet.size()];
+                }
+                jobs.push_back({i % 2 ? "amy" : "cat", name});
+            }
+            SacctReaderOptions opt;
+            opt.delimiter = nonce;
+            SacctReadReport rep;
+            auto c = read(render(jobs, nonce), opt, &rep);
+            for (const auto &j : c.jobs) {
+                size_t i = std::stoul(j.job_key) - 100;
+                REQUIRE(i < jobs.size());
+                CHECK(j.user == jobs[i].first);
+                // The reader trims blanks and line ends around a field; nothing else of a name changes.
+                auto strip = [](std::string v) {
+                    size_t b = v.find_first_not_of(" \n"), e = v.find_last_not_of(" \n");
+                    return b == std::string::npos ? std::string() : v.substr(b, e - b + 1);
+                };
+                INFO("name read: " << j.name << " | written: " << jobs[i].second);
+                CHECK(strip(j.name) == strip(jobs[i].second));
+            }
+            CHECK(c.jobs.size() + rep.bad == jobs.size());
+        }
+    }
 }

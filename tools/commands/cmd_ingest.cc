@@ -391,7 +391,8 @@ void add_ingest_command(CLI::App &app) {
     c->add_option("--format", a->format,
                   "comma-separated sacct field names, for exports without a header (sacct --noheader --format=...); "
                   "or 'swf' for Parallel Workloads Archive logs (Standard Workload Format)");
-    c->add_option("--delimiter", a->delimiter, "field delimiter: '|' (default), ';', tab, \\x1f ...");
+    c->add_option("--delimiter", a->delimiter, "field delimiter: '|' (default), ';', tab, \\x1f, or a string (sacct takes one): a random "
+                  "one per export is what no job name can hold");
     c->add_option("--cluster", a->cluster, "cluster name for exports without a Cluster column")->capture_default_str();
     c->add_option("--show-errors", a->show_errors, "bad lines to print (all are kept in the store)")->capture_default_str();
     c->add_flag("--strict", a->strict, "exit with status 2 when any line was bad");

@@ -4,6 +4,7 @@
 #include <cctype>
 #include <cstdlib>
 
+#include "model/util/text.h"
 #include "model/util/time_util.h"
 
 namespace jfp {
@@ -32,17 +33,23 @@ int64_t parse_age_seconds(const std::string &text, const char *option) {
     return std::stoll(digits) * mult;
 }
 
-char parse_delimiter(const std::string &t) {
-    if (t.size() == 1) return t[0];
-    if (t == "\\t" || t == "tab" || t == "TAB") return '\t';
+std::string parse_delimiter(const std::string &t) {
+    if (t.size() == 1 && t[0] != '\n' && t[0] != '\r') return t;
+    if (t == "\\t" || t == "tab" || t == "TAB") return "\t";
     std::string hex;
     if (t.size() == 4 && (t.rfind("\\x", 0) == 0 || t.rfind("0x", 0) == 0)) hex = t.substr(2);
     if (!hex.empty()) {
         char *end = nullptr;
         long v = std::strtol(hex.c_str(), &end, 16);
-        if (end && *end == 0 && v > 0 && v < 128) return static_cast<char>(v);
+        if (end && *end == 0 && v > 0 && v < 128 && v != '\n' && v != '\r') return std::string(1, static_cast<char>(v));
     }
-    throw CLI::ValidationError("--delimiter", "'" + t + "' is not one character (use e.g. '|', ';', tab or \\x1f)");
+    // A string, as sacct --delimiter takes one: a random one per export is what no job name can hold.
+    bool printable_ascii = t.size() >= 2 && t.size() <= 64;
+    for (char c : t) printable_ascii = printable_ascii && c > ' ' && c < 0x7f;
+    if (printable_ascii) return t;
+    throw CLI::ValidationError("--delimiter", "'" + printable(t, 80) + "' is neither one character (e.g. '|', ';', tab, \\x1f) "
+                                              "nor a string of 2 to 64 printable characters without spaces (e.g. "
+                                              "\"|$(od -An -N8 -tx1 /dev/urandom | tr -d ' \\n')|\")");
 }
 
 }  // namespace jfp

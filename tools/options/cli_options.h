@@ -16,7 +16,7 @@ int64_t parse_time_option(const std::string &text, const char *option);
 int64_t parse_age_seconds(const std::string &text, const char *option);
 
 // "|", ";", "\t", "tab", "\x1f", "0x1f", or any single character.
-char parse_delimiter(const std::string &text);
+std::string parse_delimiter(const std::string &text);
 
 // Exit status a subcommand asks main to return (0 unless set).
 extern int g_exit_status;
