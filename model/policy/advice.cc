@@ -61,41 +61,59 @@ std::string suggestion_fields(const Suggestion &s) {
     return out;
 }
 
+namespace {
+
+std::string time_advice(const JobRequest &r, const HistoryStats *un, const std::string &name, const std::string &checkpoint_url) {
+    std::string out;
+    if (un && un->max_ok_elapsed_s > 0) {
+        double longest = un->max_ok_elapsed_s / 60.0;
+        out = "Your longest successful run of " + name + " took " + format_minutes(longest) +
+              "; if it needs as long, ask for that and a margin (-t " + format_minutes(suggest_minutes(longest)) + ").";
+    } else {
+        out = "If it needs longer, ask for more time (-t), or make it checkpoint and resume.";
+    }
+    // Only what the script shows: the scan is of the script as submitted.
+    if (!checkpoint_url.empty() && r.script_known && !shows_checkpointing(r.script))
+        out += " Its script shows no checkpoint/restart: " + checkpoint_url +
+               " tells how to make it resume after a time limit instead of starting over.";
+    return out;
+}
+
+std::string memory_advice(const HistoryStats *un, const std::string &name) {
+    if (un && un->max_ok_rss_mb > 0)
+        return "Your completed runs of " + name + " used up to " + format_mb(un->max_ok_rss_mb) +
+               " (MaxRSS); ask for that and a margin (--mem=" + suggest_mem(un->max_ok_rss_mb) + ").";
+    if (un && un->max_rss_mb > 0)
+        return "Your runs of " + name + " used up to " + format_mb(un->max_rss_mb) +
+               " (MaxRSS) but none completed; it may need more than that (--mem).";
+    return "If it needs more memory, ask for it (--mem or --mem-per-cpu).";
+}
+
+}  // namespace
+
 std::string advice(int top_class, const JobRequest &r, const HistoryView &h, const std::string &checkpoint_url) {
     const bool named = !r.name.empty();
     const HistoryStats *un = named ? h.user_name : nullptr;
     const std::string name = quoted(r.name);
     switch (top_class) {
-        case 1: {
-            std::string out;
-            if (un && un->max_ok_elapsed_s > 0) {
-                double longest = un->max_ok_elapsed_s / 60.0;
-                out = "Your longest successful run of " + name + " took " + format_minutes(longest) +
-                      "; if it needs as long, ask for that and a margin (-t " + format_minutes(suggest_minutes(longest)) + ").";
-            } else {
-                out = "If it needs longer, ask for more time (-t), or make it checkpoint and resume.";
-            }
-            // Only what the script shows: the scan is of the script as submitted.
-            if (!checkpoint_url.empty() && r.script_known && !shows_checkpointing(r.script))
-                out += " Its script shows no checkpoint/restart: " + checkpoint_url +
-                       " tells how to make it resume after a time limit instead of starting over.";
-            return out;
-        }
-        case 2:
-            if (un && un->max_ok_rss_mb > 0)
-                return "Your completed runs of " + name + " used up to " + format_mb(un->max_ok_rss_mb) +
-                       " (MaxRSS); ask for that and a margin (--mem=" + suggest_mem(un->max_ok_rss_mb) + ").";
-            if (un && un->max_rss_mb > 0)
-                return "Your runs of " + name + " used up to " + format_mb(un->max_rss_mb) +
-                       " (MaxRSS) but none completed; it may need more than that (--mem).";
-            return "If it needs more memory, ask for it (--mem or --mem-per-cpu).";
+        case 1: return time_advice(r, un, name, checkpoint_url);
+        case 2: return memory_advice(un, name);
         case 3: return "Node failures are rarely the job's fault; if it keeps happening, tell your admins.";
         default: break;
     }
-    if (!un || un->n_labeled == 0)
+    if (!un || un->n_labeled == 0) {
+        // A first run already asking for little time needs no advice to ask for little time.
+        if (known(r.timelimit_min) && r.timelimit_min <= 10)
+            return "Check its output before you submit it at a larger scale or for longer.";
         return "Test it first with a short time limit (for example -t 10) before a long run.";
+    }
     if (un->n_fail == 0)
         return "Check what differs from your completed runs of " + name + " (script, inputs, modules).";
+    // The last run's own way of ending says more than the class model's guess.
+    if (un->last == static_cast<uint8_t>(Outcome::Timeout))
+        return "Your last run of " + name + " hit its time limit. " + time_advice(r, un, name, checkpoint_url);
+    if (un->last == static_cast<uint8_t>(Outcome::OutOfMemory))
+        return "Your last run of " + name + " ran out of memory. " + memory_advice(un, name);
     std::string which = is_failure(static_cast<Outcome>(un->last)) ? "your last run" : "your last failed run";
     std::string out = "Check the error output of " + which + " of " + name;
     if (shell_safe(r.name) && un->last_fail_end > 0)

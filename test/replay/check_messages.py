@@ -180,6 +180,9 @@ FORMS = [
                    r"((?: \(sacct -X -u \$USER --name=\S+ -S (\d{4}-\d\d-\d\d) -o JobID,State,ExitCode,End\))?)"
                    r" and fix the cause first\."),
     ("first-test", r"Test it first with a short time limit \(for example -t 10\) before a long run\."),
+    ("first-short", r"Check its output before you submit it at a larger scale or for longer\."),
+    ("last-hit-limit", r"Your last run of ('[^']*') hit its time limit\."),
+    ("last-ran-oom", r"Your last run of ('[^']*') ran out of memory\."),
     ("differs", r"Check what differs from your completed runs of ('[^']*') \(script, inputs, modules\)\."),
     ("time-generic", r"If it needs longer, ask for more time \(-t\), or make it checkpoint and resume\."),
     ("mem-generic", r"If it needs more memory, ask for it \(--mem or --mem-per-cpu\)\."),
@@ -364,6 +367,18 @@ class Checker:
             h = self.hist(("un", user, name), t)
             if name and h.n_labeled > 0:
                 bad("%s: %d runs of %s completed or failed before" % (m.group(0), h.n_labeled, quoted(name)))
+        elif form == "first-short":
+            h = self.hist(("un", user, name), t)
+            if name and h.n_labeled > 0:
+                bad("%s: %d runs of %s completed or failed before" % (m.group(0), h.n_labeled, quoted(name)))
+            tl = job["timelimit_min"]
+            if not known(tl) or tl > 10:
+                bad("%s: the request's time limit is %s, not a short one" % (m.group(0), tl))
+        elif form in ("last-hit-limit", "last-ran-oom"):
+            h = series_for(g[0])
+            want = TIMEOUT if form == "last-hit-limit" else OOM
+            if h is not None and h.last != want:
+                bad("%s: the last run ended %s" % (m.group(0), h.last))
         elif form == "differs":
             h = series_for(g[0])
             if h is not None and (h.n_labeled == 0 or h.n_fail > 0):
@@ -445,6 +460,10 @@ def self_test():
                          "before a long run."),
         row("20", head + "1 of the last 2 completed or failed jobs of account 'a' failed. Check what differs from "
                          "your completed runs of 'run' (script, inputs, modules)."),
+        row("20", head + "your last 2 runs of 'run' failed. Your last run of 'run' hit its time limit. If it needs "
+                         "longer, ask for more time (-t), or make it checkpoint and resume."),
+        row("1", head + "no earlier run of 'ok.sh' has finished yet. Check its output before you submit it at a larger "
+                        "scale or for longer."),
     ]
     true_rows = [
         row("1", head + "no earlier run of 'ok.sh' has finished yet; the model associates its request (1 CPU on 1 node) "

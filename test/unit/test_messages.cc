@@ -61,6 +61,35 @@ TEST_CASE("advice: a first run is told to test, never pointed at a last run") {
     CHECK(advice(1, unnamed, idx.lookup(unnamed)) == "If it needs longer, ask for more time (-t), or make it checkpoint and resume.");
 }
 
+TEST_CASE("advice: a first run already short is not told to ask for a short time limit") {
+    HistoryIndex idx;
+    JobRequest r = request("ok.sh");
+    r.timelimit_min = 1;
+    CHECK(advice(0, r, idx.lookup(r)) == "Check its output before you submit it at a larger scale or for longer.");
+    r.timelimit_min = 120;
+    CHECK(advice(0, r, idx.lookup(r)) == "Test it first with a short time limit (for example -t 10) before a long run.");
+}
+
+TEST_CASE("advice: runs that timed out or ran out of memory get that advice whatever class the model guessed") {
+    int64_t day = *parse_sacct_time("2026-02-27T08:00:00");
+    HistoryIndex idx;
+    idx.add(run("longrun", Outcome::Timeout, day));
+    idx.add(run("longrun", Outcome::Timeout, day + 3600));
+    JobRequest r = request("longrun");
+    CHECK(advice(0, r, idx.lookup(r)) ==
+          "Your last run of 'longrun' hit its time limit. If it needs longer, ask for more time (-t), or make it checkpoint and resume.");
+    idx.add(run("longrun", Outcome::Completed, day + 7200, 42 * 60));
+    idx.add(run("longrun", Outcome::Timeout, day + 9000));
+    CHECK(advice(0, r, idx.lookup(r)) ==
+          "Your last run of 'longrun' hit its time limit. Your longest successful run of 'longrun' took 00:42:00; if it "
+          "needs as long, ask for that and a margin (-t 00:55:00).");
+    HistoryIndex oom;
+    oom.add(run("big", Outcome::OutOfMemory, day, 60, 3000));
+    JobRequest b = request("big");
+    CHECK(advice(0, b, oom.lookup(b)) ==
+          "Your last run of 'big' ran out of memory. Your runs of 'big' used up to 2.9G (MaxRSS) but none completed; it may need more than that (--mem).");
+}
+
 TEST_CASE("advice: failures point at the run that failed, with the day to look from") {
     HistoryIndex idx;
     int64_t day = *parse_sacct_time("2026-02-27T08:00:00");
