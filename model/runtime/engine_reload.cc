@@ -40,22 +40,27 @@ std::string threshold_note(const ModelBundle &b) {
     const nlohmann::json &m = b.metadata();
     auto c = m.find("threshold_choice");
     if (c == m.end() || !c->is_object()) return " (its validation precision not recorded)";
-    double p = -1, r = -1, target = -1;
+    double p = -1, r = -1, target = -1, lower = -1, confidence = 0;
     bool reached = false;
     try {
         p = c->value("precision", -1.0);
+        lower = c->value("precision_lower_bound", -1.0);  // absent before jfp 0.4: the point estimate only
+        confidence = c->value("confidence", 0.0);
         r = c->value("recall", -1.0);
         reached = c->value("target_reached", false);
         target = m.value("target_precision", -1.0);
     } catch (const nlohmann::json::exception &) {
         return " (its validation precision not readable)";
     }
-    char out[160];
+    char bound[64] = "";
+    if (lower >= 0 && confidence > 0)
+        std::snprintf(bound, sizeof bound, " (at least %.2f at %.0f%% confidence)", lower, confidence * 100);
+    char out[240];
     if (reached)
-        std::snprintf(out, sizeof out, ": validation precision %.2f, recall %.2f, target %.2f reached", p, r, target);
+        std::snprintf(out, sizeof out, ": validation precision %.2f%s, recall %.2f, target %.2f reached", p, bound, r, target);
     else
-        std::snprintf(out, sizeof out, ": validation precision %.2f, recall %.2f, target %.2f NOT reached (best-F1 threshold)",
-                      p, r, target);
+        std::snprintf(out, sizeof out, ": validation precision %.2f%s, recall %.2f, target %.2f NOT reached (best-F1 threshold)",
+                      p, bound, r, target);
     return out;
 }
 

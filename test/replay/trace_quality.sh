@@ -17,7 +17,7 @@ declare -A floor=([CTC-SP2/0.1]=0.41 [CTC-SP2/0.3]=0.48 [CTC-SP2/0.7]=0.49 [synt
 # one precision rests on the few highest scores, and moves more between releases than PR-AUC does.
 RECALL_AT_P90_FLOOR=0.02
 
-JFP_LC_SETS="CTC-SP2-1996-3.1-cln synth" JFP_LC_TSV="$W/cells.tsv" JFP_TRACES_DIR=/nonexistent \
+JFP_LC_SETS="CTC-SP2-1996-3.1-cln synth" JFP_LC_TSV="$W/cells.tsv" JFP_LC_PRECISION_TSV="$W/precision.tsv" JFP_TRACES_DIR=/nonexistent \
     "$JFP_SRCDIR/scripts/learning-curve" "$JFP_BUILDDIR"
 [ "$(wc -l <"$W/cells.tsv")" = 6 ] || { echo "FAIL: expected 6 learning-curve cells, got: $(cat "$W/cells.tsv")"; exit 1; }
 bad=0
@@ -35,4 +35,24 @@ while IFS=$'\t' read -r set frac shipped pr rp best; do
     fi
     echo "# $cell: $shipped, PR-AUC $pr (best rule $best, floor $f), recall at precision 0.9 $rp"
 done <"$W/cells.tsv"
+
+# A threshold that claims its target precision (its lower confidence bound reached it on validation) must
+# hold it on the later jobs, within 0.02 (issue 35). CTC-SP2/0.7 does not yet: measured 0.839 when the bound
+# was introduced (docs/model.md, "Claimed and realized precision"); its floor keeps it from getting worse
+# and the line says it is below the goal.
+declare -A below_goal=([CTC-SP2/0.7]=0.82)
+while IFS=$'\t' read -r set frac target reached claimed lower realized flagged tp; do
+    cell="$set/$frac"
+    if [ "$reached" != yes ]; then
+        echo "# $cell: no precision claimed (bound $lower below target $target): realized $realized over $flagged flagged"
+        continue
+    fi
+    goal=$(awk -v t="$target" 'BEGIN { printf "%.2f", t - 0.02 }')
+    f=${below_goal[$cell]:-$goal}
+    if ! awk -v r="$realized" -v f="$f" 'BEGIN { exit !(r >= f) }'; then
+        echo "FAIL: $cell: the threshold claimed precision $target (validation $claimed, lower bound $lower) and got $realized on $flagged later jobs flagged (floor $f)"; bad=1
+    fi
+    echo "# $cell: claimed $target (validation $claimed, lower bound $lower), realized $realized on $flagged flagged$([ "$f" = "$goal" ] || echo "; below the goal $goal, floor $f")"
+done <"$W/precision.tsv"
+[ -s "$W/precision.tsv" ] || { echo "FAIL: no claimed-vs-realized cells"; exit 1; }
 exit "$bad"

@@ -555,12 +555,22 @@ TEST_CASE("engine: the load line says what the threshold reached on validation, 
     reached["threshold_choice"]["target_reached"] = true;
     reached["threshold_choice"]["precision"] = 0.93;
     reached["threshold_choice"]["recall"] = 0.2;
+    reached["threshold_choice"]["precision_lower_bound"] = 0.905;
+    reached["threshold_choice"]["confidence"] = 0.95;
     reached["target_precision"] = 0.9;
-    CHECK_THAT(load_line(reached), HasText("validation precision 0.93, recall 0.20, target 0.90 reached,"));
+    CHECK_THAT(load_line(reached),
+               HasText("validation precision 0.93 (at least 0.91 at 95% confidence), recall 0.20, target 0.90 reached,"));
     auto missed = reached;
     missed["threshold_choice"]["target_reached"] = false;
     missed["threshold_choice"]["precision"] = 0.41;
-    CHECK_THAT(load_line(missed), HasText("validation precision 0.41, recall 0.20, target 0.90 NOT reached (best-F1 threshold)"));
+    missed["threshold_choice"]["precision_lower_bound"] = 0.32;
+    CHECK_THAT(load_line(missed), HasText("validation precision 0.41 (at least 0.32 at 95% confidence), recall 0.20, "
+                                          "target 0.90 NOT reached (best-F1 threshold)"));
+    // A bundle from before the bound: the point estimate alone, as it was recorded.
+    auto point_only = reached;
+    point_only["threshold_choice"].erase("precision_lower_bound");
+    point_only["threshold_choice"].erase("confidence");
+    CHECK_THAT(load_line(point_only), HasText("validation precision 0.93, recall 0.20, target 0.90 reached,"));
     auto old = reached;
     old.erase("threshold_choice");
     CHECK_THAT(load_line(old), HasText("its validation precision not recorded"));

@@ -64,19 +64,30 @@ TEST_CASE("metrics: population stability index") {
     CHECK(population_stability_index({}, same) == 0);
 }
 
-TEST_CASE("metrics: the threshold is the lowest that reaches the target precision") {
+TEST_CASE("metrics: the threshold is the lowest whose precision's lower confidence bound reaches the target") {
+    // 1,000 jobs by score: the top 200 failed, then 20 of the next 40 alternate, the rest completed.
     std::vector<float> s;
     std::vector<int> l;
-    for (int i = 0; i < 100; ++i) {
-        s.push_back(static_cast<float>(100 - i) / 100.0f);
-        l.push_back(i < 20 || (i >= 30 && i < 32));  // top 20 positive, then mixed
+    for (int i = 0; i < 1000; ++i) {
+        s.push_back(static_cast<float>(1000 - i) / 1000.0f);
+        l.push_back(i < 200 || (i >= 200 && i < 240 && i % 2 == 0));
     }
     auto t = choose_threshold(s, l, 0.9, 5);
-    CHECK(t.target_reached);
-    CHECK(t.precision >= 0.9);
-    // Top 22 hold 20 positives (0.909); top 23 would be 0.87: the threshold is the 22nd score.
-    CHECK(t.threshold == Approx(0.79));
-    CHECK(t.recall == Approx(20.0 / 22.0));
+    REQUIRE(t.target_reached);
+    CHECK(t.precision_lower >= 0.9);
+    CHECK(t.precision_lower < t.precision);
+    // The point estimate alone would go lower: one more job past the chosen threshold still has precision
+    // >= 0.9, but its bound does not.
+    size_t flagged = 0;
+    for (float x : s) flagged += x >= t.threshold;
+    size_t tp = 0;
+    for (size_t i = 0; i < flagged + 1; ++i) tp += l[i];
+    CHECK(static_cast<double>(tp) / static_cast<double>(flagged + 1) >= 0.9);
+    CHECK(wilson_lower(static_cast<double>(tp), static_cast<double>(flagged + 1)) < 0.9);
+    // 20 of 22 (0.909) is not enough evidence for 0.9: the bound is 0.76.
+    CHECK(wilson_lower(20, 22) == Approx(0.759).margin(0.001));
+    CHECK(wilson_lower(0, 0) == 0);
+    CHECK(wilson_lower(950, 1000) == Approx(0.9372).margin(0.001));
 }
 
 TEST_CASE("script traits: interpreter, directives, modules, launchers, python, conda, set -e") {

@@ -60,7 +60,8 @@ void run_train(TrainArgs &a) {
                 s.class_model ? "" : "): class frequencies instead");
     std::printf("  %-15s ROC-AUC %.3f  PR-AUC %.3f\n", s.comparison.rows_name == "validation window" ? "validation" : "training window",
                 s.validation.roc_auc, s.validation.pr_auc);
-    std::printf("  threshold       %.4f: precision %.3f recall %.3f%s\n", s.threshold.threshold, s.threshold.precision,
+    std::printf("  threshold       %.4f: precision %.3f (at least %.3f at %.0f%% confidence) recall %.3f%s\n",
+                s.threshold.threshold, s.threshold.precision, s.threshold.precision_lower, kPrecisionConfidence * 100,
                 s.threshold.recall,
                 s.threshold.target_reached ? ""
                                            : " (target precision not reached: best-F1 threshold instead)");

@@ -135,6 +135,14 @@ CostAtThreshold cost_at(const std::vector<float> &scores, const std::vector<int>
     return c;
 }
 
+double wilson_lower(double hits, double n) {
+    if (n <= 0) return 0;
+    const double z = 1.6448536269514722;  // the standard normal's 95th percentile
+    const double p = hits / n, z2 = z * z;
+    const double centre = p + z2 / (2 * n), spread = z * std::sqrt(p * (1 - p) / n + z2 / (4 * n * n));
+    return std::max(0.0, (centre - spread) / (1 + z2 / n));
+}
+
 ThresholdChoice choose_threshold(const std::vector<float> &scores, const std::vector<int> &labels,
                                  double target_precision, size_t min_true_positives, bool never_all) {
     ThresholdChoice best_f1;
@@ -156,11 +164,12 @@ ThresholdChoice choose_threshold(const std::vector<float> &scores, const std::ve
         double f1 = prec + rec > 0 ? 2 * prec * rec / (prec + rec) : 0;
         double thr = scores[idx[i]];
         if (never_all && j == idx.size()) break;  // this group is the lowest score: flagging it flags every job
+        const double lower = wilson_lower(static_cast<double>(tp), static_cast<double>(tp + fp));
         if (f1 > best_f1_value) {
             best_f1_value = f1;
-            best_f1 = {thr, prec, rec, false};
+            best_f1 = {thr, prec, lower, rec, false};
         }
-        if (prec >= target_precision && tp >= min_true_positives) target = {thr, prec, rec, true};
+        if (lower >= target_precision && tp >= min_true_positives) target = {thr, prec, lower, rec, true};
         i = j;
     }
     return target.target_reached ? target : best_f1;

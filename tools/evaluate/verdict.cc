@@ -30,6 +30,17 @@ Verdict judge(const ModelBundle &bundle, const BinaryMetrics &model, const std::
     const bool is_best = bundle.is_rules() && *bundle.rule() == v.best_rule;
     const std::string versus = is_best ? "is the best of the rules" : "is at least as good as the best rule ('" + std::string(rule_label(v.best_rule)) + "')";
     const double target = bundle.metadata().value("target_precision", 0.9);
+    // Bundles from jfp 0.4 on record the lower confidence bound the threshold was chosen on.
+    std::string bound;
+    if (auto c = bundle.metadata().find("threshold_choice"); c != bundle.metadata().end() && c->is_object()) {
+        auto lb = c->find("precision_lower_bound");
+        if (lb != c->end() && lb->is_number()) {
+            char b[80];
+            std::snprintf(b, sizeof b, " with %.0f%% confidence (lower bound %.3f)", 100 * c->value("confidence", 0.95),
+                          lb->get<double>());
+            bound = b;
+        }
+    }
     char buf[600];
     if (!v.fit) {
         v.modes = "none";
@@ -41,8 +52,8 @@ Verdict judge(const ModelBundle &bundle, const BinaryMetrics &model, const std::
         v.modes = "warn, annotate and reject";
         std::snprintf(buf, sizeof buf,
                       "verdict: fit for warn, annotate and reject: %s %s on %s (PR-AUC %.3f vs %.3f) and its threshold "
-                      "reached the target precision %.2f on validation",
-                      what.c_str(), versus.c_str(), where.c_str(), v.model_pr_auc, v.rule_pr_auc, target);
+                      "reached the target precision %.2f on validation%s",
+                      what.c_str(), versus.c_str(), where.c_str(), v.model_pr_auc, v.rule_pr_auc, target, bound.c_str());
     } else {
         v.modes = "warn and annotate";
         std::snprintf(buf, sizeof buf,

@@ -335,6 +335,8 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     bundle["target_precision"] = opt.target_precision;
     bundle["threshold_choice"] = {{"source", val_usable ? "validation" : "training window (too few failures in validation)"},
                                   {"precision", summary.threshold.precision},
+                                  {"precision_lower_bound", summary.threshold.precision_lower},
+                                  {"confidence", kPrecisionConfidence},
                                   {"recall", summary.threshold.recall},
                                   {"target_reached", summary.threshold.target_reached}};
     bundle["model_choice"] = summary.comparison.to_json();
