@@ -36,23 +36,23 @@ while IFS=$'\t' read -r set frac shipped pr rp best; do
     echo "# $cell: $shipped, PR-AUC $pr (best rule $best, floor $f), recall at precision 0.9 $rp"
 done <"$W/cells.tsv"
 
-# A threshold that claims its target precision (its lower confidence bound reached it on validation) must
-# hold it on the later jobs, within 0.02 (issue 35). CTC-SP2/0.7 does not yet: measured 0.839 when the bound
-# was introduced (docs/model.md, "Claimed and realized precision"); its floor keeps it from getting worse
-# and the line says it is below the goal.
-declare -A below_goal=([CTC-SP2/0.7]=0.82)
+# A threshold that claims its target precision (its lower confidence bound reached it on validation, on the
+# whole window and on each half) must hold it on the later jobs, within 0.02 (issue 35; docs/model.md,
+# "Claimed and realized precision": the point estimate claimed CTC-SP2/0.3 and got 0.857).
 while IFS=$'\t' read -r set frac target reached claimed lower realized flagged tp; do
     cell="$set/$frac"
     if [ "$reached" != yes ]; then
-        echo "# $cell: no precision claimed (bound $lower below target $target): realized $realized over $flagged flagged"
+        echo "# $cell: no precision claimed (no threshold's bound reached $target on the window and both halves): realized $realized over $flagged flagged"
         continue
     fi
-    goal=$(awk -v t="$target" 'BEGIN { printf "%.2f", t - 0.02 }')
-    f=${below_goal[$cell]:-$goal}
+    f=$(awk -v t="$target" 'BEGIN { printf "%.2f", t - 0.02 }')
     if ! awk -v r="$realized" -v f="$f" 'BEGIN { exit !(r >= f) }'; then
         echo "FAIL: $cell: the threshold claimed precision $target (validation $claimed, lower bound $lower) and got $realized on $flagged later jobs flagged (floor $f)"; bad=1
     fi
-    echo "# $cell: claimed $target (validation $claimed, lower bound $lower), realized $realized on $flagged flagged$([ "$f" = "$goal" ] || echo "; below the goal $goal, floor $f")"
+    echo "# $cell: claimed $target (validation $claimed, lower bound $lower), realized $realized on $flagged flagged (goal $f)"
 done <"$W/precision.tsv"
-[ -s "$W/precision.tsv" ] || { echo "FAIL: no claimed-vs-realized cells"; exit 1; }
+[ "$(wc -l <"$W/precision.tsv")" = 6 ] || { echo "FAIL: expected 6 claimed-vs-realized cells: $(cat "$W/precision.tsv")"; exit 1; }
+# (Measured on XGBoost 1.7.4: CTC-SP2/0.3 claims. A release whose trees claim nothing is said, not failed:
+# claiming less is the honest side.)
+grep -q "	yes	" "$W/precision.tsv" || echo "# no cell claimed its target precision here: no realized precision to hold"
 exit "$bad"

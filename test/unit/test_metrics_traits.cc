@@ -183,3 +183,21 @@ TEST_CASE("synth: outcome rates and failure clustering look like the Mistral stu
     CHECK(after_fail > 0.45);
     CHECK(after_fail > 3 * first);
 }
+
+TEST_CASE("metrics: the bound must hold in each half of the window, not only on its average") {
+    // 2,000 rows in time order, the same scores in each half. The first half's top 400 all failed; the second
+    // half's top 400 failed at 85%. Flagging the top 400 of each is 740 of 800 (0.925, bound 0.907: enough
+    // overall), but the second half alone never reaches 0.9: no threshold may claim the target.
+    std::vector<float> s(2000);
+    std::vector<int> l(2000);
+    for (int i = 0; i < 1000; ++i) {
+        s[i] = s[1000 + i] = static_cast<float>(1000 - i) / 1000.0f;
+        l[i] = i < 400;
+        l[1000 + i] = i < 400 && i % 20 < 17;
+    }
+    CHECK(wilson_lower(740, 800) >= 0.9);
+    CHECK_FALSE(choose_threshold(s, l, 0.9, 5).target_reached);
+    // With both halves like the first, the target is reached.
+    for (int i = 0; i < 1000; ++i) l[1000 + i] = l[i];
+    CHECK(choose_threshold(s, l, 0.9, 5).target_reached);
+}

@@ -153,11 +153,21 @@ ThresholdChoice choose_threshold(const std::vector<float> &scores, const std::ve
     auto idx = order_desc(scores);
     size_t tp = 0, fp = 0, i = 0;
     double best_f1_value = -1;
+    // Counts per time segment (rows come in time order): the bound must hold in each, not only overall.
+    const size_t segments = std::max<size_t>(1, kPrecisionSegments);
+    std::vector<size_t> stp(segments, 0), sfp(segments, 0);
     while (i < idx.size()) {
         size_t j = i;
         while (j < idx.size() && scores[idx[j]] == scores[idx[i]]) {
             (labels[idx[j]] ? tp : fp) += 1;
+            size_t seg = idx[j] * segments / idx.size();
+            (labels[idx[j]] ? stp[seg] : sfp[seg]) += 1;
             ++j;
+        }
+        bool segs_ok = true;
+        for (size_t k = 0; k < segments; ++k) {
+            const double n = static_cast<double>(stp[k] + sfp[k]);
+            if (n > 0 && wilson_lower(static_cast<double>(stp[k]), n) < target_precision) segs_ok = false;
         }
         double prec = static_cast<double>(tp) / static_cast<double>(tp + fp);
         double rec = static_cast<double>(tp) / static_cast<double>(positives);
@@ -169,7 +179,7 @@ ThresholdChoice choose_threshold(const std::vector<float> &scores, const std::ve
             best_f1_value = f1;
             best_f1 = {thr, prec, lower, rec, false};
         }
-        if (lower >= target_precision && tp >= min_true_positives) target = {thr, prec, lower, rec, true};
+        if (lower >= target_precision && tp >= min_true_positives && segs_ok) target = {thr, prec, lower, rec, true};
         i = j;
     }
     return target.target_reached ? target : best_f1;
