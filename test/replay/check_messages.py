@@ -181,8 +181,9 @@ FORMS = [
                    r" and fix the cause first\."),
     ("first-test", r"Test it first with a short time limit \(for example -t 10\) before a long run\."),
     ("first-short", r"Check its output before you submit it at a larger scale or for longer\."),
-    ("last-hit-limit", r"Your last run of ('[^']*') hit its time limit\."),
-    ("last-ran-oom", r"Your last run of ('[^']*') ran out of memory\."),
+    # The period stays: the advice after it is a sentence of its own form.
+    ("last-hit-limit", r"Your last run of ('[^']*') hit its time limit(?=\. )"),
+    ("last-ran-oom", r"Your last run of ('[^']*') ran out of memory(?=\. )"),
     ("differs", r"Check what differs from your completed runs of ('[^']*') \(script, inputs, modules\)\."),
     ("time-generic", r"If it needs longer, ask for more time \(-t\), or make it checkpoint and resume\."),
     ("mem-generic", r"If it needs more memory, ask for it \(--mem or --mem-per-cpu\)\."),
@@ -446,6 +447,9 @@ def self_test():
                          timelimit_min=60.0, req_mem_mb=None, elapsed_s=600.0, max_rss_mb=None, req_cpus=1.0,
                          req_nodes=1.0, req_gpus=None))
     jobs.append(dict(jobs[-1], job_key="20", submit=day, end_time=0, outcome=UNFINISHED))
+    jobs.append(dict(jobs[-1], job_key="29", user="w", account="b", name="slow", submit=day - 3000, end_time=day - 2000,
+                     outcome=TIMEOUT))
+    jobs.append(dict(jobs[-1], job_key="30", submit=day, end_time=0, outcome=UNFINISHED))
 
     def row(key, msg):
         return {"Cluster": "c", "JobIDRaw": key, "p_fail": "0.12", "predicted_class": "FAILED", "message": msg}
@@ -468,6 +472,8 @@ def self_test():
     true_rows = [
         row("1", head + "no earlier run of 'ok.sh' has finished yet; the model associates its request (1 CPU on 1 node) "
                         "with failure. Test it first with a short time limit (for example -t 10) before a long run."),
+        row("30", head + "your last run of 'slow' failed. Your last run of 'slow' hit its time limit. If it needs "
+                         "longer, ask for more time (-t), or make it checkpoint and resume."),
         row("20", head + "your last 2 runs of 'run' failed; 2 of the last 3 completed or failed jobs of account 'a' "
                          "failed. Check the error output of your last run of 'run' (sacct -X -u $USER --name=run -S "
                          + fmt_day(day - 3800) + " -o JobID,State,ExitCode,End) and fix the cause first."),
