@@ -67,11 +67,18 @@ got:      $got"
 W_HEAD="sbatch: jfp: warning: this job will probably fail"
 DOOMED_WHY="(p=0.88, most likely FAILED): your last 6 runs of 'doomed' failed. Check the error output of your last run of 'doomed' (sacct -X -u \$USER --name=doomed -S $last_fail_day -o JobID,State,ExitCode,End) and fix the cause first."
 
-# ---- a first run, no -A, no -p, by a user jfp has never seen (the message issue 15 quoted is gone)
+# ---- a first run, no -A, no -p, by a user jfp has never seen (the message issue 15 quoted is gone); it runs
+# under the partition's short default time, so it is not told to ask for a short time limit (issue 35) ...
 cd "$W"
 expect_stderr "first run of a user without history" \
-    "$W_HEAD (p=0.62, most likely FAILED): no earlier run of 'ok.sh' has finished yet. Test it first with a short time limit (for example -t 10) before a long run." \
+    "$W_HEAD (p=0.62, most likely FAILED): no earlier run of 'ok.sh' has finished yet. Check its output before you submit it at a larger scale or for longer." \
     runuser -u nobody -- sbatch --hold -J ok.sh -o /dev/null --chdir=/tmp --wrap true
+# ... and asking for two hours, it is (its p may differ with the time asked: only the advice is compared).
+got=$(runuser -u nobody -- sbatch --hold -J ok.sh -t 120 -o /dev/null --chdir=/tmp --wrap true 2>&1 >/dev/null) || true
+case "$got" in
+    *"no earlier run of 'ok.sh' has finished yet. Test it first with a short time limit (for example -t 10) before a long run.") ;;
+    *) fail "first long run of a user without history: got: $got" ;;
+esac
 cd "$CLUSTER_DIR/work"
 
 # ---- a name whose last runs failed
