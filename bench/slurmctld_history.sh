@@ -39,10 +39,15 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 # The big store: synthetic jobs (sacct format), ingested as a site would.
 "$JFP" synth --jobs "$JOBS" --seed 5 -q -o "$work/big.txt"
 t0=$(now)
-"$JFP" ingest -q --db "$work/big.db" "$work/big.txt"
+mkdir -p "$work/big"
+"$JFP" ingest -q --db "$work/big/history.db" "$work/big.txt"
 ingest_s=$(since "$t0")
-jobs_in_store=$(sqlite3 "$work/big.db" "SELECT count(*) FROM jobs")
-chmod 644 "$work/big.db"
+jobs_in_store=$(sqlite3 "$work/big/history.db" "SELECT count(*) FROM jobs")
+# slurmctld runs as SlurmUser: the stores become its own, and what writes them later runs as it too.
+give_to_slurm_user "$work/small" "$work/big"
+chmod 755 "$work/big"
+SITE_JFP="$work/bin/jfp"
+install -D -m 755 "$JFP" "$SITE_JFP"
 # 1,000 jobs that ended after everything in it, in the same format.
 python3 - "$work/big.txt" "$work/later.txt" <<'PY'
 import datetime, sys
@@ -115,13 +120,14 @@ cd "$work"
 rm -rf "$CLUSTER_DIR"
 CLUSTER_DIR=""
 
-phase "$work/big.db" >"$work/phase.big"
+phase "$work/big/history.db" >"$work/phase.big"
 read -r b_load b_ms b_rss b_p50 b_p99 b_unann <"$work/phase.big"
 # The next ingest: only its jobs are applied, not the store reloaded.
 mark=$(wc -l <"$CTLD_LOG")
-"$JFP" ingest -q --db "$work/big.db" "$work/later.txt"
+chmod 644 "$work/later.txt"
+site_jfp ingest -q --db "$work/big/history.db" "$work/later.txt"
 for _ in $(seq 1 300); do
-    tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -e "applied [0-9]* changed jobs from $work/big.db" -e "loading it whole" >/dev/null && break
+    tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -e "applied [0-9]* changed jobs from $work/big/history.db" -e "loading it whole" >/dev/null && break
     sleep 0.2
 done
 update_line=$(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -m1 -o "applied [0-9]* changed jobs from .* in [0-9]* ms" || true)

@@ -39,6 +39,7 @@ chmod 755 "$work/site"
 # A second, different model to swap with the first.
 "$JFP" train --db "$work/site/history.db" --out "$work/site/model_b.json" --rounds 30 --nthread 2 --no-progress >/dev/null
 cp "$work/site/model.json" "$work/site/model_a.json"
+give_to_slurm_user "$work/site"  # slurmctld runs as SlurmUser: the site is its own
 
 conf_text() {  # conf_text STATS_INTERVAL
     printf 'mode = annotate\nmodel = %s\nstore = %s\nfeature_log = %s\nreload_interval = 0.5\nstats_interval = %s\n' \

@@ -36,6 +36,7 @@ chmod 755 "$work"
 CLEANUP_HOOK="rm -rf '$work'"
 make_site "$work/site" >/dev/null
 chmod 755 "$work/site"
+give_to_slurm_user "$work/site"  # slurmctld runs as SlurmUser: the site is its own
 
 export JFP_JOB_SUBMIT_PLUGINS=""
 export JFP_SLURM_CONF_EXTRA="MaxJobCount=200000"

@@ -174,6 +174,14 @@ site_to_slurm_user() {
     SITE_JFP="$W/bin/jfp"
 }
 
+# give_to_slurm_user PATH...: files root made for a cluster (a benchmark's site, a store built aside)
+# become SlurmUser's, so slurmctld, running as SlurmUser, can open them as a site's own would.
+give_to_slurm_user() {
+    [ "$JFP_SLURM_USER" = root ] && return 0
+    "$TESTCLUSTER" users  # SlurmUser may not exist yet on a new machine
+    chown -R "$JFP_SLURM_USER:" "$@"
+}
+
 # site_jfp ARGS: jfp as the site's owner (SlurmUser), for what writes the site's files (ingest, train,
 # publish, prune): a file root made there could not be read by slurmctld running as SlurmUser.
 site_jfp() {

@@ -1,0 +1,10 @@
+// The second half of the jfp program's sources: see commands_unity_a.cc for why they are joined.
+#include "tools/commands/cmd_parity.cc"
+#include "tools/commands/cmd_predict.cc"
+#include "tools/commands/cmd_prune.cc"
+#include "tools/commands/cmd_publish.cc"
+#include "tools/commands/cmd_report.cc"
+#include "tools/commands/cmd_scripts.cc"
+#include "tools/commands/cmd_simulate.cc"
+#include "tools/commands/cmd_status.cc"
+#include "tools/commands/cmd_synth.cc"
