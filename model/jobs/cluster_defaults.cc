@@ -2,8 +2,10 @@
 
 #include <fstream>
 #include <sstream>
+#include <unordered_set>
 #include <vector>
 
+#include "model/jobs/hostlist.h"
 #include "model/util/text.h"
 #include "model/util/time_util.h"
 
@@ -35,8 +37,21 @@ std::optional<double> mb(const std::string &v) {
     return *n;
 }
 
-void parse_into(ClusterDefaults &d, std::string_view text, const std::string &base_dir, int depth) {
+// What node_mem_mb is computed from once the whole file is read: nodes in slurm.conf's order, each
+// partition's Nodes= (a partition line may come before its nodes').
+struct NodeMemory {
+    std::string names;  // hostlist
+    double mb;          // RealMemory - MemSpecLimit
+};
+struct ConfNodes {
+    std::vector<NodeMemory> nodes;
+    std::vector<std::pair<std::string, std::string>> partition_nodes;  // partition, Nodes=
+    double default_real = 1, default_spec = 0;                         // NodeName=DEFAULT; Slurm's RealMemory is 1 unless set
+};
+
+void parse_into(ClusterDefaults &d, ConfNodes &n, std::string_view text, const std::string &base_dir, int depth) {
     PartitionDefaults defaults_line;  // PartitionName=DEFAULT sets defaults for later partitions
+    std::string default_nodes;
     for (auto raw : split(text, '\n')) {
         auto hash = raw.find('#');
         auto line = trim(hash == std::string_view::npos ? raw : raw.substr(0, hash));
@@ -50,15 +65,27 @@ void parse_into(ClusterDefaults &d, std::string_view text, const std::string &ba
             if (!in) continue;
             std::ostringstream ss;
             ss << in.rdbuf();
-            parse_into(d, ss.str(), base_dir, depth + 1);
+            parse_into(d, n, ss.str(), base_dir, depth + 1);
             continue;
         }
         auto kv = pairs(line);
         if (kv.empty()) continue;
+        if (kv[0].first == "nodename") {
+            bool is_default_template = to_lower(kv[0].second) == "default";
+            double real = n.default_real, spec = n.default_spec;
+            for (size_t i = 1; i < kv.size(); ++i) {
+                if (kv[i].first == "realmemory") real = parse_double(trim(kv[i].second)).value_or(real);
+                else if (kv[i].first == "memspeclimit") spec = parse_double(trim(kv[i].second)).value_or(spec);
+            }
+            if (is_default_template) n.default_real = real, n.default_spec = spec;
+            else n.nodes.push_back({kv[0].second, real - spec});
+            continue;
+        }
         if (kv[0].first == "partitionname") {
             std::string name = kv[0].second;
             bool is_default_template = to_lower(name) == "default";
             PartitionDefaults p = defaults_line;
+            std::string nodes = default_nodes;
             std::optional<double> max_time;
             bool has_default_time = false;
             for (size_t i = 1; i < kv.size(); ++i) {
@@ -70,10 +97,16 @@ void parse_into(ClusterDefaults &d, std::string_view text, const std::string &ba
                 } else if (k == "maxtime") max_time = parse_slurm_time_minutes(v);
                 else if (k == "defmempercpu") p.def_mem_per_cpu_mb = mb(v);
                 else if (k == "defmempernode") p.def_mem_per_node_mb = mb(v);
+                else if (k == "nodes") nodes = v;
             }
             if (!has_default_time && !p.default_time_min && max_time) p.default_time_min = max_time;
-            if (is_default_template) defaults_line = p;
-            else d.partitions[name] = p;
+            if (is_default_template) {
+                defaults_line = p;
+                default_nodes = nodes;
+            } else {
+                d.partitions[name] = p;
+                n.partition_nodes.emplace_back(name, nodes);
+            }
             continue;
         }
         for (const auto &[k, v] : kv) {
@@ -83,12 +116,39 @@ void parse_into(ClusterDefaults &d, std::string_view text, const std::string &ba
     }
 }
 
+// Each partition's first node in slurm.conf's order (slurmctld's node table) and its memory.
+void set_node_memory(ClusterDefaults &d, const ConfNodes &n) {
+    std::vector<std::string> order;  // every node name, in order, each with its line's memory
+    std::vector<double> mem;
+    for (const auto &line : n.nodes) {
+        size_t before = order.size();
+        if (!expand_hostlist(line.names, kMaxConfNodes - before, order)) return;
+        mem.resize(order.size(), line.mb);
+    }
+    for (const auto &[name, nodes] : n.partition_nodes) {
+        if (nodes.empty()) continue;
+        std::optional<double> first;
+        if (to_lower(nodes) == "all") {
+            if (!order.empty()) first = mem[0];
+        } else {
+            std::vector<std::string> members;
+            if (!expand_hostlist(nodes, kMaxConfNodes, members)) continue;
+            std::unordered_set<std::string> in(members.begin(), members.end());
+            for (size_t i = 0; i < order.size() && !first; ++i)
+                if (in.count(order[i])) first = mem[i];
+        }
+        if (first && *first > 0) d.partitions[name].node_mem_mb = first;
+    }
+}
+
 }  // namespace
 
 ClusterDefaults parse_slurm_conf(std::string_view text, const std::string &base_dir, const std::string &origin) {
     ClusterDefaults d;
     d.origin = origin;
-    parse_into(d, text, base_dir, 0);
+    ConfNodes n;
+    parse_into(d, n, text, base_dir, 0);
+    set_node_memory(d, n);
     return d;
 }
 

@@ -14,6 +14,9 @@ struct PartitionDefaults {
     std::optional<double> default_time_min;  // DefaultTime, else MaxTime
     std::optional<double> def_mem_per_cpu_mb;
     std::optional<double> def_mem_per_node_mb;
+    // A job asking no memory where no DefMemPer* applies gets a whole node's: RealMemory less MemSpecLimit of
+    // the partition's first node in slurm.conf's order (slurmctld's _mem_per_node_part), per node.
+    std::optional<double> node_mem_mb;
 };
 
 struct ClusterDefaults {
@@ -27,7 +30,9 @@ struct ClusterDefaults {
 };
 
 // Parses slurm.conf text (Include lines are followed relative to base_dir, at most 8 deep). Unknown keys
-// are ignored: slurm.conf has hundreds.
+// are ignored: slurm.conf has hundreds. Node names are expanded up to kMaxConfNodes; past that (or on a
+// hostlist it cannot read) a partition's node_mem_mb stays unknown.
+inline constexpr size_t kMaxConfNodes = 65536;
 ClusterDefaults parse_slurm_conf(std::string_view text, const std::string &base_dir, const std::string &origin);
 // Reads a file; a missing file gives empty defaults (and a message in error).
 ClusterDefaults load_slurm_conf(const std::string &path, std::string *error);

@@ -50,6 +50,8 @@ JobRequest resolve_request(const SubmitRequest &s, const std::string &user, cons
         r.req_mem_mb = *d.def_mem_per_cpu_mb * r.req_cpus;
     } else if (d.def_mem_per_node_mb) {
         r.req_mem_mb = *d.def_mem_per_node_mb * r.req_nodes;
+    } else if (p && p->node_mem_mb) {
+        r.req_mem_mb = *p->node_mem_mb * r.req_nodes;  // no default anywhere: a whole node's memory
     }
 
     double tasks = known(s.num_tasks) && s.num_tasks > 0 ? s.num_tasks : 1;

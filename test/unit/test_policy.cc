@@ -213,6 +213,37 @@ PartitionName=big Nodes=n3 DefMemPerNode=64000 MaxTime=INFINITE # comment
     CHECK(*parse_slurm_time_minutes("01:00:00") == 60);
 }
 
+TEST_CASE("slurm.conf: no memory default anywhere: a job gets its partition's first node's memory") {
+    auto d = parse_slurm_conf(R"(
+NodeName=DEFAULT RealMemory=4000
+NodeName=small[1-2] MemSpecLimit=500
+NodeName=big[01-04] RealMemory=64000
+NodeName=bare
+PartitionName=debug Nodes=small[1-2],big[01-04] Default=YES
+PartitionName=large Nodes=big[02-03]
+PartitionName=everything Nodes=ALL
+PartitionName=later Nodes=gpu1
+PartitionName=odd Nodes=n[1-
+NodeName=gpu1 RealMemory=256000
+)", ".", "slurm.conf");
+    CHECK(*d.partition("debug")->node_mem_mb == 3500);     // small1: DEFAULT's RealMemory less MemSpecLimit
+    CHECK(*d.partition("large")->node_mem_mb == 64000);
+    CHECK(*d.partition("everything")->node_mem_mb == 3500);
+    CHECK(*d.partition("later")->node_mem_mb == 256000);   // its node defined after the partition
+    CHECK_FALSE(d.partition("odd")->node_mem_mb);           // a hostlist it cannot read: unknown
+    SubmitRequest s;
+    s.has_script = true;
+    s.min_nodes = 2;
+    JobRequest r = resolve_request(s, "amy", d, nullptr);
+    CHECK(r.partition == "debug");
+    CHECK(r.req_mem_mb == 7000);  // per node, as sacct's ReqMem
+    // Any DefMemPer* wins over the node's memory.
+    auto with_default = parse_slurm_conf("NodeName=n1 RealMemory=8000\nPartitionName=p Nodes=n1 Default=YES\nDefMemPerCPU=100\n", ".", "c");
+    CHECK(resolve_request(SubmitRequest{}, "amy", with_default, nullptr).req_mem_mb == 100);
+    auto none = parse_slurm_conf("NodeName=n1 RealMemory=8000\nPartitionName=p Nodes=n1 Default=YES\n", ".", "c");
+    CHECK(resolve_request(SubmitRequest{}, "amy", none, nullptr).req_mem_mb == 8000);
+}
+
 TEST_CASE("submit request: unset values resolve to what slurmctld applies (and sacct shows)") {
     auto d = parse_slurm_conf("PartitionName=debug Default=YES DefaultTime=10 MaxTime=60\n"
                               "PartitionName=gpu DefMemPerCPU=4000 MaxTime=INFINITE\nDefMemPerCPU=100\n",

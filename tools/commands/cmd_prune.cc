@@ -74,8 +74,8 @@ void run_prune_store(const PruneArgs &a) {
     std::printf("jfp prune store: %s %s jobs that ended before %s; %s job rows %s\n", a.dry_run ? "would remove" : "removed",
                 count(c.jobs).c_str(), when.c_str(), count(c.kept).c_str(), a.dry_run ? "would remain" : "remain");
     if (c.users_emptied)
-        std::printf("jfp prune store: %s users have no job left (the plugin scores their next jobs as a new user's)\n",
-                    count(c.users_emptied).c_str());
+        std::printf("jfp prune store: %s users %s no job left (the plugin scores their next jobs as a new user's)\n",
+                    count(c.users_emptied).c_str(), a.dry_run ? "would have" : "have");
     if (c.ingests)
         std::printf("jfp prune store: %s %s ingest records (with their bad lines) older than that\n",
                     a.dry_run ? "would remove" : "removed", count(c.ingests).c_str());

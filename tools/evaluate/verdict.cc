@@ -41,12 +41,13 @@ Verdict judge(const ModelBundle &bundle, const BinaryMetrics &model, const std::
             bound = b;
         }
     }
-    char buf[600];
+    char buf[700];
     if (!v.fit) {
         v.modes = "none";
         std::snprintf(buf, sizeof buf,
                       "verdict: not fit to publish: the rule '%s' ranks failures better than %s on %s (PR-AUC %.3f vs "
-                      "%.3f); retrain (jfp train ships the rule when its tree model loses) and keep the model in place",
+                      "%.3f); keep the model in place: trained again on the same jobs it would lose again, so retrain once "
+                      "more jobs have ended, or publish the rules themselves (jfp train --kind rules)",
                       rule_label(v.best_rule), what.c_str(), where.c_str(), v.rule_pr_auc, v.model_pr_auc);
     } else if (v.target_reached) {
         v.modes = "warn, annotate and reject";

@@ -69,9 +69,14 @@ void ConfDefaults::fill(std::string &value, ConfPath what, const char *option, b
     }
     if (!required) return;
     const std::string conf = conf_.empty() ? default_conf_path() : conf_;
+    // The plugin writes the metrics file only when jfp.conf names one: say so, or the advice goes in circles.
+    const std::string why = what == ConfPath::Metrics && cfg
+                                ? ", so the plugin in slurmctld writes none: add metrics_file = /var/lib/jfp/metrics.prom to " +
+                                      conf + " (the plugin then writes it every metrics_interval, default 60 s), or"
+                                : ";";
     throw CLI::ValidationError(option, std::string("not given, and ") +
                                            (cfg ? conf + " sets no " + key : "there is no " + conf + " to take " + key + " from") +
-                                           "; give " + option + " or --conf");
+                                           why + " give " + option + " or --conf");
 }
 
 }  // namespace jfp
