@@ -11,11 +11,14 @@ start_site_cluster "mode = annotate"
 ! grep -q '^DefMemPer' "$CLUSTER_DIR/etc/slurm.conf" || fail "the cluster must have no memory default"
 node_mem=$(grep -o 'RealMemory=[0-9]*' "$CLUSTER_DIR/etc/slurm.conf" | head -n1 | cut -d= -f2)
 
+# From an ordinary user, as a site's jobs come.
+user_submit() { (cd /tmp && runuser -u jfp-usera -- sbatch --parsable -o /dev/null "$@" | cut -d';' -f1); }
 ids=()
-ids+=("$(submit --hold -J nomem --wrap true)")
-ids+=("$(submit --hold -J nomem_two -n 2 --wrap true)")
-ids+=("$(submit --hold -J withmem --mem=300 --wrap true)")
-ids+=("$(submit --hold -J percpu -n 2 --mem-per-cpu=150 --wrap true)")
+ids+=("$(user_submit --hold -J nomem --wrap true)")
+ids+=("$(user_submit --hold -J nomem_two -n 2 --wrap true)")
+ids+=("$(user_submit --hold -J withmem --mem=300 --wrap true)")
+ids+=("$(user_submit --hold -J percpu -n 2 --mem-per-cpu=150 --wrap true)")
+for id in "${ids[@]}"; do [[ "$id" =~ ^[0-9]+$ ]] || fail "jfp-usera's submission failed: '$id'"; done
 sleep 1  # whole seconds: the jobs' submit times lie strictly before until
 until=$(date +%Y-%m-%dT%H:%M:%S)
 wait_until 30 "the feature log did not get the 4 jobs" '[ "$(db_count "$W/features.db" scored)" -ge 4 ]'
