@@ -43,7 +43,10 @@ CREATE INDEX IF NOT EXISTS submissions_env ON submissions(env_hash) WHERE env_ha
 const char *kColumns = "token, cluster, submitted, uid, user, name, work_dir, script_hash, script_bytes, env_hash, env_bytes";
 
 const std::string &create_private(const std::string &path, ScriptArchive::Access access) {
-    return access == ScriptArchive::Access::ReadWrite ? private_db_file(path, "script archive", "check script_archive in jfp.conf and that its directory is writable by SlurmUser") : path;
+    if (access == ScriptArchive::Access::ReadWrite)
+        return private_db_file(path, "script archive", "check script_archive in jfp.conf and that its directory is writable by SlurmUser");
+    refuse_wal_on_network_fs(path, "script archive");
+    return path;
 }
 
 ArchivedSubmission read_row(const Stmt &s) {

@@ -6,11 +6,16 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <mutex>
+#include <set>
 
 #include "model/files/file_check.h"
+#include "model/files/file_system.h"
+#include "model/util/log.h"
 
 namespace jfp {
 
@@ -221,14 +226,54 @@ const void *Stmt::blob_at(int c, int &n) const {
     return p;
 }
 
+void set_journal_mode(Db &db) {
+    FileSystemKind fs = file_system_of(db.path());
+    std::string want = journal_mode_for(fs), got;
+    try {
+        Stmt s(db, ("PRAGMA journal_mode=" + want).c_str());
+        if (s.step()) got = s.text_at(0);
+    } catch (const SqliteError &e) {
+        got = e.what();
+    }
+    for (char &c : got) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+    if (fs.network) {
+        if (got != want)
+            throw SqliteError(db.path() + " is on " + fs.name + ", a file system shared between hosts, and stays in "
+                                  "SQLite's WAL mode, which needs memory shared on one host (" + got + "): stop "
+                                  "what holds it open (slurmctld on every controller, jfp ingest --follow), then run "
+                                  "the jfp command that writes it once (it switches the file to the rollback journal), "
+                                  "or sqlite3 " + db.path() + " 'PRAGMA journal_mode=DELETE'",
+                              SQLITE_BUSY);
+        db.exec("PRAGMA synchronous=FULL");
+        static std::mutex mu;
+        static std::set<std::string> said;
+        std::lock_guard<std::mutex> lk(mu);
+        if (said.size() < 64 && said.insert(db.path()).second)
+            log_info(db.path() + " is on " + fs.name + ", shared between hosts: jfp keeps it in SQLite's rollback "
+                     "journal (journal_mode=DELETE), which relies on the file system's POSIX locks, not WAL");
+        return;
+    }
+    db.exec("PRAGMA synchronous=NORMAL");
+}
+
+void refuse_wal_on_network_fs(const std::string &path, const char *kind) {
+    if (journal_mode_in_header(path) != "WAL") return;
+    FileSystemKind fs = file_system_of(path);
+    if (!fs.network) return;
+    throw SqliteError(std::string("the ") + kind + " " + path + " is on " + fs.name + ", a file system shared between "
+                          "hosts, in SQLite's WAL mode, whose index a reader on another host cannot see: stop what "
+                          "holds it open, then run the jfp command that writes it once (it switches the file to the "
+                          "rollback journal), or sqlite3 " + path + " 'PRAGMA journal_mode=DELETE'",
+                      SQLITE_CANTOPEN);
+}
+
 void apply_schema(Db &db, int found, int current, bool writable, const char *schema, const char *kind) {
     if (found > current)
         throw SqliteError(db.path() + " was written by a newer jfp (" + kind + " schema " + std::to_string(found) +
                               ", this jfp reads up to " + std::to_string(current) + "); upgrade jfp",
                           SQLITE_ERROR);
     if (!writable) return;
-    db.exec("PRAGMA journal_mode=WAL");
-    db.exec("PRAGMA synchronous=NORMAL");
+    set_journal_mode(db);
     if (found == 0) {
         db.exec("BEGIN IMMEDIATE");
         db.exec(schema);

@@ -49,7 +49,7 @@ struct Config {
     size_t log_queue_size = 10000;
     double reload_interval_seconds = 1.0;  // at most one stat of the watched files per interval
     double stats_interval_seconds = 600;   // how often to log job_submit's cost and decisions; 0: never
-    // The plugin's counters in OpenMetrics text (node_exporter's textfile collector reads *.prom files);
+    // The plugin's counters in Prometheus' text format (node_exporter's textfile collector reads *.prom files);
     // empty: not written.
     std::string metrics_file;
     double metrics_interval_seconds = 60;

@@ -429,7 +429,7 @@ void Engine::log_stats(bool final) {
     log_info(msg);
 }
 
-// Every metrics_interval, the counters as OpenMetrics text (metrics_file.h): cheap atomics and one small
+// Every metrics_interval, the counters in Prometheus' text format (metrics_file.h): cheap atomics and one small
 // file, on the background thread.
 void Engine::write_metrics(bool now) {
     auto st = state();
@@ -482,7 +482,7 @@ void Engine::write_metrics(bool now) {
     m.written_epoch = epoch;
     m.interval_seconds = cfg.metrics_interval_seconds;
     try {
-        write_metrics_file(cfg.metrics_file, openmetrics_text(m));
+        write_metrics_file(cfg.metrics_file, prometheus_text(m));
         metrics_error_said_.clear();
     } catch (const std::exception &e) {
         if (metrics_error_said_ != e.what()) log_warning(std::string("metrics file: ") + e.what() +

@@ -11,9 +11,9 @@ namespace jfp {
 
 namespace {
 
-// Label values escaped as OpenMetrics asks: backslash, quote, newline; cut at 200 bytes, so that no line
+// Label values escaped as the text format asks: backslash, quote, newline; cut at 200 bytes, so that no line
 // outgrows line()'s buffer (a cut line would make the scraper reject the whole file).
-std::string label(const std::string &value) {
+std::string label_impl(const std::string &value) {
     std::string out;
     const std::string v = value.substr(0, 200);
     for (char c : v) {
@@ -38,35 +38,42 @@ void line(std::string &out, const char *fmt, ...) {
     out += '\n';
 }
 
+// A metric family's HELP and TYPE lines, as the text exposition format 0.0.4 has them: named as its samples
+// are (counters with _total), and only the types that format knows (no OpenMetrics "info" or "# EOF",
+// which node_exporter's textfile collector refuses with the whole file).
+void family(std::string &out, const char *name, const char *type, const char *help) {
+    line(out, "# HELP %s %s", name, help);
+    line(out, "# TYPE %s %s", name, type);
+}
+
+std::string label(const std::string &value) { return label_impl(value); }
+
 }  // namespace
 
-std::string openmetrics_text(const MetricsSnapshot &m) {
+std::string prometheus_label(const std::string &value) { return label_impl(value); }
+
+std::string prometheus_text(const MetricsSnapshot &m) {
     std::string o;
     const std::string c = "cluster=\"" + label(m.cluster) + "\"";
-    line(o, "# TYPE jfp_jobs counter");
-    line(o, "# HELP jfp_jobs Submissions job_submit/jfp handled, by what it did.");
+    family(o, "jfp_jobs_total", "counter", "Submissions job_submit/jfp handled, by what it did.");
     const std::pair<const char *, uint64_t> decisions[] = {
         {"scored", m.scored},     {"annotated", m.annotated}, {"warned", m.warned},
         {"rejected", m.rejected}, {"overridden", m.overridden}, {"exempt", m.exempt},
         {"unscored", m.unscored}, {"updated", m.updates}, {"update_not_owner", m.updates_not_owner}};
     for (const auto &[d, n] : decisions) line(o, "jfp_jobs_total{%s,decision=\"%s\"} %" PRIu64, c.c_str(), d, n);
-    line(o, "# TYPE jfp_faults counter");
-    line(o, "# HELP jfp_faults Internal faults on which the plugin let the job through (slurmctld's log says why).");
+    family(o, "jfp_faults_total", "counter", "Internal faults on which the plugin let the job through (slurmctld's log says why).");
     line(o, "jfp_faults_total{%s} %" PRIu64, c.c_str(), m.faults);
-    line(o, "# TYPE jfp_dropped counter");
-    line(o, "# HELP jfp_dropped Records not kept because a queue was full or a write failed.");
+    family(o, "jfp_dropped_total", "counter", "Records not kept because a queue was full or a write failed.");
     line(o, "jfp_dropped_total{%s,what=\"feature_log\"} %" PRIu64, c.c_str(), m.feature_log_dropped);
     line(o, "jfp_dropped_total{%s,what=\"script_archive\"} %" PRIu64, c.c_str(), m.archive_dropped + m.archive_failed);
-    line(o, "# TYPE jfp_scripts_archived counter");
+    family(o, "jfp_scripts_archived_total", "counter", "Batch scripts the archive kept.");
     line(o, "jfp_scripts_archived_total{%s} %" PRIu64, c.c_str(), m.archive_archived);
-    line(o, "# TYPE jfp_loads counter");
-    line(o, "# HELP jfp_loads Models and histories loaded since slurmctld started.");
+    family(o, "jfp_loads_total", "counter", "Models and histories loaded since slurmctld started.");
     line(o, "jfp_loads_total{%s,what=\"model\"} %" PRIu64, c.c_str(), m.model_loads);
     line(o, "jfp_loads_total{%s,what=\"history\"} %" PRIu64, c.c_str(), m.history_loads);
 
     // The latency histogram in seconds, at a few bucket edges a person reads (the plugin's own buckets are finer).
-    line(o, "# TYPE jfp_submit_seconds histogram");
-    line(o, "# HELP jfp_submit_seconds Time job_submit/jfp spent on a submission inside slurmctld.");
+    family(o, "jfp_submit_seconds", "histogram", "Time job_submit/jfp spent on a submission inside slurmctld.");
     static const double edges_us[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 10000, 100000};
     uint64_t total = 0;
     double sum_s = 0;
@@ -86,30 +93,22 @@ std::string openmetrics_text(const MetricsSnapshot &m) {
     line(o, "jfp_submit_seconds_count{%s} %" PRIu64, c.c_str(), total);
     line(o, "jfp_submit_seconds_sum{%s} %.9f", c.c_str(), sum_s);  // by bucket edges: an upper bound
 
-    line(o, "# TYPE jfp_model info");
-    line(o, "# HELP jfp_model The model the plugin scores with.");
+    family(o, "jfp_model_info", "gauge", "The model the plugin scores with (always 1; the labels say which).");
     if (!m.model_id.empty())
         line(o, "jfp_model_info{%s,model=\"%s\",kind=\"%s\",mode=\"%s\"} 1", c.c_str(), label(m.model_id).c_str(),
              label(m.model_kind).c_str(), label(m.mode).c_str());
-    line(o, "# TYPE jfp_model_threshold gauge");
+    family(o, "jfp_model_threshold", "gauge", "The failure probability at or above which the policy acts.");
     if (!m.model_id.empty()) line(o, "jfp_model_threshold{%s} %.6f", c.c_str(), m.threshold);
-    line(o, "# TYPE jfp_model_created_seconds gauge");
-    line(o, "# UNIT jfp_model_created_seconds seconds");
+    family(o, "jfp_model_created_seconds", "gauge", "When the model was trained (Unix time).");
     if (m.model_created_epoch > 0) line(o, "jfp_model_created_seconds{%s} %" PRId64, c.c_str(), m.model_created_epoch);
-    line(o, "# TYPE jfp_history_jobs gauge");
-    line(o, "# HELP jfp_history_jobs Ended jobs in the history the plugin scores against.");
+    family(o, "jfp_history_jobs", "gauge", "Ended jobs in the history the plugin scores against.");
     line(o, "jfp_history_jobs{%s} %" PRIu64, c.c_str(), m.history_jobs);
-    line(o, "# TYPE jfp_history_latest_end_seconds gauge");
-    line(o, "# UNIT jfp_history_latest_end_seconds seconds");
-    line(o, "# HELP jfp_history_latest_end_seconds When the newest job in that history ended (lag: now minus this).");
+    family(o, "jfp_history_latest_end_seconds", "gauge", "When the newest job in that history ended (Unix time; lag: now minus this).");
     if (m.history_latest_end_epoch > 0) line(o, "jfp_history_latest_end_seconds{%s} %" PRId64, c.c_str(), m.history_latest_end_epoch);
-    line(o, "# TYPE jfp_metrics_written_seconds gauge");
-    line(o, "# UNIT jfp_metrics_written_seconds seconds");
+    family(o, "jfp_metrics_written_seconds", "gauge", "When the plugin wrote this file (Unix time).");
     line(o, "jfp_metrics_written_seconds{%s} %" PRId64, c.c_str(), m.written_epoch);
-    line(o, "# TYPE jfp_metrics_interval_seconds gauge");
-    line(o, "# UNIT jfp_metrics_interval_seconds seconds");
+    family(o, "jfp_metrics_interval_seconds", "gauge", "How often the plugin writes this file (metrics_interval).");
     line(o, "jfp_metrics_interval_seconds{%s} %g", c.c_str(), m.interval_seconds);
-    o += "# EOF\n";
     return o;
 }
 

@@ -1,7 +1,7 @@
 // The plugin's state for a monitoring system: counters, job_submit's latency histogram, the model and the
-// history it scores with, in OpenMetrics text, written whole to a file (tmp + rename) by the background
-// thread every metrics_interval. node_exporter's textfile collector serves such *.prom files; `jfp status`
-// prints one for a person. The submit path never waits for it.
+// history it scores with, in Prometheus' text exposition format 0.0.4, written whole to a file (tmp + rename)
+// by the background thread every metrics_interval. node_exporter's textfile collector serves such *.prom
+// files (it refuses OpenMetrics-only lines); `jfp status` prints one for a person. The submit path never waits for it.
 #pragma once
 
 #include <array>
@@ -30,7 +30,10 @@ struct MetricsSnapshot {
     double interval_seconds = 60;  // metrics_interval: how stale the file may be
 };
 
-std::string openmetrics_text(const MetricsSnapshot &m);
+std::string prometheus_text(const MetricsSnapshot &m);
+
+// A label value escaped for that format (backslash, quote, newline) and cut at 200 bytes.
+std::string prometheus_label(const std::string &value);
 
 // Writes text to path atomically (a temporary file beside it, renamed over it), mode 0644. Throws
 // std::runtime_error saying what failed.

@@ -128,8 +128,7 @@ void FeatureLogWriter::run() {
         if (db) return true;
         try {
             db = std::make_unique<Db>(private_db_file(path_, "feature log", "check feature_log in jfp.conf and that its directory is writable by SlurmUser"), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-            db->exec("PRAGMA journal_mode=WAL");
-            db->exec("PRAGMA synchronous=NORMAL");
+            set_journal_mode(*db);
             db->exec(kFeatureLogSchema);
             insert = std::make_unique<Stmt>(
                 *db, "INSERT OR REPLACE INTO scored (token, scored_at, model_id, schema_version, uid, user, name, "

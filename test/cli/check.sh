@@ -126,6 +126,50 @@ planted "a store SlurmUser cannot read" "SlurmUser nobody cannot read the store 
 chown nobody "$W/site/history.db"
 planted "a store nothing feeds" "hours ago: nothing is feeding it" --stale-hours 1
 
+# Two controllers (issue 36): the files beside StateSaveLocation pass; StateSaveLocation elsewhere (tmpfs,
+# another device) makes every local file one each controller keeps for itself.
+mkdir -p "$W/state"
+printf 'SlurmctldHost=%s(127.0.0.1)\nSlurmctldHost=jfp-backup(127.0.0.2)\nStateSaveLocation=%s\n' "$(hostname -s)" "$W/state" >>"$W/etc/slurm.conf"
+check 0
+grep -qF "slurm.conf names 2 controllers: $(hostname -s) (primary), jfp-backup (backup); this host is $(hostname -s)" "$W/out.txt" ||
+    fail "two controllers not read: $(cat "$W/out.txt")"
+grep -qF "the store $W/site/history.db is on " "$W/out.txt" && grep -F "the store $W/site/history.db is on " "$W/out.txt" | grep -qF "on StateSaveLocation's file system, which the controllers share" ||
+    fail "the store beside StateSaveLocation: $(cat "$W/out.txt")"
+if [ "$(stat -c %d /dev/shm)" != "$(stat -c %d "$W")" ]; then
+    sed -i "s|^StateSaveLocation=.*|StateSaveLocation=/dev/shm|" "$W/etc/slurm.conf"
+    check 0
+    grep -A1 -F "warning  the feature log $W/site/features.db is on " "$W/out.txt" | grep -qF "not on StateSaveLocation's file system (/dev/shm)" ||
+        fail "a feature log apart from StateSaveLocation: $(cat "$W/out.txt")"
+    echo "ok: two controllers, the files apart from StateSaveLocation: $(grep -F "the feature log $W/site/features.db is on" "$W/out.txt" | sed 's/^ *//' | cut -c1-150)"
+else
+    echo "note: /dev/shm is on $W's device here: the StateSaveLocation-apart case is left to the unit test"
+fi
+sed -i '/^SlurmctldHost=/d; /^StateSaveLocation=/d' "$W/etc/slurm.conf"
+
+# A store on a FUSE mount (bindfs), which jfp counts as shared between hosts: in WAL mode it is a problem;
+# one ingest as SlurmUser switches it to the rollback journal, and then it is a warning that names the mount.
+if command -v bindfs >/dev/null && mkdir -p "$W/fuse" && bindfs "$W/site" "$W/fuse" 2>"$W/bindfs.err"; then
+    trap 'fusermount -u "$W/fuse" 2>/dev/null || umount -l "$W/fuse" 2>/dev/null || true; rm -rf "$W"' EXIT
+    sed -i "s|^store = .*|store = $W/fuse/history.db|" "$W/etc/jfp.conf"
+    [ "$(stat -f -c %t "$W/fuse")" = 65735546 ] || fail "bindfs mounted something that is not FUSE: $(stat -f "$W/fuse")"
+    planted "a WAL store on a shared (FUSE) file system" "the store $W/fuse/history.db is on fuse, shared between hosts, in SQLite's WAL mode"
+    tail -n 5 "$W/h.txt" | sed '1i JobIDRaw|JobID|User|UID|Account|Partition|JobName|Submit|Start|End|State' >"$W/h5.txt"
+    chmod 644 "$W/h5.txt"
+    runuser -u nobody -- "$JFP" ingest -q --db "$W/fuse/history.db" "$W/h5.txt" 2>"$W/ingest.err" || fail "ingest onto FUSE: $(cat "$W/ingest.err")"
+    grep -qF "is on fuse, shared between hosts: jfp keeps it in SQLite's rollback journal" "$W/ingest.err" ||
+        fail "the ingest did not say it switched the journal: $(cat "$W/ingest.err")"
+    [ "$(head -c 20 "$W/site/history.db" | od -An -tu1 -j18 | tr -s ' ')" = " 1 1" ] || fail "the store is still in WAL mode after the ingest"
+    check 0
+    grep -A1 -F "warning  the store $W/fuse/history.db is on fuse, shared between hosts: jfp keeps it in SQLite's rollback journal" "$W/out.txt" |
+        grep -qF "never 'nolock'" || fail "the store on FUSE, in the rollback journal: $(cat "$W/out.txt")"
+    echo "ok: a store on FUSE: $(grep -F "the store $W/fuse/history.db is on" "$W/out.txt" | sed 's/^ *//' | cut -c1-150)"
+    sed -i "s|^store = .*|store = $W/site/history.db|" "$W/etc/jfp.conf"
+    fusermount -u "$W/fuse" || umount -l "$W/fuse"
+    trap 'rm -rf "$W"' EXIT
+else
+    echo "SKIP (part): no FUSE mount here ($(cat "$W/bindfs.err" 2>/dev/null)): the store on a shared file system is left to the unit test"
+fi
+
 echo "exempt_users = root, nosuchuser" >>"$W/etc/jfp.conf"
 planted "an exemption naming no one" "exempt_users names 'nosuchuser', who has no account here"
 sed -i '/nosuchuser/d' "$W/etc/jfp.conf"

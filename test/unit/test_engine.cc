@@ -7,6 +7,7 @@
 #include <atomic>
 #include <chrono>
 #include <fstream>
+#include <sstream>
 #include <thread>
 #include <vector>
 
@@ -859,7 +860,7 @@ TEST_CASE("engine: an update is judged as the job slurmctld holds will be after 
     }
 }
 
-TEST_CASE("engine: the metrics file holds the counters, the latency histogram and the model, in OpenMetrics text") {
+TEST_CASE("engine: the metrics file holds the counters, the latency histogram and the model, in Prometheus' text format") {
     Site site;
     std::string prom = site.dir.file("jfp.prom");
     site.config("mode = annotate\nmetrics_file = " + prom + "\n");
@@ -879,7 +880,28 @@ TEST_CASE("engine: the metrics file holds the counters, the latency histogram an
     CHECK(text.find("jfp_model_info{cluster=\"\",model=\"" + e.model_id() + "\",kind=\"tree\",mode=\"annotate\"} 1\n") != std::string::npos);
     CHECK(text.find("jfp_history_jobs{cluster=\"\"} ") != std::string::npos);
     CHECK(text.size() > 20);
-    CHECK(text.substr(text.size() - 6) == "# EOF\n");
+    CHECK(text.back() == '\n');
+    // The text format node_exporter reads: every sample's family declared by name before it (a counter as
+    // NAME_total, a histogram's _bucket/_count/_sum), only its types, no OpenMetrics-only lines.
+    std::string declared;
+    std::istringstream lines(text);
+    for (std::string l; std::getline(lines, l);) {
+        if (l.rfind("# TYPE ", 0) == 0) {
+            std::istringstream w(l.substr(7));
+            std::string name, type;
+            w >> name >> type;
+            CHECK((type == "counter" || type == "gauge" || type == "histogram"));
+            if (type == "counter") CHECK(name.size() > 6);
+            if (type == "counter") CHECK(name.substr(name.size() - 6) == "_total");
+            declared = name;
+            continue;
+        }
+        if (l.rfind("# HELP ", 0) == 0) continue;
+        REQUIRE(l.rfind("#", 0) != 0);  // no "# EOF", "# UNIT"
+        std::string name = l.substr(0, l.find_first_of("{ "));
+        INFO(l);
+        CHECK((name == declared || name == declared + "_bucket" || name == declared + "_count" || name == declared + "_sum"));
+    }
     // Buckets are cumulative: never decreasing.
     uint64_t prev = 0;
     for (size_t pos = text.find("jfp_submit_seconds_bucket"); pos != std::string::npos; pos = text.find("jfp_submit_seconds_bucket", pos + 1)) {

@@ -21,6 +21,7 @@
 #include "model/files/file_check.h"
 #include "model/util/time_util.h"
 #include "tools/check/slurm_conf.h"
+#include "tools/check/storage_check.h"
 #include "tools/check/unit_files.h"
 #include "tools/evaluate/verdict.h"
 
@@ -321,6 +322,12 @@ std::vector<Finding> check_site(const SiteCheckOptions &opt) {
         check_creatable(r, *slurm, cfg.resolved_feature_log_path(), "feature log");
         if (!cfg.script_archive_path.empty()) check_creatable(r, *slurm, cfg.script_archive_path, "script archive");
     }
+    for (Finding &f : check_storage({{"store", cfg.store_path, true},
+                                     {"feature log", cfg.resolved_feature_log_path(), true},
+                                     {"script archive", cfg.script_archive_path, true},
+                                     {"model", cfg.model_path, false}},
+                                    sc.controllers, sc.get("StateSaveLocation")))
+        r.out.push_back(std::move(f));
     std::string slurm_group;
     if (slurm) {
         struct group gr {}, *res = nullptr;

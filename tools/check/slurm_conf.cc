@@ -36,7 +36,10 @@ void read_into(const std::string &path, const std::string &dir, SlurmConf &out, 
             if (auto eq = w.find('='); eq != std::string::npos) {
                 std::string v = w.substr(eq + 1);
                 if (v.size() >= 2 && v.front() == '"' && v.back() == '"') v = v.substr(1, v.size() - 2);  // PluginDir="..."
-                out.values[lower(w.substr(0, eq))] = v;
+                std::string key = lower(w.substr(0, eq));
+                if (key == "slurmctldhost" || key == "controlmachine" || key == "backupcontroller")
+                    out.controllers.push_back(v.substr(0, v.find('(')));
+                out.values[key] = v;
             }
             if (!(words >> w)) break;
         }

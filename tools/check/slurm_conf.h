@@ -13,6 +13,9 @@ struct SlurmConf {
     bool found = false;
     std::map<std::string, std::string> values;  // lower-case key -> value
     std::vector<std::string> unreadable_includes;
+    // Every SlurmctldHost (or ControlMachine, then BackupController) in order: the primary first. Names only,
+    // without the "(address)".
+    std::vector<std::string> controllers;
 
     // The value, or `fallback` when slurm.conf does not set the key.
     std::string get(const std::string &key, const std::string &fallback = "") const;

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <map>
 
+#include "model/runtime/metrics_file.h"
 #include "model/scoring/model_bundle.h"
 #include "model/util/time_util.h"
 #include "tools/commands/commands.h"
@@ -19,7 +21,7 @@ namespace {
 
 struct MonitorArgs {
     ConfDefaults conf;  // --conf: the paths not given
-    std::string db, feature_log, model, since, period = "week";
+    std::string db, feature_log, model, since, period = "week", metrics_file;
     double min_precision = -1;  // default: the bundle's target precision
     double max_psi = 0.25;
     size_t min_flagged = 20;
@@ -44,6 +46,34 @@ std::string cell(const nlohmann::json &v, const char *f) {
     char buf[32];
     std::snprintf(buf, sizeof buf, f, v.get<double>());
     return buf;
+}
+
+// What monitor found, for node_exporter's textfile collector beside the plugin's own metrics file: the alert
+// rules in docs/examples/jfp-alerts.yml compare live precision with its target from these.
+std::string live_metrics_text(const std::string &model_id, const LivePeriod &total, double target, size_t min_flagged,
+                              double max_psi_seen, size_t alerts) {
+    std::string o, l = "{model=\"" + prometheus_label(model_id) + "\"}";
+    auto gauge = [&](const char *name, const char *help, double v, bool present = true) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, "%.9g", v);
+        o += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
+        if (present) o += std::string(name) + l + " " + buf + "\n";
+    };
+    gauge("jfp_live_flagged_jobs", "Jobs the deployed model flagged that have an outcome, in jfp monitor's window.",
+          static_cast<double>(total.flagged));
+    gauge("jfp_live_min_flagged_jobs", "Flagged jobs with an outcome needed before live precision is judged (--min-flagged).",
+          static_cast<double>(min_flagged));
+    gauge("jfp_live_precision", "Of those flagged jobs, the share that failed (absent when none was flagged).",
+          total.precision(), total.flagged > 0);
+    gauge("jfp_live_recall", "Of the failed jobs with an outcome, the share flagged (absent when none failed).",
+          total.recall(), total.failed > 0);
+    gauge("jfp_live_target_precision", "The precision the model's threshold was chosen for (or --min-precision).", target);
+    gauge("jfp_live_max_feature_psi", "The largest drift (PSI) of a feature the model uses, from its training window.",
+          max_psi_seen);
+    gauge("jfp_live_alerts", "Alerts jfp monitor raised (its exit status was 2 when this is above 0).",
+          static_cast<double>(alerts));
+    gauge("jfp_live_written_seconds", "When jfp monitor wrote this file (Unix time).", static_cast<double>(std::time(nullptr)));
+    return o;
 }
 
 void run_monitor(const MonitorArgs &a) {
@@ -119,6 +149,9 @@ void run_monitor(const MonitorArgs &a) {
         if (!note.empty()) std::printf("  note: %s\n", note.c_str());
         for (const auto &al : alerts) std::printf("  ALERT: %s\n", al.c_str());
     }
+    if (!a.metrics_file.empty())
+        write_metrics_file(a.metrics_file, live_metrics_text(bundle.model_id(), total, target, a.min_flagged,
+                                                             drift.empty() ? 0.0 : drift.front().first, alerts.size()));
     if (!alerts.empty()) g_exit_status = 2;
 }
 
@@ -137,6 +170,8 @@ void add_monitor_command(CLI::App &app) {
     c->add_option("--max-psi", a->max_psi, "alert when a feature's PSI passes this")->capture_default_str();
     c->add_option("--min-flagged", a->min_flagged, "flagged jobs with an outcome needed to judge precision")->capture_default_str();
     c->add_flag("--json", a->json, "print one JSON object");
+    c->add_option("--metrics-file", a->metrics_file,
+                  "also write live precision, recall and drift for node_exporter's textfile collector (Prometheus text)");
     a->conf.add_option(c);
     c->callback([a] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);

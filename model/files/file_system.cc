@@ -1,0 +1,111 @@
+#include "model/files/file_system.h"
+
+#include <sys/stat.h>
+#include <sys/vfs.h>
+
+#include <array>
+#include <atomic>
+#include <cstdio>
+#include <fstream>
+
+#include "model/files/file_check.h"
+
+namespace jfp {
+
+namespace {
+
+struct KnownFs {
+    uint64_t magic;
+    const char *name;
+    bool network;
+};
+
+// From linux/magic.h and the vendors' headers. Network and cluster file systems first; FUSE is counted
+// as shared because it is what sshfs, s3fs and several parallel file systems' clients mount.
+constexpr std::array<KnownFs, 31> kKnown{{
+    {0x6969, "nfs", true},
+    {0x517B, "smb", true},
+    {0xFF534D42, "cifs", true},
+    {0xFE534D42, "smb2", true},
+    {0x0BD00BD0, "lustre", true},
+    {0x47504653, "gpfs", true},
+    {0x00C36400, "ceph", true},
+    {0x19830326, "beegfs", true},
+    {0xAAD7AAEA, "panfs", true},
+    {0x5346414F, "afs", true},
+    {0x6B414653, "afs", true},
+    {0x01021997, "9p", true},
+    {0x01161970, "gfs2", true},
+    {0x7461636F, "ocfs2", true},
+    {0x73757245, "coda", true},
+    {0x564C, "ncp", true},
+    {0x65735546, "fuse", true},
+    {0xEF53, "ext2/3/4", false},
+    {0x58465342, "xfs", false},
+    {0x9123683E, "btrfs", false},
+    {0x2FC12FC1, "zfs", false},
+    {0x01021994, "tmpfs", false},
+    {0x794C7630, "overlay", false},
+    {0xF2F52010, "f2fs", false},
+    {0x4D44, "vfat", false},
+    {0x5346544E, "ntfs", false},
+    {0x3153464A, "jfs", false},
+    {0x52654973, "reiserfs", false},
+    {0x858458F6, "ramfs", false},
+    {0x62656572, "sysfs", false},
+    {0x9FA0, "proc", false},
+}};
+
+bool statfs_probe(const std::string &path, uint64_t &magic) {
+    struct statfs s {};
+    if (::statfs(path.c_str(), &s) != 0) return false;
+    magic = static_cast<uint64_t>(static_cast<uint32_t>(s.f_type));
+    return true;
+}
+
+std::atomic<FileSystemProbe> g_probe{statfs_probe};
+
+}  // namespace
+
+FileSystemKind file_system_kind(uint64_t magic) {
+    FileSystemKind k;
+    k.magic = magic;
+    k.known = true;
+    for (const KnownFs &f : kKnown)
+        if (f.magic == magic) {
+            k.name = f.name;
+            k.network = f.network;
+            return k;
+        }
+    char hex[32];
+    std::snprintf(hex, sizeof hex, "0x%llx", static_cast<unsigned long long>(magic));
+    k.name = hex;
+    return k;
+}
+
+FileSystemKind file_system_of(const std::string &path) {
+    FileSystemProbe probe = g_probe.load();
+    std::string p = path;
+    for (int depth = 0; depth < 256; ++depth) {
+        uint64_t magic = 0;
+        if (probe(p, magic)) return file_system_kind(magic);
+        std::string up = dir_of(p);
+        if (up == p) break;
+        p = up;
+    }
+    return FileSystemKind{};
+}
+
+void set_file_system_probe(FileSystemProbe probe) { g_probe.store(probe ? probe : statfs_probe); }
+
+const char *journal_mode_for(const FileSystemKind &fs) { return fs.network ? "DELETE" : "WAL"; }
+
+std::string journal_mode_in_header(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    char h[20] = {0};
+    if (!in.read(h, sizeof h)) return "";
+    if (std::string(h, 16) != std::string("SQLite format 3\0", 16)) return "";
+    return h[18] == 2 && h[19] == 2 ? "WAL" : "rollback";
+}
+
+}  // namespace jfp
