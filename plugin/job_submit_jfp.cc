@@ -6,7 +6,9 @@
 #include <slurm/slurm_errno.h>
 
 #include <atomic>
+#include <chrono>
 #include <cstdlib>
+#include <mutex>
 #include <exception>
 #include <string>
 
@@ -58,6 +60,18 @@ void log_fault(const char *where, const char *what) {
                     std::string(where) + ": internal fault, job let through unchanged: " + what);
 }
 
+// slurmctld calls exit() without fini on a stop (SIGTERM) or on giving control to a backup: the rows and
+// scripts still queued are written first, for 2 s at most. Registered from this library, so glibc drops it
+// if the library is ever unloaded.
+void flush_at_exit() {
+    try {
+        if (jfp::Engine *e = g_engine.load())
+            if (!e->flush_for_exit(std::chrono::milliseconds(2000)))
+                jfp::log_error("exit: the feature log or script archive was not written within 2 s; what was queued is lost");
+    } catch (...) {
+    }
+}
+
 std::string extra_conf_path(const char *name) {
     std::string file(name);
     char *p = slurm_get_extra_conf_path(file.data());
@@ -97,6 +111,8 @@ extern "C" JFP_EXPORT int init(void) {
         if (slurm_conf.slurm_user_id != 0) opt.trusted_uids.push_back(slurm_conf.slurm_user_id);
         auto *engine = new jfp::Engine(opt);
         delete g_engine.exchange(engine);
+        static std::once_flag at_exit;
+        std::call_once(at_exit, [] { std::atexit(flush_at_exit); });
         jfp::log_info("init: " + engine->describe());
         if (!jfp_plugin::job_record_layout_releases())
             jfp::log_info("init: jfp has no layout of slurmctld's job record for Slurm " JFP_SLURM_VERSION

@@ -56,6 +56,17 @@ void ScriptArchiveWriter::flush() {
     while (archived_.load() + failed_.load() < target) std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
+bool ScriptArchiveWriter::flush_for(std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    uint64_t target = pushed_.load();
+    cv_.notify_all();
+    while (archived_.load() + failed_.load() < target) {
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return true;
+}
+
 ScriptArchiveCounters ScriptArchiveWriter::counters() const {
     return {archived_.load(), new_scripts_.load(), dropped_.load(), failed_.load(), over_budget_.load()};
 }

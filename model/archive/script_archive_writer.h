@@ -7,6 +7,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -48,6 +49,8 @@ public:
     void count_drop() { dropped_.fetch_add(1, std::memory_order_relaxed); }
     // Blocks until everything pushed so far is written or failed (tests, shutdown).
     void flush();
+    // The same, waiting at most `limit` (slurmctld's exit: a hung file system must not hold it). true: done.
+    bool flush_for(std::chrono::milliseconds limit);
 
     ScriptArchiveCounters counters() const;
     const std::string &path() const { return path_; }

@@ -576,4 +576,17 @@ std::string Engine::describe() const {
     return s;
 }
 
+bool Engine::flush_for_exit(std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    auto left = [&] {
+        return std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                           deadline - std::chrono::steady_clock::now()));
+    };
+    auto st = state();
+    bool done = true;
+    if (st && st->feature_log) done = st->feature_log->flush_for(left()) && done;
+    if (st && st->script_archive) done = st->script_archive->flush_for(left()) && done;
+    return done;
+}
+
 }  // namespace jfp

@@ -85,6 +85,10 @@ public:
     void poll() { poll(true); }
     void poll(bool load_history);
 
+    // slurmctld is exiting (fini is not called then): what the feature log and the archive hold in memory is
+    // written, within `limit` in all; false when the limit passed first (a hung file system).
+    bool flush_for_exit(std::chrono::milliseconds limit);
+
     // The plugin caught an exception and let a job through (jfp_faults_total).
     void count_fault() { counters_.faults.fetch_add(1, std::memory_order_relaxed); }
     // The metrics file (metrics_file in jfp.conf), when metrics_interval has passed or `now`; the background

@@ -98,6 +98,17 @@ void FeatureLogWriter::flush() {
     while (written_.load() + failed_.load() < target) std::this_thread::sleep_for(std::chrono::milliseconds(5));
 }
 
+bool FeatureLogWriter::flush_for(std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    uint64_t target = pushed_.load();
+    cv_.notify_all();
+    while (written_.load() + failed_.load() < target) {
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return true;
+}
+
 namespace {
 
 // The script features of the row an update replaces (its submission's, scanned then).

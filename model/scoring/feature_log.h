@@ -8,6 +8,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -84,6 +85,8 @@ public:
     size_t heads_in_use() const { return heads_.in_use(); }
     // Blocks until everything pushed so far is written (tests, shutdown).
     void flush();
+    // The same, waiting at most `limit` (slurmctld's exit: a hung file system must not hold it). true: done.
+    bool flush_for(std::chrono::milliseconds limit);
 
     uint64_t written() const { return written_.load(); }
     uint64_t dropped() const { return dropped_.load(); }

@@ -1,0 +1,131 @@
+#!/usr/bin/env bash
+# A backup controller, as a site runs one (issue 36 item 1): two slurmctld with host names and addresses of
+# their own (testcluster JFP_BACKUP_CTLD), StateSaveLocation and jfp's files shared. An ordinary user's
+# stream of submissions goes on through `scontrol takeover`, the primary's return, and a SIGKILL of the
+# primary. The controller that takes over scores the next request from the same model and history as the
+# one before (feature-log rows equal but for the clock's features, and equal p where those are equal); every job slurmctld
+# kept has its feature-log row and its archived script, all in the one feature log and archive.
+. "$JFP_SRCDIR/test/integration/lib.sh"
+require_cluster
+export JFP_BACKUP_CTLD=1
+new_site
+start_site_cluster "mode = annotate
+script_archive = $W/scripts.db"
+CTLD_B_LOG="$CLUSTER_DIR/log/slurmctld-b.log"
+wait_until 60 "the backup's jfp did not load the history" 'grep -q "loaded history of" "$CTLD_B_LOG"'
+host=$(hostname -s)
+active() { scontrol ping 2>/dev/null | grep -q "$1 is UP"; }
+
+# The same requests on whichever controller is active: root's 'doomed' and 'steady', annotated; prints the
+# models named. Their feature-log rows are compared at the end.
+score_pair() {
+    local d s
+    d=$(submit --hold -J doomed --wrap true); s=$(submit --hold -J steady --wrap true)
+    printf '%s %s' "$(comment_of "$d" | grep -o 'model=[^ ,]*')" "$(comment_of "$s" | grep -o 'model=[^ ,]*')"
+}
+reference=$(score_pair)
+note "on the primary ($host): doomed, steady: $reference"
+[[ "$reference" == model=*\ model=* ]] || fail "the primary's jfp did not annotate both: '$reference'"
+
+# The stream: jfp-usera submits distinct scripts, retrying each until a controller accepts it (as sbatch's
+# user would), and records the id it was given.
+STREAM="$W/stream.ids"
+: >"$STREAM"
+chmod 666 "$STREAM"
+stop_stream="$W/stream.stop"
+(
+    cd /tmp
+    i=0
+    while [ ! -e "$stop_stream" ] && [ "$i" -lt 400 ]; do
+        i=$((i + 1))
+        for _ in $(seq 1 120); do
+            id=$(runuser -u jfp-usera -- sbatch --parsable --hold -J "stream$i" -o /dev/null --wrap "echo stream $i" 2>/dev/null | cut -d';' -f1) || id=""
+            [[ "$id" =~ ^[0-9]+$ ]] && { echo "$id" >>"$STREAM"; break; }
+            sleep 0.5
+        done
+        sleep 0.05
+    done
+) &
+STREAM_PID=$!
+CLEANUP_HOOK="touch '$stop_stream'; kill $STREAM_PID 2>/dev/null || true; $CLEANUP_HOOK"
+wait_ids() { local n=$(( $(wc -l <"$STREAM") + $1 )); wait_until 120 "the stream stalled at $(wc -l <"$STREAM") jobs" "[ \$(wc -l <'$STREAM') -ge $n ]"; }
+
+wait_ids 10
+# 1. scontrol takeover: the primary hands over and exits; the backup's jfp scores from then on.
+t0=$SECONDS
+scontrol takeover >/dev/null
+wait_until 60 "the backup did not take over" 'active jfpctlb && ! active "$host"'
+wait_ids 10
+note "takeover: the backup answered in $((SECONDS - t0)) s; the stream went on"
+on_backup=$(score_pair)
+[ "$on_backup" = "$reference" ] || fail "after takeover the backup scores '$on_backup', the primary scored '$reference'"
+
+# 2. The primary returns (as an admin restores it) and takes control back.
+"$TESTCLUSTER" start-ctld "$CLUSTER_DIR" >/dev/null
+wait_until 60 "the primary did not take control back" 'active "$host"'
+wait_until 60 "the primary's jfp did not load the history" '[ "$(grep -c "loaded history of" "$CTLD_LOG")" -ge 2 ]'
+wait_ids 10
+back=$(score_pair)
+[ "$back" = "$reference" ] || fail "the primary, back, scores '$back', it scored '$reference' before"
+
+# 3. The primary dies (SIGKILL, no shutdown at all): the backup takes over after SlurmctldTimeout.
+score_pair >/dev/null
+kill -KILL "$(cat "$CLUSTER_DIR/run/slurmctld.pid")"
+t0=$SECONDS
+wait_until 90 "the backup did not take over from a killed primary" 'active jfpctlb'
+wait_ids 10
+note "SIGKILL: the backup took over in $((SECONDS - t0)) s"
+after_kill=$(score_pair)
+[ "$after_kill" = "$reference" ] || fail "after the primary died the backup scores '$after_kill', the primary scored '$reference'"
+touch "$stop_stream"
+wait "$STREAM_PID" 2>/dev/null || true
+
+# Every job slurmctld kept: its token, its feature-log row, its archived script; one feature log, one archive.
+scontrol show job -o >"$W/jobs.txt"
+# The feature names in the feature log's order, from the X-macro that defines them.
+sed -n '/^#define JFP_FEATURES/,/^$/p' "$JFP_SRCDIR/model/scoring/features.h" | grep -o 'X([a-z_0-9]*)' | sed 's/X(\(.*\))/\1/' >"$W/names.txt"
+/usr/bin/python3 - "$STREAM" "$W/jobs.txt" "$W/features.db" "$W/scripts.db" "$W/names.txt" <<'PY' || fail "rows or scripts lost across the failovers (above)"
+import re, sqlite3, sys
+ids = [l.strip() for l in open(sys.argv[1]) if l.strip()]
+jobs = {}
+for line in open(sys.argv[2]):
+    m = re.search(r"JobId=(\d+) JobName=(\S+)", line)
+    t = re.search(r"jfp:t=([0-9a-f]{16})", line)
+    if m: jobs[m.group(1)] = (m.group(2), t.group(1) if t else None)
+kept = [i for i in ids if i in jobs]
+lost_by_slurm = [i for i in ids if i not in jobs]
+no_token = [i for i in kept if not jobs[i][1]]
+assert not no_token, f"jobs without a jfp token: {no_token}"
+db = sqlite3.connect(f"file:{sys.argv[3]}?mode=ro", uri=True, timeout=30)
+rows = {r[0] for r in db.execute("SELECT token FROM scored")}
+missing = [i for i in kept if jobs[i][1] not in rows]
+arch = sqlite3.connect(f"file:{sys.argv[4]}?mode=ro", uri=True, timeout=30)
+archived = {r[0] for r in arch.execute("SELECT token FROM submissions")}
+unarchived = [i for i in kept if jobs[i][1] not in archived]
+print(f"# stream: {len(ids)} jobs acknowledged, {len(kept)} kept by slurmctld, {len(lost_by_slurm)} lost by slurmctld's SIGKILL {lost_by_slurm}")
+print(f"# feature log: {len(rows)} rows; kept jobs without a row: {missing}; without an archived script: {unarchived}")
+assert len(ids) >= 40, f"only {len(ids)} jobs in the stream"
+assert not missing, f"{len(missing)} kept jobs have no feature-log row: {missing}"
+assert not unarchived, f"{len(unarchived)} kept jobs have no archived script: {unarchived}"
+# root's 'doomed' and 'steady', scored before and after each change of controller: the same history (every
+# feature but the clock's equal) and the same model (equal vectors, equal p).
+import math, struct
+clock = {"submit_hour", "submit_weekday", "un_hours_since_end", "un_hours_since_fail", "u_hours_since_end", "u_hours_since_fail"}
+names = [l.strip() for l in open(sys.argv[5])]
+assert len(names) > 40 and "un_hours_since_end" in names, f"feature names not read: {names}"
+for job in ("doomed", "steady"):
+    seq = [(p, struct.unpack(f"{len(f)//4}f", f)) for p, f in
+           db.execute("SELECT p_fail, features FROM scored WHERE name = ? AND uid = 0 ORDER BY scored_at", (job,))]
+    # One per phase (a pair scored just before the SIGKILL may be lost with the jobs slurmctld lost).
+    assert len(seq) >= 4, f"{job}: {len(seq)} rows, expected one per controller phase"
+    same = lambda a, b: a == b or (math.isnan(a) and math.isnan(b))
+    for (p0, x0), (p1, x1) in zip(seq, seq[1:]):
+        moved = [names[i] for i in range(len(x0)) if not same(x0[i], x1[i])]
+        assert set(moved) <= clock, f"{job}: features other than the clock's differ between controllers: {moved}"
+        if not moved:
+            assert p0 == p1, f"{job}: equal features scored {p0} and {p1}"
+    print(f"# {job}: {len(seq)} rows across the controllers; only the clock's features move; p {min(p for p, _ in seq):.4f}..{max(p for p, _ in seq):.4f}")
+PY
+left=$(find "$W" -maxdepth 1 -name '*.db' -newer "$W/model.json" | sort | xargs -n1 basename | tr '\n' ' ')
+[ "$left" = "features.db history.db scripts.db " ] || [ "$left" = "features.db scripts.db " ] || fail "the controllers wrote other databases: $left"
+echo "PASS: a backup controller's jfp scores as the primary's did, through takeover, return and SIGKILL, and nothing is lost or split"
