@@ -11,9 +11,8 @@ done
 RULES="$JFP_SRCDIR/docs/examples/jfp-alerts.yml"
 
 new_site
-mkdir -p "$W/metrics"
 start_site_cluster "mode = warn
-metrics_file = $W/metrics/jfp.prom
+metrics_file = $W/metrics.prom
 metrics_interval = 1"
 # The shipped rules, and promtool's own tests of them.
 (cd "$JFP_SRCDIR/docs/examples" && promtool check rules jfp-alerts.yml && promtool test rules jfp-alerts.test.yml) >"$W/promtool.txt" 2>&1 ||
@@ -25,17 +24,18 @@ for i in 1 2 3 4 5; do
     id=$( (cd /tmp && runuser -u jfp-usera -- sbatch --parsable -o /dev/null -J "prom$i" --wrap true) | cut -d';' -f1)
     [[ "$id" =~ ^[0-9]+$ ]] || fail "jfp-usera's submission failed: '$id'"
 done
-scored_in_file() { awk '/^jfp_jobs_total\{.*decision="scored"/ { print $2 }' "$W/metrics/jfp.prom" 2>/dev/null; }
+scored_in_file() { awk '/^jfp_jobs_total\{.*decision="scored"/ { print $2 }' "$W/metrics.prom" 2>/dev/null; }
 wait_until 30 "the metrics file does not count the 5 jobs" '[ "$(scored_in_file)" -ge 5 ] 2>/dev/null'
-site_jfp monitor --conf "$CLUSTER_DIR/etc/jfp.conf" --metrics-file "$W/metrics/jfp-live.prom" >"$W/monitor.txt" 2>&1 ||
+site_jfp monitor --conf "$CLUSTER_DIR/etc/jfp.conf" --metrics-file "$W/live.prom" >"$W/monitor.txt" 2>&1 ||
     [ $? = 2 ] || fail "jfp monitor: $(cat "$W/monitor.txt")"
-[ -s "$W/metrics/jfp-live.prom" ] || fail "jfp monitor wrote no metrics file: $(cat "$W/monitor.txt")"
+[ -s "$W/live.prom" ] || fail "jfp monitor wrote no metrics file: $(cat "$W/monitor.txt")"
 
-# node_exporter's textfile directory holds links to the two files, as docs/admin-guide.md sets it up.
+# node_exporter's textfile directory holds links to the two files, as docs/admin-guide.md sets it up: the
+# site directory is searchable by others (its databases are 0600), the metrics files 0644.
 T="$W/textfile"
 mkdir -p "$T" "$W/prometheus"
-ln -s "$W/metrics/jfp.prom" "$T/jfp.prom"
-ln -s "$W/metrics/jfp-live.prom" "$T/jfp-live.prom"
+ln -s "$W/metrics.prom" "$T/jfp.prom"
+ln -s "$W/live.prom" "$T/jfp-live.prom"
 chown nobody "$W/prometheus"
 NE_PORT=$("$TESTCLUSTER" port "$CLUSTER_DIR")
 PROM_PORT=$("$TESTCLUSTER" port "$CLUSTER_DIR")
@@ -71,7 +71,7 @@ export PROM_PORT
 wait_until 60 "Prometheus has not scraped jfp_jobs_total: $(tail -n 3 "$W/prometheus.log")" \
     '[ "$(query "jfp_jobs_total{decision=\"scored\"}" 2>/dev/null | /usr/bin/python3 -c "import json,sys; print(len(json.load(sys.stdin)[\"data\"][\"result\"]))" 2>/dev/null)" = 1 ]'
 sleep 3  # a few rule evaluations on the scraped data
-/usr/bin/python3 - "$W/metrics/jfp.prom" "$W/metrics/jfp-live.prom" "$PROM_PORT" "$JFP_CLUSTER_NAME" <<'PY' || fail "Prometheus disagrees with the files (above)"
+/usr/bin/python3 - "$W/metrics.prom" "$W/live.prom" "$PROM_PORT" "$JFP_CLUSTER_NAME" <<'PY' || fail "Prometheus disagrees with the files (above)"
 import json, sys, urllib.parse, urllib.request
 from prometheus_client.parser import text_string_to_metric_families
 files, port, cluster = sys.argv[1:3], sys.argv[3], sys.argv[4]
