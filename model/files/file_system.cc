@@ -5,6 +5,7 @@
 
 #include <array>
 #include <atomic>
+#include <cerrno>
 #include <cstdio>
 #include <fstream>
 
@@ -56,11 +57,11 @@ constexpr std::array<KnownFs, 31> kKnown{{
     {0x9FA0, "proc", false},
 }};
 
-bool statfs_probe(const std::string &path, uint64_t &magic) {
+int statfs_probe(const std::string &path, uint64_t &magic) {
     struct statfs s {};
-    if (::statfs(path.c_str(), &s) != 0) return false;
+    if (::statfs(path.c_str(), &s) != 0) return errno;
     magic = static_cast<uint64_t>(static_cast<uint32_t>(s.f_type));
-    return true;
+    return 0;
 }
 
 std::atomic<FileSystemProbe> g_probe{statfs_probe};
@@ -88,7 +89,11 @@ FileSystemKind file_system_of(const std::string &path) {
     std::string p = path;
     for (int depth = 0; depth < 256; ++depth) {
         uint64_t magic = 0;
-        if (probe(p, magic)) return file_system_kind(magic);
+        int err = probe(p, magic);
+        if (err == 0) return file_system_kind(magic);
+        // Only a path that is not there yet is judged by its directory: a refusal (EACCES on a FUSE mount
+        // of another user) says nothing about the parent's file system.
+        if (err != ENOENT && err != ENOTDIR) break;
         std::string up = dir_of(p);
         if (up == p) break;
         p = up;

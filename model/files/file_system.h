@@ -22,8 +22,9 @@ FileSystemKind file_system_of(const std::string &path);
 // The kind of a statfs magic number (exposed for tests and for jfp check's wording).
 FileSystemKind file_system_kind(uint64_t magic);
 
-// Tests replace statfs: the probe returns false when it cannot answer. nullptr restores statfs.
-using FileSystemProbe = bool (*)(const std::string &path, uint64_t &magic);
+// Tests replace statfs: the probe returns 0 and sets magic, or an errno. The walk goes up to the parent
+// only when the path does not exist (ENOENT, ENOTDIR). nullptr restores statfs.
+using FileSystemProbe = int (*)(const std::string &path, uint64_t &magic);
 void set_file_system_probe(FileSystemProbe probe);
 
 // "WAL" on a local file system, "DELETE" (the rollback journal) on a network or cluster one.

@@ -245,15 +245,17 @@ void set_journal_mode(Db &db) {
                                   "or sqlite3 " + db.path() + " 'PRAGMA journal_mode=DELETE'",
                               SQLITE_BUSY);
         db.exec("PRAGMA synchronous=FULL");
-        static std::mutex mu;
-        static std::set<std::string> said;
-        std::lock_guard<std::mutex> lk(mu);
-        if (said.size() < 64 && said.insert(db.path()).second)
+        // Never freed: a writer thread may open a database while slurmctld's exit runs static destructors.
+        static auto *mu = new std::mutex;
+        static auto *said = new std::set<std::string>;
+        std::lock_guard<std::mutex> lk(*mu);
+        if (said->size() < 64 && said->insert(db.path()).second)
             log_info(db.path() + " is on " + fs.name + ", shared between hosts: jfp keeps it in SQLite's rollback "
                      "journal (journal_mode=DELETE), which relies on the file system's POSIX locks, not WAL");
         return;
     }
-    db.exec("PRAGMA synchronous=NORMAL");
+    // NORMAL is safe with WAL only: a file that stayed in the rollback journal (held open) gets FULL.
+    db.exec(got == "WAL" ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
 }
 
 void refuse_wal_on_network_fs(const std::string &path, const char *kind) {

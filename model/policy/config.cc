@@ -11,6 +11,15 @@
 
 namespace jfp {
 
+const char *finding_action_name(FindingAction a) {
+    switch (a) {
+        case FindingAction::Off: return "off";
+        case FindingAction::Warn: return "warn";
+        case FindingAction::Reject: return "reject";
+    }
+    return "?";
+}
+
 const char *mode_name(Mode m) {
     switch (m) {
         case Mode::Off: return "off";
@@ -167,6 +176,11 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             auto b = parse_bool(value);
             if (!b) bad("expected yes or no");
             else c.allow_override = *b;
+        } else if (key == "ignored_directives") {
+            if (value == "off") c.ignored_directives = FindingAction::Off;
+            else if (value == "warn") c.ignored_directives = FindingAction::Warn;
+            else if (value == "reject") c.ignored_directives = FindingAction::Reject;
+            else bad("expected off, warn or reject");
         } else if (key == "reject_below_target") {
             auto b = parse_bool(value);
             if (!b) bad("expected yes or no");
@@ -276,6 +290,7 @@ std::map<std::string, std::string> config_settings(const Config &c) {
         {"allow_override", yes(c.allow_override)},
         {"reject_privileged", yes(c.reject_privileged)},
         {"reject_below_target", yes(c.reject_below_target)},
+        {"ignored_directives", finding_action_name(c.ignored_directives)},
         {"override_token", c.override_token},
         {"annotate_field", std::string(c.annotate_comment ? "comment" : "") +
                                (c.annotate_comment && c.annotate_admin_comment ? "," : "") +

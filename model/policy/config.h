@@ -13,6 +13,11 @@ namespace jfp {
 enum class Mode { Off, Shadow, Warn, Annotate, Reject };
 
 const char *mode_name(Mode m);
+
+// What to do with a finding in the script itself (an #SBATCH line sbatch ignored): certain, so it has its
+// own action, apart from the model's threshold.
+enum class FindingAction : uint8_t { Off, Warn, Reject };
+const char *finding_action_name(FindingAction a);
 std::optional<Mode> parse_mode(std::string_view s);
 
 struct Config {
@@ -40,6 +45,8 @@ struct Config {
     bool reject_privileged = false;
     bool reject_below_target = false;  // reject with a model that missed its target precision
     std::string override_token = "jfp:override";
+    // #SBATCH lines sbatch ignored (after the first command, or indented): said to the user by default.
+    FindingAction ignored_directives = FindingAction::Warn;
 
     bool annotate_comment = true;
     bool annotate_admin_comment = false;

@@ -14,7 +14,9 @@
 #include "jfp_config.h"
 #include "model/jobs/job_record.h"
 #include "model/policy/advice.h"
+#include "model/archive/ignored_directives.h"
 #include "model/policy/explain.h"
+#include "model/policy/script_findings.h"
 #include "model/policy/user_message.h"
 #include "model/runtime/request_caps.h"
 #include "model/scoring/features.h"
@@ -327,6 +329,8 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &given) {
     judge(*st, req, user, privileged(req.uid), neutral_comment, scan, nullptr, c);
     fill_outcome(*st, c, neutral_comment, req.uid, out, false, true, std::move(deferred));
     history_lock = {};
+    if (req.has_script && st->config.ignored_directives != FindingAction::Off)
+        judge_directives(*st, req, c.r, neutral_comment, out);
     if (st->script_archive && c.r.script_known && !out.token.empty()) archive_script(*st, req, c.r, out.token);
     return out;
 }
@@ -470,6 +474,7 @@ void Engine::write_metrics(bool now) {
     m.unscored = counters_.unscored.load();
     m.updates = counters_.modified.load();
     m.updates_not_owner = counters_.modify_not_owner.load();
+    m.ignored_directives = counters_.ignored_directives.load();
     m.faults = counters_.faults.load();
     m.model_loads = counters_.model_loads.load();
     m.history_loads = counters_.history_loads.load();
@@ -574,6 +579,25 @@ std::string Engine::describe() const {
     s += std::string(" mode=") + mode_name(st->config_present ? st->config.mode : Mode::Off);
     s += std::string(" jfp=") + PACKAGE_VERSION;
     return s;
+}
+
+// #SBATCH lines sbatch ignored: found in the script with certainty, acted on by ignored_directives in
+// jfp.conf whatever the model says. A script without such a line costs a scan that stops at its first
+// command and finds no "#SBATCH" after it.
+void Engine::judge_directives(const State &st, const SubmitRequest &req, const JobRequest &r, std::string_view comment,
+                              SubmitOutcome &out) {
+    DirectiveScan scan = find_ignored_directives(req.script);
+    if (scan.ignored.empty()) return;
+    counters_.ignored_directives.fetch_add(1, std::memory_order_relaxed);
+    ScriptFindingsVerdict v = judge_script_findings(st.config, r, scan, comment, privileged(req.uid));
+    if (!v.message.empty()) out.user_message += (out.user_message.empty() ? "" : "\n") + v.message;
+    std::string lines;
+    for (const auto &d : scan.ignored) lines += (lines.empty() ? "" : ",") + std::to_string(d.line);
+    if (v.reject && !out.reject) counters_.rejected.fetch_add(1, std::memory_order_relaxed);
+    out.reject = out.reject || v.reject;
+    LogLevel level = v.reject ? LogLevel::Info : LogLevel::Debug;
+    log_msg(level, "uid " + std::to_string(req.uid) + " name=" + quote_log_field(r.name) + ": sbatch ignored #SBATCH line(s) " +
+                       lines + (v.reject ? ": rejected (ignored_directives = reject)" : v.message.empty() ? ": not said (mode)" : ": warned"));
 }
 
 bool Engine::flush_for_exit(std::chrono::milliseconds limit) {

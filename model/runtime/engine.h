@@ -59,7 +59,7 @@ struct SubmitOutcome {
 struct EngineCounters {
     std::atomic<uint64_t> evaluated{0}, scored{0}, annotated{0}, warned{0}, rejected{0}, overrides{0},
         exempt{0}, unscored{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0}, modify_not_owner{0},
-        history_loads{0}, history_updates{0}, model_loads{0}, faults{0};
+        history_loads{0}, history_updates{0}, model_loads{0}, faults{0}, ignored_directives{0};
 };
 
 class Engine {
@@ -149,6 +149,8 @@ private:
     // is the usual case). script: the update's script features from the job's AdminComment.
     void judge(const State &st, const SubmitRequest &req, const std::string &user, bool privileged,
                std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, Candidate &best);
+    void judge_directives(const State &st, const SubmitRequest &req, const JobRequest &r, std::string_view comment,
+                          SubmitOutcome &out);
     void fill_outcome(const State &st, Candidate &c, std::string_view comment, uint32_t uid, SubmitOutcome &out,
                       bool is_update, bool log_features, DeferredScript script = DeferredScript());
     void publish(const std::shared_ptr<State> &working);

@@ -63,6 +63,8 @@ std::string prometheus_text(const MetricsSnapshot &m) {
     for (const auto &[d, n] : decisions) line(o, "jfp_jobs_total{%s,decision=\"%s\"} %" PRIu64, c.c_str(), d, n);
     family(o, "jfp_faults_total", "counter", "Internal faults on which the plugin let the job through (slurmctld's log says why).");
     line(o, "jfp_faults_total{%s} %" PRIu64, c.c_str(), m.faults);
+    family(o, "jfp_script_findings_total", "counter", "Submissions whose script showed a certain fault, by kind.");
+    line(o, "jfp_script_findings_total{%s,finding=\"ignored_directives\"} %" PRIu64, c.c_str(), m.ignored_directives);
     family(o, "jfp_dropped_total", "counter", "Records not kept because a queue was full or a write failed.");
     line(o, "jfp_dropped_total{%s,what=\"feature_log\"} %" PRIu64, c.c_str(), m.feature_log_dropped);
     line(o, "jfp_dropped_total{%s,what=\"script_archive\"} %" PRIu64, c.c_str(), m.archive_dropped + m.archive_failed);

@@ -2,6 +2,7 @@
 // WAL database on a shared one is refused with the file, the file system and the fix.
 #include <sys/stat.h>
 
+#include <chrono>
 #include <random>
 #include <string>
 
@@ -20,9 +21,9 @@ using jfp::test::TempDir;
 namespace {
 
 // Every path containing "/nfs" answers as NFS; the rest as ext4.
-bool fake_probe(const std::string &path, uint64_t &magic) {
+int fake_probe(const std::string &path, uint64_t &magic) {
     magic = path.find("/nfs") != std::string::npos ? 0x6969 : 0xEF53;
-    return true;
+    return 0;
 }
 
 struct InjectedProbe {
@@ -177,4 +178,31 @@ TEST_CASE("file system: jfp check's storage findings, as each host and file syst
         auto same = check_storage({{"feature log", dir.file("local.db"), true}}, {"ctl1", "ctl2"}, dir.path());
         CHECK(level_of(same, "on StateSaveLocation's file system, which the controllers share") == 0);
     }
+}
+
+TEST_CASE("feature log: flush_for waits no longer than its limit for a writer held up, then completes") {
+    TempDir dir;
+    std::string log = dir.file("features.db");
+    FeatureLogWriter w(log, 64);
+    auto entry = [](uint64_t id) {
+        FeatureLogEntry e;
+        e.token = JoinToken::hex(id);
+        e.x.fill(0.25f);
+        return e;
+    };
+    REQUIRE(w.push(entry(1)));
+    REQUIRE(w.flush_for(std::chrono::seconds(10)));
+    // Another connection holds the write lock (as a prune could): the writer waits on SQLite's busy timeout.
+    Db other(log, SQLITE_OPEN_READWRITE);
+    other.exec("BEGIN EXCLUSIVE");
+    REQUIRE(w.push(entry(2)));
+    auto t0 = std::chrono::steady_clock::now();
+    CHECK_FALSE(w.flush_for(std::chrono::milliseconds(300)));
+    auto waited = std::chrono::steady_clock::now() - t0;
+    CHECK(waited >= std::chrono::milliseconds(300));
+    CHECK(waited < std::chrono::seconds(3));
+    other.exec("COMMIT");
+    CHECK(w.flush_for(std::chrono::seconds(10)));
+    CHECK(w.written() == 2);
+    CHECK(read_feature_log(log).size() == 2);
 }

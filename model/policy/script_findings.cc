@@ -1,0 +1,88 @@
+#include "model/policy/script_findings.h"
+
+#include <cmath>
+#include <cstdio>
+
+#include "model/policy/policy.h"
+#include "model/util/text.h"
+
+namespace jfp {
+
+namespace {
+
+// The option a directive sets, as sbatch would parse its first word: "--mem=64G" -> "--mem", "-t" -> "-t".
+std::string option_of(std::string_view text) {
+    text.remove_prefix(std::min<size_t>(7, text.size()));  // "#SBATCH"
+    while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+    size_t end = 0;
+    while (end < text.size() && text[end] != ' ' && text[end] != '\t' && text[end] != '=') ++end;
+    std::string opt(text.substr(0, end));
+    if (opt.size() > 2 && opt[0] == '-' && opt[1] != '-') opt = opt.substr(0, 2);  // "-t10" -> "-t"
+    return opt;
+}
+
+std::string number(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.0f", v);
+    return b;
+}
+
+// What the job asks for in place of the ignored option, when jfp knows it; empty otherwise.
+std::string instead(const std::string &opt, const JobRequest &r) {
+    if ((opt == "--mem" || opt == "--mem-per-cpu" || opt == "--mem-per-gpu") && known(r.req_mem_mb))
+        return "the job asks for " + number(r.req_mem_mb) + " MB of memory";
+    if ((opt == "-t" || opt == "--time") && known(r.timelimit_min))
+        return std::isinf(r.timelimit_min) ? std::string("the job has no time limit")
+                                           : "the job's time limit is " + number(r.timelimit_min) + " minutes";
+    if ((opt == "-p" || opt == "--partition") && !r.partition.empty())
+        return "the job goes to partition " + quote_for_message(r.partition, 40);
+    if ((opt == "-n" || opt == "--ntasks" || opt == "-c" || opt == "--cpus-per-task") && known(r.req_cpus))
+        return "the job asks for " + number(r.req_cpus) + " CPU" + (r.req_cpus == 1 ? "" : "s");
+    if ((opt == "-N" || opt == "--nodes") && known(r.req_nodes))
+        return "the job asks for " + number(r.req_nodes) + " node" + (r.req_nodes == 1 ? "" : "s");
+    if ((opt == "-G" || opt == "--gpus" || opt == "--gres") && known(r.req_gpus))
+        return "the job asks for " + number(r.req_gpus) + " GPU" + (r.req_gpus == 1 ? "" : "s");
+    if ((opt == "-J" || opt == "--job-name") && !r.name.empty()) return "the job's name is " + quote_for_message(r.name, 40);
+    return "";
+}
+
+}  // namespace
+
+std::string ignored_directive_sentence(const IgnoredDirective &d, uint32_t first_command_line, const JobRequest &r) {
+    std::string what = instead(option_of(d.text), r);
+    std::string s = "line " + std::to_string(d.line) + ": " + quote_for_message(d.text, 80);
+    if (d.why == IgnoredDirective::Why::AfterCommand) {
+        s += " comes after the script's first command (line " + std::to_string(first_command_line) +
+             "): sbatch ignored it";
+        s += what.empty() ? "." : "; " + what + ".";
+        s += " Move it above line " + std::to_string(first_command_line) + ".";
+    } else {
+        s += " is indented: sbatch reads #SBATCH only at the start of a line and ignored it";
+        s += what.empty() ? "." : "; " + what + ".";
+        s += " Remove the blanks before #SBATCH.";
+    }
+    return s;
+}
+
+ScriptFindingsVerdict judge_script_findings(const Config &c, const JobRequest &r, const DirectiveScan &scan,
+                                            std::string_view comment, bool privileged) {
+    ScriptFindingsVerdict v;
+    if (scan.ignored.empty() || c.ignored_directives == FindingAction::Off) return v;
+    v.found = true;
+    if (c.mode == Mode::Off || c.mode == Mode::Shadow) return v;  // shadow: logged, never said
+    const bool overridden = c.allow_override && has_override(comment, c.override_token);
+    v.reject = c.ignored_directives == FindingAction::Reject && !overridden && !is_exempt(c, r) &&
+               (!privileged || c.reject_privileged);
+    const size_t n = scan.ignored.size();
+    std::string m = v.reject ? "jfp: job refused: sbatch ignored " : "jfp: warning: sbatch ignored ";
+    m += (n == 1 ? std::string("an #SBATCH line") : std::to_string(n) + (scan.complete ? "" : " or more") + " #SBATCH lines") +
+         " of this script, so the job does not run as written:";
+    for (const auto &d : scan.ignored) m += "\n  " + ignored_directive_sentence(d, scan.first_command_line, r);
+    if (v.reject)
+        m += "\n  Fix the script and submit it again" +
+             (c.allow_override ? ", or add --comment=" + c.override_token + " to submit it as it is." : std::string("."));
+    v.message = std::move(m);
+    return v;
+}
+
+}  // namespace jfp

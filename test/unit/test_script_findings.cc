@@ -1,0 +1,90 @@
+// #SBATCH lines sbatch ignored, as the user reads them and as jfp.conf's ignored_directives acts on them.
+#include <string>
+
+#include "catch.h"
+#include "model/policy/script_findings.h"
+
+using namespace jfp;
+
+namespace {
+const char *kScript = "#!/bin/bash\n#SBATCH -n 1\nmodule load gcc\n#SBATCH --mem=64G\n  #SBATCH -t 10\nsrun ./a\n";
+
+JobRequest job() {
+    JobRequest r;
+    r.user = "alice";
+    r.name = "sim";
+    r.partition = "debug";
+    r.req_mem_mb = 4096;
+    r.timelimit_min = 60;
+    r.req_cpus = 1;
+    return r;
+}
+
+Config conf(Mode m, FindingAction a) {
+    Config c;
+    c.mode = m;
+    c.ignored_directives = a;
+    return c;
+}
+}  // namespace
+
+TEST_CASE("script findings: a true sentence per ignored line: where, what the job asks instead, the fix") {
+    DirectiveScan scan = find_ignored_directives(kScript);
+    REQUIRE(scan.ignored.size() == 2);
+    CHECK(ignored_directive_sentence(scan.ignored[0], scan.first_command_line, job()) ==
+          "line 4: '#SBATCH --mem=64G' comes after the script's first command (line 3): sbatch ignored it; the "
+          "job asks for 4096 MB of memory. Move it above line 3.");
+    CHECK(ignored_directive_sentence(scan.ignored[1], scan.first_command_line, job()) ==
+          "line 5: '#SBATCH -t 10' comes after the script's first command (line 3): sbatch ignored it; the job's time "
+          "limit is 60 minutes. Move it above line 3.");
+    auto indented = find_ignored_directives("#!/bin/sh\n   #SBATCH --partition=gpu\necho\n");
+    REQUIRE(indented.ignored.size() == 1);
+    CHECK(ignored_directive_sentence(indented.ignored[0], indented.first_command_line, job()) ==
+          "line 2: '#SBATCH --partition=gpu' is indented: sbatch reads #SBATCH only at the start of a line and "
+          "ignored it; the job goes to partition 'debug'. Remove the blanks before #SBATCH.");
+    // An option jfp does not follow: the sentence says only what is certain.
+    auto other = find_ignored_directives("#!/bin/sh\necho\n#SBATCH --mail-type=END\n");
+    CHECK(ignored_directive_sentence(other.ignored[0], other.first_command_line, job()) ==
+          "line 3: '#SBATCH --mail-type=END' comes after the script's first command (line 2): sbatch ignored it. "
+          "Move it above line 2.");
+    // User text reaches the user's terminal escaped.
+    auto hostile = find_ignored_directives("#!/bin/sh\necho\n#SBATCH --x=\x1b]0;owned\x07\n");
+    std::string s = ignored_directive_sentence(hostile.ignored[0], hostile.first_command_line, job());
+    CHECK(s.find('\x1b') == std::string::npos);
+    CHECK(s.find("\\x1b") != std::string::npos);
+}
+
+TEST_CASE("script findings: ignored_directives = off | warn | reject, under mode, override and exemptions") {
+    DirectiveScan scan = find_ignored_directives(kScript);
+    JobRequest r = job();
+    auto warn = judge_script_findings(conf(Mode::Warn, FindingAction::Warn), r, scan, "", false);
+    CHECK(warn.found);
+    CHECK_FALSE(warn.reject);
+    CHECK(warn.message.rfind("jfp: warning: sbatch ignored 2 #SBATCH lines of this script", 0) == 0);
+    CHECK(warn.message.find("\n  line 4: ") != std::string::npos);
+    // Certain, so it acts in any user-facing mode, whatever the model's threshold.
+    CHECK(judge_script_findings(conf(Mode::Annotate, FindingAction::Warn), r, scan, "", false).message == warn.message);
+    auto rej = judge_script_findings(conf(Mode::Warn, FindingAction::Reject), r, scan, "", false);
+    CHECK(rej.reject);
+    CHECK(rej.message.rfind("jfp: job refused: sbatch ignored 2 #SBATCH lines", 0) == 0);
+    CHECK(rej.message.find("Fix the script and submit it again.") != std::string::npos);
+    // Shadow: found, never said; off: not looked at.
+    auto shadow = judge_script_findings(conf(Mode::Shadow, FindingAction::Reject), r, scan, "", false);
+    CHECK(shadow.found);
+    CHECK(shadow.message.empty());
+    CHECK_FALSE(shadow.reject);
+    CHECK_FALSE(judge_script_findings(conf(Mode::Reject, FindingAction::Off), r, scan, "", false).found);
+    // The override, exemptions and privileged users are warned, not refused.
+    Config c = conf(Mode::Reject, FindingAction::Reject);
+    c.allow_override = true;
+    auto over = judge_script_findings(c, r, scan, "x jfp:override", false);
+    CHECK_FALSE(over.reject);
+    CHECK(judge_script_findings(c, r, scan, "", false).message.find("or add --comment=jfp:override") != std::string::npos);
+    CHECK_FALSE(judge_script_findings(c, r, scan, "", true).reject);
+    c.reject_privileged = true;
+    CHECK(judge_script_findings(c, r, scan, "", true).reject);
+    c.exempt_users = {"alice"};
+    CHECK_FALSE(judge_script_findings(c, r, scan, "", false).reject);
+    // Nothing found: nothing said.
+    CHECK_FALSE(judge_script_findings(c, r, find_ignored_directives("#!/bin/sh\n#SBATCH -n 1\necho\n"), "", false).found);
+}
