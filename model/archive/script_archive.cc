@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "model/archive/blob_codec.h"
+#include "model/util/log.h"
 
 namespace jfp {
 
@@ -78,7 +79,8 @@ ScriptArchive::ScriptArchive(const std::string &path, Access access)
     } catch (const SqliteError &e) {
         throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp script archive?)", e.code());
     }
-    apply_schema(db_, version, kSchemaVersion, writable_, kSchema, "archive");
+    if (std::string note = apply_schema(db_, version, kSchemaVersion, writable_, kSchema, "archive"); !note.empty())
+        log_info(note);
     if (!writable_ && version == 0) {
         throw SqliteError(path + " is not a jfp script archive (empty, or another kind of database); the plugin "
                                  "creates it when script_archive is set in jfp.conf",

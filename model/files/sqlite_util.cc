@@ -15,7 +15,6 @@
 
 #include "model/files/file_check.h"
 #include "model/files/file_system.h"
-#include "model/util/log.h"
 
 namespace jfp {
 
@@ -226,7 +225,7 @@ const void *Stmt::blob_at(int c, int &n) const {
     return p;
 }
 
-void set_journal_mode(Db &db) {
+std::string set_journal_mode(Db &db) {
     FileSystemKind fs = file_system_of(db.path());
     std::string want = journal_mode_for(fs), got;
     try {
@@ -250,12 +249,13 @@ void set_journal_mode(Db &db) {
         static auto *said = new std::set<std::string>;
         std::lock_guard<std::mutex> lk(*mu);
         if (said->size() < 64 && said->insert(db.path()).second)
-            log_info(db.path() + " is on " + fs.name + ", shared between hosts: jfp keeps it in SQLite's rollback "
-                     "journal (journal_mode=DELETE), which relies on the file system's POSIX locks, not WAL");
-        return;
+            return db.path() + " is on " + fs.name + ", shared between hosts: jfp keeps it in SQLite's rollback "
+                   "journal (journal_mode=DELETE), which relies on the file system's POSIX locks, not WAL";
+        return "";
     }
     // NORMAL is safe with WAL only: a file that stayed in the rollback journal (held open) gets FULL.
     db.exec(got == "WAL" ? "PRAGMA synchronous=NORMAL" : "PRAGMA synchronous=FULL");
+    return "";
 }
 
 void refuse_wal_on_network_fs(const std::string &path, const char *kind) {
@@ -269,19 +269,20 @@ void refuse_wal_on_network_fs(const std::string &path, const char *kind) {
                       SQLITE_CANTOPEN);
 }
 
-void apply_schema(Db &db, int found, int current, bool writable, const char *schema, const char *kind) {
+std::string apply_schema(Db &db, int found, int current, bool writable, const char *schema, const char *kind) {
     if (found > current)
         throw SqliteError(db.path() + " was written by a newer jfp (" + kind + " schema " + std::to_string(found) +
                               ", this jfp reads up to " + std::to_string(current) + "); upgrade jfp",
                           SQLITE_ERROR);
-    if (!writable) return;
-    set_journal_mode(db);
+    if (!writable) return "";
+    std::string note = set_journal_mode(db);
     if (found == 0) {
         db.exec("BEGIN IMMEDIATE");
         db.exec(schema);
         db.exec(("PRAGMA user_version=" + std::to_string(current)).c_str());
         db.exec("COMMIT");
     }
+    return note;
 }
 
 }  // namespace jfp

@@ -96,9 +96,10 @@ private:
 
 // Puts a database jfp writes in the journal mode its file system can keep (model/files/file_system.h):
 // WAL with synchronous=NORMAL on a local one; the rollback journal with synchronous=FULL on a network or
-// cluster one, said once per file in the log. Throws SqliteError naming the file, its file system and the
-// fix when a WAL database there cannot leave WAL (another connection holds it open).
-void set_journal_mode(Db &db);
+// cluster one. Returns what to say in the log about it, once per file per process (else empty): files/ sits
+// below the log. Throws SqliteError naming the file, its file system and the fix when a WAL database there
+// cannot leave WAL (another connection holds it open).
+[[nodiscard]] std::string set_journal_mode(Db &db);
 
 // For a reader: a database in WAL mode on a network file system is refused (SqliteError naming the file, its
 // file system and the fix), since this host cannot see the WAL index another host's writer keeps.
@@ -106,6 +107,7 @@ void refuse_wal_on_network_fs(const std::string &path, const char *kind);
 
 // A jfp database's schema, versioned by PRAGMA user_version: refuses a file a newer jfp wrote (naming
 // `kind`); a writable one gets set_journal_mode and, when new (version 0), gets `schema` and `current`.
-void apply_schema(Db &db, int found, int current, bool writable, const char *schema, const char *kind);
+// Returns set_journal_mode's note for the log.
+[[nodiscard]] std::string apply_schema(Db &db, int found, int current, bool writable, const char *schema, const char *kind);
 
 }  // namespace jfp

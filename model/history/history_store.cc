@@ -9,6 +9,7 @@
 
 #include "model/history/history_schema.h"
 #include "model/jobs/slurm_text.h"
+#include "model/util/log.h"
 
 namespace jfp {
 
@@ -57,7 +58,8 @@ HistoryStore::HistoryStore(const std::string &path, Access access)
                               e.code());
         throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp history store?)", e.code());
     }
-    apply_schema(db_, version, kSchemaVersion, writable_, kHistorySchema, "store");
+    if (std::string note = apply_schema(db_, version, kSchemaVersion, writable_, kHistorySchema, "store"); !note.empty())
+        log_info(note);
     if (writable_ && version == 1) migrate_from_1();
     tracks_changes_ = writable_ || version >= 2;
     if (writable_) {

@@ -139,7 +139,7 @@ void FeatureLogWriter::run() {
         if (db) return true;
         try {
             db = std::make_unique<Db>(private_db_file(path_, "feature log", "check feature_log in jfp.conf and that its directory is writable by SlurmUser"), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
-            set_journal_mode(*db);
+            if (std::string note = set_journal_mode(*db); !note.empty()) log_info("feature log: " + note);
             db->exec(kFeatureLogSchema);
             insert = std::make_unique<Stmt>(
                 *db, "INSERT OR REPLACE INTO scored (token, scored_at, model_id, schema_version, uid, user, name, "
@@ -222,6 +222,7 @@ void FeatureLogWriter::run() {
 
 std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::string &path) {
     std::unordered_map<std::string, LoggedFeatures> out;
+    refuse_wal_on_network_fs(path, "feature log");
     Db db(path, SQLITE_OPEN_READONLY);
     Stmt s(db, "SELECT token, schema_version, model_id, p_fail, features, scored_at, threshold FROM scored");
     while (s.step()) {
@@ -266,6 +267,7 @@ void delete_in_batches(Db &db, const std::string &where, const std::function<voi
 
 void prune_feature_log(const std::string &path, int64_t before, bool apply, bool vacuum, FeatureLogPrune &r) {
     r = FeatureLogPrune();
+    refuse_wal_on_network_fs(path, "feature log");
     Db db(path, apply ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
     auto count = [&](const char *where) {
         Stmt s(db, (std::string("SELECT count(*) FROM scored WHERE ") + where).c_str());
@@ -286,6 +288,7 @@ void prune_feature_log(const std::string &path, int64_t before, bool apply, bool
 void prune_feature_log_orphans(const std::string &path, const std::string &store_path, int64_t from, int64_t to,
                                bool apply, FeatureLogPrune &r) {
     r = FeatureLogPrune();
+    refuse_wal_on_network_fs(path, "feature log");
     Db db(path, apply ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
     {
         Stmt attach(db, "ATTACH DATABASE ?1 AS store");

@@ -14,7 +14,7 @@ script_archive = $W/scripts.db"
 CTLD_B_LOG="$CLUSTER_DIR/log/slurmctld-b.log"
 wait_until 60 "the backup's jfp did not load the history" 'grep -q "loaded history of" "$CTLD_B_LOG"'
 host=$(hostname -s)
-active() { scontrol ping 2>/dev/null | grep -q "$1 is UP"; }
+active() { local p; p=$(scontrol ping 2>/dev/null || true); [[ "$p" == *"$1 is UP"* ]]; }
 # The backup stands by (UP in scontrol ping) until it takes control; its log says when it took it (22.05:
 # "BackupController... taking over", later "taking over" too) and when it went back to standby.
 standbys() { grep -c "running in background mode" "$CTLD_B_LOG" || true; }

@@ -176,7 +176,7 @@ TEST_CASE("file system: jfp check's storage findings, as each host and file syst
         CHECK(level_of(two, "slurm.conf names 2 controllers: ctl1 (primary), ctl2 (backup)") >= 0);
         CHECK(level_of(two, "not on StateSaveLocation's file system (/dev/shm)") == 1);
         auto same = check_storage({{"feature log", dir.file("local.db"), true}}, {"ctl1", "ctl2"}, dir.path());
-        CHECK(level_of(same, "on StateSaveLocation's file system, which the controllers share") == 0);
+        CHECK(level_of(same, "on the same file system as StateSaveLocation") == 0);
     }
 }
 

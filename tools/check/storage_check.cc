@@ -52,7 +52,7 @@ std::vector<Finding> check_storage(const std::vector<StoredFile> &files, const s
     if (backup) {
         std::string me = host_name();
         bool listed = false;
-        for (const auto &c : controllers) listed = listed || c == me;
+        for (const auto &c : controllers) listed = listed || c.substr(0, c.find('.')) == me;  // names may be FQDNs
         Finding f;
         f.what = "slurm.conf names " + std::to_string(controllers.size()) + " controllers: " + join(controllers) +
                  "; this host is " + (me.empty() ? "unnamed" : me);
@@ -99,7 +99,7 @@ std::vector<Finding> check_storage(const std::vector<StoredFile> &files, const s
         }
         out.push_back({Level::Ok,
                        where + ", local to this host" +
-                           (have_state ? ", on StateSaveLocation's file system, which the controllers share" : "") +
+                           (have_state ? ", on the same file system as StateSaveLocation" : "") +
                            (sf.sqlite ? std::string(": SQLite's WAL mode") : std::string()),
                        ""});
     }
