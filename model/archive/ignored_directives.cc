@@ -149,6 +149,9 @@ DirectiveScan find_ignored_directives(std::string_view script, size_t max_found,
                     out.ignored.push_back({lineno, IgnoredDirective::Why::Indented, trimmed_text(rest)});
             } else {
                 out.first_command_line = lineno;
+                // The usual script: no "#SBATCH" after its first command, so nothing to find (a finding is
+                // a line that starts with it); one search instead of reading every line for here-documents.
+                if (script.find("#SBATCH", pos) == std::string_view::npos) break;
                 heredocs_opened(line, pending);
                 continued = line.back() == '\\';
             }
