@@ -155,7 +155,8 @@ if command -v bindfs >/dev/null && mkdir -p "$W/fuse" && bindfs "$W/site" "$W/fu
     planted "a WAL store on a shared (FUSE) file system" "the store $W/fuse/history.db is on fuse, shared between hosts, in SQLite's WAL mode"
     tail -n 5 "$W/h.txt" | sed '1i JobIDRaw|JobID|User|UID|Account|Partition|JobName|Submit|Start|End|State' >"$W/h5.txt"
     chmod 644 "$W/h5.txt"
-    runuser -u nobody -- "$JFP" ingest -q --db "$W/fuse/history.db" "$W/h5.txt" 2>"$W/ingest.err" || fail "ingest onto FUSE: $(cat "$W/ingest.err")"
+    install -D -m 755 "$JFP" "$W/bin-nobody/jfp"  # the build tree may be in a directory only root enters
+    runuser -u nobody -- "$W/bin-nobody/jfp" ingest -q --db "$W/fuse/history.db" "$W/h5.txt" 2>"$W/ingest.err" || fail "ingest onto FUSE: $(cat "$W/ingest.err")"
     grep -qF "is on fuse, shared between hosts: jfp keeps it in SQLite's rollback journal" "$W/ingest.err" ||
         fail "the ingest did not say it switched the journal: $(cat "$W/ingest.err")"
     [ "$(head -c 20 "$W/site/history.db" | od -An -tu1 -j18 | tr -s ' ')" = " 1 1" ] || fail "the store is still in WAL mode after the ingest"
