@@ -7,7 +7,7 @@
 #include <atomic>
 #include <cerrno>
 #include <cstdio>
-#include <fstream>
+#include <sqlite3.h>
 
 #include "model/files/file_check.h"
 
@@ -106,11 +106,24 @@ void set_file_system_probe(FileSystemProbe probe) { g_probe.store(probe ? probe 
 const char *journal_mode_for(const FileSystemKind &fs) { return fs.network ? "DELETE" : "WAL"; }
 
 std::string journal_mode_in_header(const std::string &path) {
-    std::ifstream in(path, std::ios::binary);
-    char h[20] = {0};
-    if (!in.read(h, sizeof h)) return "";
-    if (std::string(h, 16) != std::string("SQLite format 3\0", 16)) return "";
-    return h[18] == 2 && h[19] == 2 ? "WAL" : "rollback";
+    // Read through SQLite's own file handle, never open()+close(): closing any descriptor of a file drops
+    // every POSIX lock this process holds on it, SQLite's connections' included (a reader's lock lost, a
+    // writer elsewhere takes itself for the last one and deletes the WAL under it). SQLite's VFS keeps
+    // such a descriptor open until its other connections release their locks.
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
+    sqlite3 *db = nullptr;
+    std::string mode;
+    if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
+        sqlite3_file *f = nullptr;
+        unsigned char h[20] = {0};
+        if (sqlite3_file_control(db, "main", SQLITE_FCNTL_FILE_POINTER, &f) == SQLITE_OK && f && f->pMethods &&
+            f->pMethods->xRead(f, h, sizeof h, 0) == SQLITE_OK &&
+            std::string(reinterpret_cast<char *>(h), 16) == std::string("SQLite format 3\0", 16))
+            mode = h[18] == 2 && h[19] == 2 ? "WAL" : "rollback";
+    }
+    sqlite3_close(db);
+    return mode;
 }
 
 }  // namespace jfp

@@ -31,7 +31,8 @@ void set_file_system_probe(FileSystemProbe probe);
 const char *journal_mode_for(const FileSystemKind &fs);
 
 // The journal mode recorded in a database file's header (bytes 18-19: 2 is WAL): "WAL", "rollback", or ""
-// when the file is missing or not an SQLite database.
+// when the file is missing or not an SQLite database. Read through SQLite, so that a process holding
+// connections to the file keeps its locks.
 std::string journal_mode_in_header(const std::string &path);
 
 }  // namespace jfp

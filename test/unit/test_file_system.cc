@@ -1,8 +1,10 @@
 // Network file systems: each database jfp writes takes the journal mode its file system can keep, and a
 // WAL database on a shared one is refused with the file, the file system and the fix.
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <chrono>
+#include <cstdlib>
 #include <random>
 #include <string>
 
@@ -205,4 +207,28 @@ TEST_CASE("feature log: flush_for waits no longer than its limit for a writer he
     CHECK(w.flush_for(std::chrono::seconds(10)));
     CHECK(w.written() == 2);
     CHECK(read_feature_log(log).size() == 2);
+}
+
+TEST_CASE("file system: reading a database's header keeps this process's SQLite locks on it") {
+    // Closing any descriptor of a file drops every POSIX lock the process holds on it. Seen: the plugin
+    // checked the store's header with open()+close() while its watch connection held the store, and the
+    // next jfp ingest, taking itself for the last connection, deleted the WAL under slurmctld, which then
+    // never saw another commit.
+    TempDir dir;
+    std::string store = make_wal_store(dir.file("history.db"));
+    Db reader(store, SQLITE_OPEN_READONLY);
+    {
+        Stmt s(reader, "SELECT count(*) FROM sqlite_master");
+        REQUIRE(s.step());
+    }
+    CHECK(journal_mode_in_header(store) == "WAL");
+    CHECK_NOTHROW(refuse_wal_on_network_fs(store, "history store"));
+    // Another process's writer (a fresh program, as jfp ingest is: SQLite's state must not be forked).
+    std::string cmd = "sqlite3 '" + store + "' 'CREATE TABLE t(x); INSERT INTO t VALUES (1)'";
+    REQUIRE(std::system(cmd.c_str()) == 0);
+    struct stat st {};
+    CHECK(::stat((store + "-wal").c_str(), &st) == 0);  // the reader still holds it: not deleted
+    Stmt v(reader, "SELECT count(*) FROM sqlite_master WHERE name = 't'");
+    REQUIRE(v.step());
+    CHECK(v.int_at(0) == 1);  // and sees the other process's commit
 }
