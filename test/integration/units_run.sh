@@ -83,6 +83,8 @@ wait_accounting_complete
 unit_cmd "$UNITS/${prefix}ingest.service"
 "${RUN[@]}" >"$T/ingest.out" 2>&1 &
 ingest_pid=$!
+# A failure before the service is stopped below must not leave it running.
+CLEANUP_HOOK="kill $ingest_pid 2>/dev/null || true; pkill -P $ingest_pid 2>/dev/null || true; $CLEANUP_HOOK"
 in_store() { [ "$(sqlq "$W/history.db" "SELECT count(*) FROM jobs WHERE job_key IN ('$ok', '$bad') AND end_time IS NOT NULL")" = 2 ]; }
 wait_until 60 "jfp-ingest.service did not bring jobs $ok and $bad into the store: $(cat "$T/ingest.out")" in_store
 expect_eq "$(sqlq "$W/history.db" "SELECT state FROM jobs WHERE job_key = '$bad'")" FAILED "job $bad's state in the store"
