@@ -1,6 +1,7 @@
 // jfp.conf: the admin's policy, a key=value file beside slurm.conf. See docs/jfp.conf.5.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <set>

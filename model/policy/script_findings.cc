@@ -1,5 +1,6 @@
 #include "model/policy/script_findings.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 

@@ -1,5 +1,6 @@
 // #SBATCH lines sbatch ignores: after the first command, or indented. Checked against a transliteration of
 // sbatch's own loop (src/sbatch/opt.c, _opt_batch_script) on random scripts.
+#include <cctype>
 #include <random>
 #include <set>
 #include <string>
