@@ -64,15 +64,16 @@ void log_fault(const char *where, const char *what) {
 // slurmctld calls exit() without fini on a stop (SIGTERM) or on giving control to a backup: the rows and
 // scripts still queued are written first, for 2 s at most. (glibc runs an atexit handler of a library at
 // its dlclose too; fini has removed the engine by then.) Not in a child slurmctld forked: it has no writer
-// threads. The engine is created and removed under g_engine_mu, which is never freed: exit may run while
-// another thread is in init or fini.
-std::timed_mutex *const g_engine_mu = new std::timed_mutex;
+// threads. The engine is created and removed under g_engine_mu: exit may run while another thread is in
+// init or fini. A static object, destroyed after flush_at_exit runs (handlers run in reverse order of
+// registration, and this one is registered first, when the library loads); not leaked per dlopen.
+std::timed_mutex g_engine_mu;
 pid_t g_init_pid = 0;
 
 void flush_at_exit() {
     try {
-        if (::getpid() != g_init_pid || !g_engine_mu->try_lock_for(std::chrono::milliseconds(500))) return;
-        std::lock_guard<std::timed_mutex> lk(*g_engine_mu, std::adopt_lock);
+        if (::getpid() != g_init_pid || !g_engine_mu.try_lock_for(std::chrono::milliseconds(500))) return;
+        std::lock_guard<std::timed_mutex> lk(g_engine_mu, std::adopt_lock);
         if (jfp::Engine *e = g_engine.load())
             if (!e->flush_for_exit(std::chrono::milliseconds(2000)))
                 jfp::log_error("exit: the feature log or script archive was not written within 2 s; what was queued is lost");
@@ -119,7 +120,7 @@ extern "C" JFP_EXPORT int init(void) {
         if (slurm_conf.slurm_user_id != 0) opt.trusted_uids.push_back(slurm_conf.slurm_user_id);
         auto *engine = new jfp::Engine(opt);
         {
-            std::lock_guard<std::timed_mutex> lk(*g_engine_mu);
+            std::lock_guard<std::timed_mutex> lk(g_engine_mu);
             delete g_engine.exchange(engine);
             g_init_pid = ::getpid();
         }
@@ -140,7 +141,7 @@ extern "C" JFP_EXPORT int init(void) {
 extern "C" JFP_EXPORT int fini(void) {
     try {
         // Slurm calls fini with its plugin lock held for writing: no job_submit runs concurrently.
-        std::lock_guard<std::timed_mutex> lk(*g_engine_mu);
+        std::lock_guard<std::timed_mutex> lk(g_engine_mu);
         delete g_engine.exchange(nullptr);
     } catch (...) {
     }
