@@ -3,11 +3,13 @@
 #include <algorithm>
 #include <cstring>
 
+#include "model/util/text.h"
+
 namespace jfp {
 
 namespace {
 
-bool blank(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
+bool blank(char c) { return is_space(c); }  // a line holds no '\n'
 
 // A here-document's end: its delimiter, and whether leading tabs are stripped (<<-).
 struct Heredoc {
@@ -90,19 +92,13 @@ void heredocs_opened(std::string_view line, std::vector<Heredoc> &out) {
     }
 }
 
-bool starts_with(std::string_view s, std::string_view p) { return s.substr(0, p.size()) == p; }
-
 // "#SBATCH" followed by a blank or the end: a directive as users write them ("#SBATCHING" and "#SLURM_JOB_ID
 // is..." are comments people write, and are not reported).
 bool directive_shape(std::string_view s) {
     return starts_with(s, "#SBATCH") && (s.size() == 7 || blank(s[7]));
 }
 
-std::string trimmed_text(std::string_view s) {
-    while (!s.empty() && blank(s.front())) s.remove_prefix(1);
-    while (!s.empty() && blank(s.back())) s.remove_suffix(1);
-    return std::string(s.substr(0, IgnoredDirective::kMaxText));
-}
+std::string trimmed_text(std::string_view s) { return std::string(trim(s).substr(0, IgnoredDirective::kMaxText)); }
 
 }  // namespace
 

@@ -1,7 +1,7 @@
 // #SBATCH lines sbatch never reads. sbatch takes options from the lines that start with "#SBATCH" (or
 // "#SLURM") at the first column, and stops at the first line whose first non-blank character is not '#'
-// (src/sbatch/opt.c, _opt_batch_script): a directive after a command, or an indented one, is silently
-// ignored, and the job runs with a default in its place. Found with certainty, so reported as such.
+// (src/sbatch/opt.c, _opt_batch_script, the same in 22.05 and 25.11): a directive after a command, or an
+// indented one, is silently ignored, and the job runs with a default in its place. Found with certainty.
 // A line inside a here-document (the script writing another script) is not a directive and is not reported.
 #pragma once
 

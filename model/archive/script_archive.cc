@@ -46,7 +46,6 @@ const char *kColumns = "token, cluster, submitted, uid, user, name, work_dir, sc
 const std::string &create_private(const std::string &path, ScriptArchive::Access access) {
     if (access == ScriptArchive::Access::ReadWrite)
         return private_db_file(path, "script archive", "check script_archive in jfp.conf and that its directory is writable by SlurmUser");
-    refuse_wal_on_network_fs(path, "script archive");
     return path;
 }
 

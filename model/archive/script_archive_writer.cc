@@ -50,21 +50,12 @@ void ScriptArchiveWriter::push(ScriptArchiveEntry &&e, int64_t bytes) {
     pushed_.fetch_add(1, std::memory_order_relaxed);
 }
 
-void ScriptArchiveWriter::flush() {
-    uint64_t target = pushed_.load();
-    cv_.notify_all();
-    while (archived_.load() + failed_.load() < target) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-}
+void ScriptArchiveWriter::flush() { flush_for(std::chrono::milliseconds::max()); }
 
 bool ScriptArchiveWriter::flush_for(std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
     uint64_t target = pushed_.load();
     cv_.notify_all();
-    while (archived_.load() + failed_.load() < target) {
-        if (std::chrono::steady_clock::now() >= deadline) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return true;
+    return wait_for_count(target, [&] { return archived_.load() + failed_.load(); }, limit);
 }
 
 ScriptArchiveCounters ScriptArchiveWriter::counters() const {

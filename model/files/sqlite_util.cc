@@ -110,6 +110,7 @@ static std::string with_readonly_hint(bool writer, const std::string &path, int 
 }
 
 Db::Db(const std::string &path, int flags) : path_(path), writer_((flags & SQLITE_OPEN_READWRITE) != 0) {
+    if (!writer_) refuse_wal_on_network_fs(path);
     int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {
         std::string msg = db_ ? sqlite3_errmsg(db_) : sqlite3_errstr(rc);
@@ -258,11 +259,10 @@ std::string set_journal_mode(Db &db) {
     return "";
 }
 
-void refuse_wal_on_network_fs(const std::string &path, const char *kind) {
-    if (journal_mode_in_header(path) != "WAL") return;
-    FileSystemKind fs = file_system_of(path);
-    if (!fs.network) return;
-    throw SqliteError(std::string("the ") + kind + " " + path + " is on " + fs.name + ", a file system shared between "
+void refuse_wal_on_network_fs(const std::string &path) {
+    FileSystemKind fs = file_system_of(path);  // statfs first: the header is read only on a shared file system
+    if (!fs.network || journal_mode_in_header(path) != "WAL") return;
+    throw SqliteError("the database " + path + " is on " + fs.name + ", a file system shared between "
                           "hosts, in SQLite's WAL mode, whose index a reader on another host cannot see: stop what "
                           "holds it open, then run the jfp command that writes it once (it switches the file to the "
                           "rollback journal), or sqlite3 " + path + " 'PRAGMA journal_mode=DELETE'",

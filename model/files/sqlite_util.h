@@ -102,8 +102,9 @@ private:
 [[nodiscard]] std::string set_journal_mode(Db &db);
 
 // For a reader: a database in WAL mode on a network file system is refused (SqliteError naming the file, its
-// file system and the fix), since this host cannot see the WAL index another host's writer keeps.
-void refuse_wal_on_network_fs(const std::string &path, const char *kind);
+// file system and the fix), since this host cannot see the WAL index another host's writer keeps. Every
+// read-only Db checks this as it opens.
+void refuse_wal_on_network_fs(const std::string &path);
 
 // A jfp database's schema, versioned by PRAGMA user_version: refuses a file a newer jfp wrote (naming
 // `kind`); a writable one gets set_journal_mode and, when new (version 0), gets `schema` and `current`.

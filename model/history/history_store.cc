@@ -32,15 +32,8 @@ struct HistoryStore::Statements {
                            "VALUES (?1, ?2, ?3, ?4, ?5)") {}
 };
 
-namespace {
-const std::string &readable_db_file(const std::string &path) {
-    refuse_wal_on_network_fs(path, "history store");
-    return path;
-}
-}  // namespace
-
 HistoryStore::HistoryStore(const std::string &path, Access access)
-    : db_(access == Access::ReadOnly ? readable_db_file(path) : private_db_file(path, "history store", "check the path and that its directory exists and is writable by this user"),
+    : db_(access == Access::ReadOnly ? path : private_db_file(path, "history store", "check the path and that its directory exists and is writable by this user"),
           access == Access::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE),
       writable_(access == Access::ReadWrite) {
     int version = 0;

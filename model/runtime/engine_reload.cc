@@ -234,7 +234,6 @@ void Engine::poll(bool load_history) {
             store_data_version_ = -1;
             if (ss.exists) {
                 try {
-                    refuse_wal_on_network_fs(cfg.store_path, "history store");
                     store_watch_ = std::make_unique<Db>(cfg.store_path, SQLITE_OPEN_READONLY);
                     Stmt v(*store_watch_, "PRAGMA data_version");
                     store_data_version_ = v.step() ? v.int_at(0) : -1;

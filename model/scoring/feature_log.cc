@@ -92,21 +92,12 @@ bool FeatureLogWriter::push(FeatureLogEntry &&e) {
     return true;
 }
 
-void FeatureLogWriter::flush() {
-    uint64_t target = pushed_.load();
-    cv_.notify_all();
-    while (written_.load() + failed_.load() < target) std::this_thread::sleep_for(std::chrono::milliseconds(5));
-}
+void FeatureLogWriter::flush() { flush_for(std::chrono::milliseconds::max()); }
 
 bool FeatureLogWriter::flush_for(std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
     uint64_t target = pushed_.load();
     cv_.notify_all();
-    while (written_.load() + failed_.load() < target) {
-        if (std::chrono::steady_clock::now() >= deadline) return false;
-        std::this_thread::sleep_for(std::chrono::milliseconds(2));
-    }
-    return true;
+    return wait_for_count(target, [&] { return written_.load() + failed_.load(); }, limit);
 }
 
 namespace {
@@ -222,7 +213,6 @@ void FeatureLogWriter::run() {
 
 std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::string &path) {
     std::unordered_map<std::string, LoggedFeatures> out;
-    refuse_wal_on_network_fs(path, "feature log");
     Db db(path, SQLITE_OPEN_READONLY);
     Stmt s(db, "SELECT token, schema_version, model_id, p_fail, features, scored_at, threshold FROM scored");
     while (s.step()) {
@@ -267,8 +257,9 @@ void delete_in_batches(Db &db, const std::string &where, const std::function<voi
 
 void prune_feature_log(const std::string &path, int64_t before, bool apply, bool vacuum, FeatureLogPrune &r) {
     r = FeatureLogPrune();
-    refuse_wal_on_network_fs(path, "feature log");
     Db db(path, apply ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
+    if (apply)
+        if (std::string note = set_journal_mode(db); !note.empty()) log_info("feature log: " + note);
     auto count = [&](const char *where) {
         Stmt s(db, (std::string("SELECT count(*) FROM scored WHERE ") + where).c_str());
         s.bind(1, before);
@@ -288,8 +279,9 @@ void prune_feature_log(const std::string &path, int64_t before, bool apply, bool
 void prune_feature_log_orphans(const std::string &path, const std::string &store_path, int64_t from, int64_t to,
                                bool apply, FeatureLogPrune &r) {
     r = FeatureLogPrune();
-    refuse_wal_on_network_fs(path, "feature log");
     Db db(path, apply ? SQLITE_OPEN_READWRITE : SQLITE_OPEN_READONLY);
+    if (apply)
+        if (std::string note = set_journal_mode(db); !note.empty()) log_info("feature log: " + note);
     {
         Stmt attach(db, "ATTACH DATABASE ?1 AS store");
         attach.bind(1, std::string_view(store_path));

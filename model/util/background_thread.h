@@ -11,7 +11,10 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdint>
 #include <string>
+#include <thread>
 
 namespace jfp {
 
@@ -24,6 +27,19 @@ inline void name_this_thread(const char *name) {
 // Linux applies a nice value per thread (the tid); raising it needs no privilege. Failure is harmless.
 inline void lower_this_thread_priority(int niceness) {
     (void)setpriority(PRIO_PROCESS, static_cast<id_t>(syscall(SYS_gettid)), niceness);
+}
+
+// A writer's flush: waits until done() (rows written plus rows failed) reaches target, for at most limit
+// (milliseconds::max(): no limit). true when it did; false when the limit passed first.
+template <class Done>
+bool wait_for_count(uint64_t target, Done done, std::chrono::milliseconds limit) {
+    const auto deadline = limit == std::chrono::milliseconds::max() ? std::chrono::steady_clock::time_point::max()
+                                                                     : std::chrono::steady_clock::now() + limit;
+    while (done() < target) {
+        if (std::chrono::steady_clock::now() >= deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    return true;
 }
 
 }  // namespace jfp

@@ -222,7 +222,7 @@ TEST_CASE("file system: reading a database's header keeps this process's SQLite 
         REQUIRE(s.step());
     }
     CHECK(journal_mode_in_header(store) == "WAL");
-    CHECK_NOTHROW(refuse_wal_on_network_fs(store, "history store"));
+    CHECK_NOTHROW(refuse_wal_on_network_fs(store));
     // Another process's writer (a fresh program, as jfp ingest is: SQLite's state must not be forked).
     std::string cmd = "sqlite3 '" + store + "' 'CREATE TABLE t(x); INSERT INTO t VALUES (1)'";
     REQUIRE(std::system(cmd.c_str()) == 0);
