@@ -88,7 +88,7 @@ decision() {  # decision NAME: prints passes or rejected (and cancels what passe
 responsive() {
     local p
     p=$(cat "$CLUSTER_DIR/run/slurmctld.daemon.pid" 2>/dev/null || true)
-    [ -n "$p" ] && kill -0 "$p" 2>/dev/null || fail "$ROW: slurmctld is not running"
+    [ -n "$p" ] && running "$p" || fail "$ROW: slurmctld is not running"
     timeout 10 scontrol ping >/dev/null || fail "$ROW: slurmctld did not answer scontrol ping within 10 s"
     timeout 10 squeue -h >/dev/null || fail "$ROW: squeue did not answer within 10 s"
 }

@@ -30,6 +30,12 @@ export JFP_SLURM_USER=${JFP_SLURM_USER-jfp-slurm}
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 note() { echo "# $*"; }
+# running PID: exists and is not a zombie (kill -0 succeeds on one; a container's PID 1 reaps late).
+running() {
+    local st
+    st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null | cut -d' ' -f1) || return 1
+    [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]
+}
 
 # Tests that need root and Slurm's daemons. The README's test command sets JFP_REQUIRE_CLUSTER=1 so a
 # skip there is a failure; distcheck sets JFP_SKIP_CLUSTER=1 (the same tests ran just before).

@@ -92,13 +92,13 @@ wait_log "applied [0-9]* changed jobs from $W/history.db" 30
 ingest_child=$(pgrep -P "$ingest_pid" || true)  # jfp ingest --follow, run_unit.py's child
 [ -n "$ingest_child" ] || fail "jfp-ingest.service runs no command: $(cat "$T/ingest.out")"
 kill -TERM "$ingest_pid"
-wait_until 15 "jfp-ingest.service did not stop on SIGTERM" '! kill -0 "$ingest_pid" 2>/dev/null'
+wait_until 15 "jfp-ingest.service did not stop on SIGTERM" '! running "$ingest_pid"'
 rc=0
 wait "$ingest_pid" || rc=$?
 # Ended by SIGTERM is a clean stop to systemd (run_unit.py: 128 + 15); any other status is not.
 expect_eq "$rc" 143 "jfp-ingest.service's status after SIGTERM ($(tail -n2 "$T/ingest.out"))"
 # run_unit.py waits for the command it signalled: nothing of the service is left
-! kill -0 "$ingest_child" 2>/dev/null ||
+! running "$ingest_child" ||
     fail "jfp ingest --follow (pid $ingest_child) still runs after jfp-ingest.service stopped: $(ps -o pid,args -p "$ingest_child")"
 grep -q "jfp ingest --follow --interval 2 --overlap 7200" "$T/ingest.out" ||
     fail "jfp-ingest.service did not run jfp ingest --follow with JFP_INGEST_ARGS: $(head -n3 "$T/ingest.out")"
