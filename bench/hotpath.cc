@@ -36,7 +36,7 @@
 
 #include "model/archive/script_archive.h"
 #include "model/archive/script_traits.h"
-#include "model/history/history_snapshot.h"
+#include "model/snapshot/history_snapshot.h"
 #include "model/runtime/submit_request.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/scoring/features.h"

@@ -136,6 +136,41 @@ update_ms=$(printf '%s' "$update_line" | grep -o "[0-9]* ms$" | cut -d' ' -f1)
 applied=$(printf '%s' "$update_line" | awk '{ print $2 }')
 rss_after_update=$(rss_mib)
 
+# A restart: how long until the plugin's history is ready, from the snapshot jfp ingest keeps beside the
+# store, and (the reference, same store, same run) by replaying the store with the snapshot moved away.
+# restart_ready: "wall_ms plugin_ms rss_mib from_snapshot(0/1) first_job_annotated(0/1)"
+restart_ready() {
+    local mark t0 t1 line ms rss snap first
+    "$TESTCLUSTER" stop-ctld "$CLUSTER_DIR" >/dev/null
+    mark=$(wc -l <"$CTLD_LOG")
+    t0=$(date +%s%N)
+    "$TESTCLUSTER" start-ctld "$CLUSTER_DIR" >/dev/null
+    for _ in $(seq 1 2400); do
+        line=$(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -m1 "loaded history of" || true)
+        [ -n "$line" ] && break
+        sleep 0.05
+    done
+    t1=$(date +%s%N)
+    [ -n "$line" ] || { echo "nan nan nan 0 0"; return; }
+    ms=$(printf '%s' "$line" | grep -o "[0-9]* ms$" | cut -d' ' -f1)
+    snap=0; case "$line" in *"its snapshot at change"*) snap=1 ;; esac
+    # The first job after the restart: scored (annotated) as soon as slurmctld takes it.
+    first=$(sbatch --hold --parsable -J restart_first -o /dev/null --wrap true)
+    case "$(squeue -h -j "$first" -o '%k')" in *jfp:p=[0-9]*) first=1 ;; *) first=0 ;; esac
+    sleep 2
+    rss=$(rss_mib)
+    echo "$(( (t1 - t0) / 1000000 )) $ms $rss $snap $first"
+}
+snapshot="$work/big/history.db.snapshot"
+[ -s "$snapshot" ] || { echo "FAIL: jfp ingest left no snapshot at $snapshot" >&2; exit 1; }
+restart_ready >"$work/ready.snap"
+read -r r_wall r_ms r_rss r_snap r_first <"$work/ready.snap"
+mv "$snapshot" "$work/snapshot.aside"
+restart_ready >"$work/ready.replay"
+read -r p_wall p_ms p_rss p_snap p_first <"$work/ready.replay"
+mv "$work/snapshot.aside" "$snapshot"
+snapshot_mib=$(du -m "$snapshot" | cut -f1)
+
 printf '%-52s %12s %12s\n' "slurmctld + job_submit/jfp, store of" "20,000 jobs" "$jobs_in_store jobs"
 printf '%-52s %12s %12s\n' "history load, slurmctld's log (ms)" "$s_ms" "$b_ms"
 printf '%-52s %12s %12s\n' "from slurmctld start to history loaded (s)" "$s_load" "$b_load"
@@ -145,9 +180,18 @@ printf '%-52s %12s %12s\n' "job_submit p99 (us)" "$s_p99" "$b_p99"
 printf '%-52s %12s %12s\n' "submissions without jfp's annotation" "$s_unann" "$b_unann"
 echo "ingest of the big store: ${ingest_s} s; then 1,000 later jobs: ${update_line:-no update line}"
 echo "slurmctld RSS after that update: $rss_after_update MiB"
+printf '%-52s %12s %12s\n' "restart of slurmctld, store of $jobs_in_store jobs" "snapshot" "replay (ref)"
+printf '%-52s %12s %12s\n' "start-ctld to history loaded, wall (ms)" "$r_wall" "$p_wall"
+printf '%-52s %12s %12s\n' "history load, slurmctld's log (ms)" "$r_ms" "$p_ms"
+printf '%-52s %12s %12s\n' "slurmctld RSS after the load (MiB)" "$r_rss" "$p_rss"
+printf '%-52s %12s %12s\n' "first job after the restart annotated (1 yes)" "$r_first" "$p_first"
+echo "snapshot file: $snapshot_mib MiB"
 rc=0
 [ -n "$whole" ] && { echo "FAIL: the ingest of later jobs made the plugin reload all history: $whole" >&2; rc=1; }
 [ -z "$update_line" ] && { echo "FAIL: no incremental update in slurmctld's log after the ingest" >&2; rc=1; }
+[ "$r_snap" = 1 ] || { echo "FAIL: the restart did not load the history from its snapshot" >&2; rc=1; }
+[ "$p_snap" = 0 ] || { echo "FAIL: the reference restart loaded a snapshot that was moved away" >&2; rc=1; }
+[ "$r_first" = 1 ] || { echo "FAIL: the first job after the restart was not annotated" >&2; rc=1; }
 [ "$s_unann" = 0 ] && [ "$b_unann" = 0 ] || { echo "FAIL: submissions without jfp's annotation ($s_unann, $b_unann)" >&2; rc=1; }
 python3 - <<PY
 import json
@@ -159,6 +203,10 @@ print(json.dumps({"ctld_history_jobs": int("$jobs_in_store"), "ctld_history_inge
                   "ctld_history_update_1000_ms": num("${update_ms:-}"), "ctld_history_update_applied": num("${applied:-}"),
                   "ctld_history_submit_p50_us": num("$b_p50"), "ctld_history_submit_p99_us": num("$b_p99"),
                   "ctld_history_submit_p50_small_us": num("$s_p50"), "ctld_history_submit_p99_small_us": num("$s_p99"),
-                  "ctld_history_rss_after_update_mib": num("$rss_after_update")}))
+                  "ctld_history_rss_after_update_mib": num("$rss_after_update"),
+                  "ctld_history_ready_ms": num("$r_wall"), "ctld_history_ready_replay_ms": num("$p_wall"),
+                  "ctld_history_ready_load_ms": num("$r_ms"), "ctld_history_ready_replay_load_ms": num("$p_ms"),
+                  "ctld_history_ready_rss_mib": num("$r_rss"), "ctld_history_ready_replay_rss_mib": num("$p_rss"),
+                  "ctld_history_snapshot_mib": num("$snapshot_mib")}))
 PY
 exit "$rc"

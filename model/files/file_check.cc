@@ -56,61 +56,72 @@ std::string trust_problem(const std::string &path, const std::vector<uid_t> &tru
     return check_one(dir_of(path), trusted, true);
 }
 
-TrustedRead read_trusted_file(const std::string &path, const std::vector<uid_t> &trusted, size_t max_bytes) {
-    TrustedRead r;
+TrustedFile::TrustedFile(const std::string &path, const std::vector<uid_t> &trusted) {
     struct stat link {};
     if (::lstat(path.c_str(), &link) != 0) {
-        r.problem = path + ": " + std::strerror(errno);
-        return r;
+        problem_ = path + ": " + std::strerror(errno);
+        return;
     }
     if (S_ISLNK(link.st_mode) && std::find(trusted.begin(), trusted.end(), link.st_uid) == trusted.end()) {
-        r.problem = path + " is a symbolic link owned by uid " + std::to_string(link.st_uid) +
-                    ", not by root or SlurmUser; replace it with the file itself or a link of theirs";
-        return r;
+        problem_ = path + " is a symbolic link owned by uid " + std::to_string(link.st_uid) +
+                   ", not by root or SlurmUser; replace it with the file itself or a link of theirs";
+        return;
     }
     // O_NONBLOCK: a FIFO put in the file's place must not stall the reader; it fails the regular-file check.
     int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
     if (fd < 0) {
-        r.problem = path + ": " + std::strerror(errno);
-        return r;
+        problem_ = path + ": " + std::strerror(errno);
+        return;
     }
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
-        r.problem = path + ": " + std::strerror(errno);
+        problem_ = path + ": " + std::strerror(errno);
     } else if (!S_ISREG(st.st_mode)) {
-        r.problem = path + " is not a regular file";
+        problem_ = path + " is not a regular file";
     } else {
-        r.problem = check_stat(path, st, trusted, false);
-        if (r.problem.empty()) r.problem = check_one(dir_of(path), trusted, true);
+        problem_ = check_stat(path, st, trusted, false);
+        if (problem_.empty()) problem_ = check_one(dir_of(path), trusted, true);
     }
-    if (r.problem.empty()) {
-        // Sized by what fstat saw, grown if the file grows; never past max_bytes + 1.
-        std::string buf(std::min(max_bytes, static_cast<size_t>(std::max<off_t>(st.st_size, 0))) + 1, '\0');
-        size_t got = 0;
-        while (true) {
-            if (got == buf.size()) {
-                if (buf.size() > max_bytes) break;
-                buf.resize(std::min(max_bytes + 1, buf.size() * 2));
-            }
-            ssize_t n = ::read(fd, buf.data() + got, buf.size() - got);
-            if (n < 0 && errno == EINTR) continue;
-            if (n < 0) {
-                r.problem = path + ": " + std::strerror(errno);
-                break;
-            }
-            if (n == 0) break;
-            got += static_cast<size_t>(n);
-        }
-        if (r.problem.empty()) {
-            if (got > max_bytes) {
-                r.too_big = true;
-            } else {
-                buf.resize(got);
-                r.out = std::move(buf);
-            }
-        }
+    if (!problem_.empty()) {
+        ::close(fd);
+        return;
     }
-    ::close(fd);
+    fd_ = fd;
+    size_ = static_cast<int64_t>(st.st_size);
+}
+
+TrustedFile::~TrustedFile() {
+    if (fd_ >= 0) ::close(fd_);
+}
+
+TrustedRead read_trusted_file(const std::string &path, const std::vector<uid_t> &trusted, size_t max_bytes) {
+    TrustedRead r;
+    TrustedFile f(path, trusted);
+    r.problem = f.problem();
+    if (!r.problem.empty()) return r;
+    // Sized by what fstat saw, grown if the file grows; never past max_bytes + 1.
+    std::string buf(std::min(max_bytes, static_cast<size_t>(std::max<int64_t>(f.size(), 0))) + 1, '\0');
+    size_t got = 0;
+    while (true) {
+        if (got == buf.size()) {
+            if (buf.size() > max_bytes) break;
+            buf.resize(std::min(max_bytes + 1, buf.size() * 2));
+        }
+        ssize_t n = ::read(f.fd(), buf.data() + got, buf.size() - got);
+        if (n < 0 && errno == EINTR) continue;
+        if (n < 0) {
+            r.problem = path + ": " + std::strerror(errno);
+            return r;
+        }
+        if (n == 0) break;
+        got += static_cast<size_t>(n);
+    }
+    if (got > max_bytes) {
+        r.too_big = true;
+    } else {
+        buf.resize(got);
+        r.out = std::move(buf);
+    }
     return r;
 }
 

@@ -43,4 +43,21 @@ struct TrustedRead {
 };
 TrustedRead read_trusted_file(const std::string &path, const std::vector<uid_t> &trusted, size_t max_bytes);
 
+// The same checks, leaving the file open for a reader that streams it (the history snapshot).
+class TrustedFile {
+public:
+    TrustedFile(const std::string &path, const std::vector<uid_t> &trusted);
+    ~TrustedFile();
+    TrustedFile(const TrustedFile &) = delete;
+    TrustedFile &operator=(const TrustedFile &) = delete;
+    int fd() const { return fd_; }          // -1 unless problem() is empty
+    const std::string &problem() const { return problem_; }
+    int64_t size() const { return size_; }  // as fstat saw it when opened
+
+private:
+    int fd_ = -1;
+    std::string problem_;
+    int64_t size_ = 0;
+};
+
 }  // namespace jfp

@@ -45,6 +45,7 @@ public:
     bool operator==(const HistoryIndex &o) const { return added_ == o.added_ && map_ == o.map_; }
 
 private:
+    friend struct HistoryCodec;  // snapshot_file.cc
     static constexpr size_t kKeysPerJob = 5;  // add()'s keys: user+name, user+stem, user, partition, account
     // Keys are 64-bit hashes of (scope, strings): no allocation per lookup on the submit path.
     StatsTable map_;

@@ -223,6 +223,12 @@ JobCursor HistoryStore::unfinished_tokened_jobs() const {
                                               " ORDER BY submit, cluster, job_key").c_str()));
 }
 
+std::string HistoryStore::lineage() const {
+    Stmt s(db_, "SELECT id, started, source FROM ingests ORDER BY id LIMIT 1");
+    if (!s.step()) return std::string();
+    return std::to_string(s.int_at(0)) + "|" + std::to_string(s.int_at(1)) + "|" + std::string(s.text_at(2));
+}
+
 int64_t HistoryStore::last_change() const {
     if (!tracks_changes_) return 0;
     Stmt s(db_, "SELECT coalesce(max(seq), 0) FROM jobs");

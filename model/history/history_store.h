@@ -128,6 +128,9 @@ public:
     PruneCount prune(int64_t ended_before, int64_t ingested_before, bool apply);
     // How many prunes the store has had: a change here means rows were deleted.
     int64_t prune_count() const;
+    // Which store this is, for a snapshot of it (snapshot_file.h): its oldest ingest record kept (number,
+    // time, source). Empty for a store never ingested into.
+    std::string lineage() const;
     void vacuum();
 
     static constexpr int kSchemaVersion = 2;

@@ -53,6 +53,7 @@ public:
     static constexpr uint32_t kNone = UINT32_MAX;
 
 private:
+    friend struct HistoryCodec;  // the snapshot file (snapshot_file.cc) writes and checks the raw table
     struct Slot {
         uint64_t key = 0;
         uint32_t index = kNone;  // kNone: empty

@@ -221,6 +221,10 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             auto d = parse_double(value);
             if (!d || *d < 1 || *d > 3600) bad("expected seconds between 1 and 3600");
             else c.metrics_interval_seconds = *d;
+        } else if (key == "start_wait") {
+            auto d = parse_double(value);
+            if (!d || *d < 0 || *d > 60) bad("expected seconds between 0 and 60 (0: slurmctld does not wait for the history)");
+            else c.start_wait_seconds = *d;
         } else if (key == "reload_interval") {
             auto d = parse_double(value);
             if (!d || *d < 0 || *d > 3600) bad("expected seconds between 0 and 3600");
@@ -257,11 +261,7 @@ ConfigParseResult load_config_file(const std::string &path) {
 }
 
 namespace {
-std::string num(double v) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%g", v);
-    return b;
-}
+std::string num(double v) { return number_text(v); }
 std::string list(const std::set<std::string> &s) {
     std::string o;
     for (const auto &x : s) o += (o.empty() ? "" : ",") + x;
@@ -298,6 +298,7 @@ std::map<std::string, std::string> config_settings(const Config &c) {
         {"explain", yes(c.explain)},
         {"log_queue_size", std::to_string(c.log_queue_size)},
         {"reload_interval", num(c.reload_interval_seconds)},
+        {"start_wait", num(c.start_wait_seconds)},
         {"stats_interval", num(c.stats_interval_seconds)},
         {"metrics_file", c.metrics_file.empty() ? "none" : c.metrics_file},
         {"metrics_interval", num(c.metrics_interval_seconds)},

@@ -56,6 +56,7 @@ struct Config {
 
     size_t log_queue_size = 10000;
     double reload_interval_seconds = 1.0;  // at most one stat of the watched files per interval
+    double start_wait_seconds = 5.0;       // slurmctld's start waits this long at most for the first history load
     double stats_interval_seconds = 600;   // how often to log job_submit's cost and decisions; 0: never
     // The plugin's counters in Prometheus' text format (node_exporter's textfile collector reads *.prom files);
     // empty: not written.

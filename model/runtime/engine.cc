@@ -46,9 +46,30 @@ Engine::Engine(EngineOptions options) : opt_(std::move(options)) {
     initial->config_note = "not read yet";
     std::atomic_store(&state_, std::shared_ptr<const State>(initial));
     passwd_names_ = std::make_shared<const std::unordered_map<uint32_t, std::string>>();
-    // The history store may take seconds to load: slurmctld's start does not wait for it.
     poll(!opt_.background);
-    if (opt_.background) thread_ = std::thread([this] { run(); });
+    if (opt_.background) {
+        thread_ = std::thread([this] { run(); });
+        wait_for_first_history();
+    }
+}
+
+// The history loads on the background thread; slurmctld's start waits for it, at most start_wait, so that
+// the first jobs after a start or a takeover are scored with their history.
+void Engine::wait_for_first_history() {
+    auto st = state();
+    if (!st->config_present || st->config.mode == Mode::Off || st->config.start_wait_seconds <= 0) return;
+    if (!file_sig(st->config.store_path).exists) return;
+    auto t0 = std::chrono::steady_clock::now();
+    std::unique_lock<std::mutex> lk(first_load_mu_);
+    bool done = first_load_cv_.wait_for(lk, std::chrono::duration<double>(st->config.start_wait_seconds),
+                                        [&] { return first_load_done_; });
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
+    if (!done)
+        log_warning("slurmctld goes on after start_wait = " + number_text(st->config.start_wait_seconds) +
+                    " s; the history is still loading, and jobs are scored without it until it has (jfp ingest keeps a "
+                    "snapshot that loads in seconds: is " + snapshot_path_for(st->config.store_path) + " there?)");
+    else
+        log_info("slurmctld's start waited " + std::to_string(ms) + " ms for the history");
 }
 
 Engine::~Engine() {
@@ -74,7 +95,14 @@ void Engine::run() {
                 poll();
             } catch (const std::exception &e) {
                 fault_log_.log(LogLevel::Error, std::string("first load: ") + e.what());
+            } catch (...) {
+                fault_log_.log(LogLevel::Error, "first load: unknown exception");
             }
+            {
+                std::lock_guard<std::mutex> lk(first_load_mu_);
+                first_load_done_ = true;
+            }
+            first_load_cv_.notify_all();
             continue;
         }
         double interval = state()->config.reload_interval_seconds;

@@ -24,7 +24,9 @@
 #include <vector>
 
 #include "model/archive/script_archive_writer.h"
-#include "model/history/history_snapshot.h"
+#include "model/snapshot/history_snapshot.h"
+#include "model/snapshot/snapshot_file.h"
+#include "model/snapshot/snapshot_resume.h"
 #include "model/jobs/cluster_defaults.h"
 #include "model/jobs/join_token.h"
 #include "model/policy/config.h"
@@ -157,6 +159,7 @@ private:
     void archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const JoinToken &token);
     template <class W> void replace_writer(std::shared_ptr<W> &slot, std::shared_ptr<W> next);
     void run();
+    void wait_for_first_history();
     void resolve_pending_uids();
     void note_below_target(const State &st);
     void kick();  // wake the background thread now
@@ -216,6 +219,9 @@ private:
     uint64_t stats_prev_[5] = {};
     std::mutex wake_mu_;
     std::condition_variable wake_;
+    std::mutex first_load_mu_;
+    std::condition_variable first_load_cv_;
+    bool first_load_done_ = false;
     std::thread thread_;
 };
 

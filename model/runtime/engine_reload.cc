@@ -354,13 +354,25 @@ bool Engine::update_history(State &next, const std::string &store_path) {
 std::string Engine::load_whole_history(State &next, const std::string &store_path) {
     auto t0 = std::chrono::steady_clock::now();
     HistoryStore store(store_path, HistoryStore::Access::ReadOnly);
-    auto snap = std::make_shared<HistorySnapshot>(load_history_snapshot(store));
+    // Its snapshot file and the changes since, when it has a usable one: a 10M-job store in about a second
+    // instead of half a minute; otherwise the store replayed.
+    std::shared_ptr<HistorySnapshot> snap;
+    std::string how;
+    ResumedHistory r = resume_history(store, snapshot_path_for(store_path), opt_.trusted_uids);
+    if (r.ok) {
+        snap = std::make_shared<HistorySnapshot>(std::move(r.snap));
+        how = " (its snapshot at change " + std::to_string(r.file_seq) + ", then " + std::to_string(r.applied) +
+              " changed jobs)";
+    } else {
+        log_info("history snapshot not used, replaying the store: " + r.why_not);
+        snap = std::make_shared<HistorySnapshot>(load_history_snapshot(store));
+    }
     passwd_tried_.clear();  // a full load asks again: users may have been added since
     for (auto &[uid, name] : unknown_user_uids(*snap)) snap->uid_names.emplace(uid, std::move(name));
     trim_heap();
     std::string msg = "loaded history of " + std::to_string(snap->jobs) + " jobs (" +
                       std::to_string(snap->index.jobs_added()) + " ended, " + std::to_string(snap->index.keys()) +
-                      " keys) from " + store_path + " in " + std::to_string(ms_since(t0)) + " ms";
+                      " keys) from " + store_path + how + " in " + std::to_string(ms_since(t0)) + " ms";
     next.history_note = std::to_string(snap->jobs) + " jobs";
     next.history = std::move(snap);
     counters_.history_loads.fetch_add(1);

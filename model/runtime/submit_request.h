@@ -7,7 +7,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/history/history_snapshot.h"
+#include "model/snapshot/history_snapshot.h"
 #include "model/jobs/cluster_defaults.h"
 #include "model/jobs/job_request.h"
 

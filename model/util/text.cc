@@ -4,6 +4,12 @@
 
 namespace jfp {
 
+std::string number_text(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%g", v);
+    return b;
+}
+
 std::string to_lower(std::string_view s) {
     std::string out(s);
     for (char &c : out)

@@ -5,7 +5,7 @@
 #   tools/cli/ > tools/commands/ > tools/options/ > tools/train/, tools/check/ > tools/evaluate/, may include model/
 #     and the tools/ folders below them
 #     tools/ingest/ > tools/terminal/
-#   model/runtime/ > policy/ > scoring/ > history/, archive/ > accounting/ > jobs/ > util/, files/
+#   model/runtime/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/ > jobs/ > util/, files/
 # A folder may include itself. <slurm/...> only in plugin/, test/plugin/ and bench/hotpath.cc.
 set -euo pipefail
 : "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
@@ -15,7 +15,7 @@ cd "$JFP_SRCDIR"
 rank() {
     case "$1" in
         model/util|model/files) echo 1 ;; model/jobs) echo 2 ;; model/accounting) echo 3 ;;
-        model/history|model/archive) echo 4 ;; model/scoring) echo 5 ;; model/policy) echo 6 ;;
+        model/history|model/archive) echo 4 ;; model/scoring|model/snapshot) echo 5 ;; model/policy) echo 6 ;;
         model/runtime) echo 7 ;;
         tools/terminal) echo 11 ;; tools/evaluate|tools/ingest) echo 12 ;; tools/train|tools/check) echo 13 ;;
         tools/options) echo 14 ;; tools/commands) echo 15 ;; tools/cli) echo 16 ;;

@@ -730,6 +730,55 @@ TEST_CASE("engine: the history follows jfp ingest's commits, and only them: incr
     CHECK(e.history_jobs() == before + 2);
 }
 
+TEST_CASE("engine: the history starts from its snapshot file when it can, equal to the replay; slurmctld's start waits for it") {
+    Site site;
+    site.config("mode = annotate\n");
+    auto load_line = [&](const EngineOptions &o, size_t *jobs, double *p) {
+        g_logged.clear();
+        set_log_sink(capture_log);
+        {
+            Engine e(o);
+            *jobs = e.history_jobs();  // with background, right after init: start_wait held init until loaded
+            *p = e.evaluate(request("sim")).decision.p_fail;
+        }
+        set_log_sink(nullptr);
+        for (const auto &l : g_logged)
+            if (l.rfind("loaded history of ", 0) == 0) return l;
+        return std::string();
+    };
+    size_t replayed_jobs = 0, snap_jobs = 0, bg_jobs = 0;
+    double replayed_p = 0, snap_p = 0, bg_p = 0;
+    std::string replayed = load_line(site.options(), &replayed_jobs, &replayed_p);
+    CHECK(replayed.find("snapshot") == std::string::npos);
+    REQUIRE(replayed_jobs > 10000);
+
+    SnapshotRefresh f = refresh_snapshot(site.store);
+    REQUIRE(f.written);
+    std::string from_snap = load_line(site.options(), &snap_jobs, &snap_p);
+    INFO(from_snap);
+    CHECK(from_snap.find("its snapshot at change") != std::string::npos);
+    CHECK(snap_jobs == replayed_jobs);
+    CHECK(snap_p == replayed_p);
+
+    EngineOptions bg = site.options();
+    bg.background = true;
+    std::string started = load_line(bg, &bg_jobs, &bg_p);
+    CHECK(bg_jobs == replayed_jobs);
+    CHECK(bg_p == replayed_p);
+    bool waited = false;
+    for (const auto &l : g_logged) waited |= l.find("slurmctld's start waited") != std::string::npos;
+    CHECK(waited);
+
+    // A damaged snapshot is not used: the store is replayed, and the log says why.
+    test::write_file(snapshot_path_for(site.store), "garbage");
+    std::string damaged = load_line(site.options(), &snap_jobs, &snap_p);
+    CHECK(damaged.find("snapshot") == std::string::npos);
+    CHECK(snap_jobs == replayed_jobs);
+    bool said = false;
+    for (const auto &l : g_logged) said |= l.find("history snapshot not used") != std::string::npos;
+    CHECK(said);
+}
+
 TEST_CASE("engine: a store put back in place after a failed load is loaded whole, not updated in place") {
     Site site;
     site.config("mode = annotate\n");

@@ -1,5 +1,6 @@
 // jfp ingest: sacct exports into the history store.
 #include <algorithm>
+#include <chrono>
 #include <cerrno>
 #include <cstdlib>
 #include <cstdio>
@@ -17,6 +18,7 @@
 #include "tools/commands/commands.h"
 #include "tools/options/site_conf.h"
 #include "tools/ingest/slurm_queue.h"
+#include "tools/ingest/snapshot_keeper.h"
 #include "tools/ingest/store_writer.h"
 #include "tools/terminal/progress.h"
 
@@ -42,6 +44,8 @@ struct IngestArgs {
     size_t show_errors = 20;
     bool strict = false;
     bool quiet = false;
+    bool snapshot = true;
+    double snapshot_interval = 600;
 };
 
 struct Source {
@@ -135,12 +139,20 @@ void ingest_from_sacct(const IngestArgs &a) {
 }
 
 void run_ingest(const IngestArgs &a) {
-    if (!a.from_sacct && !a.follow) return run_ingest_files(a);
+    // Followed ingests refresh the snapshot at most every --snapshot-interval: at 10M jobs writing it takes
+    // seconds, and slurmctld applies the changes since the last one in milliseconds.
+    SnapshotKeeper snapshot(a.db, a.snapshot, a.quiet,
+                            std::chrono::seconds(a.follow ? static_cast<int64_t>(a.snapshot_interval) : 0));
+    if (!a.from_sacct && !a.follow) {
+        run_ingest_files(a);
+        return snapshot.after_change("jfp ingest");
+    }
     if (!a.files.empty()) throw std::runtime_error("give export files or --from-sacct/--follow, not both");
     if (a.format == "swf") throw std::runtime_error("--format swf reads SWF log files; sacct's own output is not SWF");
     while (true) {
         try {
             ingest_from_sacct(a);
+            snapshot.after_change("jfp ingest");
         } catch (const std::exception &e) {
             if (!a.follow) throw;
             std::fprintf(stderr, "jfp ingest: %s; retrying in %.0f s\n", printable(e.what(), std::string::npos, true).c_str(), a.interval);
@@ -407,6 +419,12 @@ void add_ingest_command(CLI::App &app) {
                 "with --from-sacct: do not record queued jobs' tokens from squeue --json (jfp scripts show then "
                 "finds only jobs the store already knows)");
     c->add_option("--squeue", a->squeue, "the squeue command")->capture_default_str();
+    c->add_flag("!--no-snapshot", a->snapshot,
+                "do not write the history snapshot (STORE.snapshot) slurmctld starts from in seconds; without it, it "
+                "replays the store (half a minute at 10M jobs)");
+    c->add_option("--snapshot-interval", a->snapshot_interval, "with --follow: seconds between snapshot refreshes")
+        ->capture_default_str()
+        ->check(CLI::Range(0.0, 86400.0));
     c->add_option("--sacct-arg", a->sacct_args, "extra argument for sacct (repeatable), e.g. --sacct-arg=--clusters=c1");
     c->add_option("files", a->files, "sacct exports or SWF logs; FILE.gz is read through gzip -dc; - or nothing reads stdin");
     c->footer("Export with: sacct --allusers --json --starttime ... > FILE.json (read as JSON when it starts with '{').\n"

@@ -16,6 +16,7 @@
 #include "model/scoring/feature_log.h"
 #include "model/util/time_util.h"
 #include "tools/commands/commands.h"
+#include "tools/ingest/snapshot_keeper.h"
 #include "tools/options/site_conf.h"
 
 namespace jfp {
@@ -99,6 +100,9 @@ void run_prune_store(const PruneArgs &a) {
         }
         std::printf("jfp prune store: vacuumed %s\n", a.db.c_str());
     }
+    // The old snapshot holds the removed jobs: the plugin would not use it (the prune count changed), and
+    // would replay the store at its next start.
+    SnapshotKeeper(a.db, c.jobs > 0 || c.ingests > 0, false).after_change("jfp prune store");
 }
 
 void run_prune_feature_log(const PruneArgs &a) {

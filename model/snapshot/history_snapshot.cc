@@ -1,4 +1,4 @@
-#include "model/history/history_snapshot.h"
+#include "model/snapshot/history_snapshot.h"
 
 #include <utility>
 #include <vector>

@@ -1,0 +1,74 @@
+#include "model/snapshot/snapshot_resume.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <functional>
+
+#include "model/snapshot/snapshot_file.h"
+
+namespace jfp {
+
+ResumedHistory resume_history(const HistoryStore &store, const std::string &path, const std::vector<uid_t> &trusted) {
+    ResumedHistory r;
+    if (!store.tracks_changes()) {
+        r.why_not = "the store's schema does not number its changes (any jfp ingest into it upgrades it)";
+        return r;
+    }
+    if (::access(path.c_str(), F_OK) != 0) {
+        r.why_not = "there is no " + path + " (jfp ingest writes it)";
+        return r;
+    }
+    SnapshotRead f = read_snapshot_file(path, trusted);
+    if (!f.ok) {
+        r.why_not = f.problem;
+        return r;
+    }
+    if (f.file.lineage != store.lineage()) {
+        r.why_not = path + " was taken from another store (its first ingest differs)";
+        return r;
+    }
+    r.file_seq = f.file.snap.seq;
+    // The file stands where the store stood at its change number; what changed since is applied as a
+    // running plugin applies an ingest, with the same refusals (a prune, changes gone back, late jobs).
+    SnapshotUpdate u = update_history_snapshot(f.file.snap, store, [](const std::function<void()> &write) { write(); });
+    if (u.full_load_reason) {
+        r.why_not = path + " cannot be brought up to date: " + *u.full_load_reason;
+        return r;
+    }
+    r.ok = true;
+    r.applied = u.applied;
+    r.snap = std::move(f.file.snap);
+    return r;
+}
+
+SnapshotRefresh refresh_snapshot(const std::string &store_path) {
+    SnapshotRefresh out;
+    const std::string path = snapshot_path_for(store_path);
+    HistoryStore store(store_path, HistoryStore::Access::ReadOnly);
+    // The old file is trusted as this user's, root's or the store owner's (root refreshing SlurmUser's store).
+    std::vector<uid_t> trusted{0, ::geteuid()};
+    struct stat st {};
+    if (::stat(store_path.c_str(), &st) == 0) trusted.push_back(st.st_uid);
+    ResumedHistory r = resume_history(store, path, trusted);
+    HistorySnapshot snap;
+    if (r.ok) {
+        if (r.snap.seq == r.file_seq) {
+            out.jobs = r.snap.jobs;
+            return out;
+        }
+        out.incremental = true;
+        out.applied = r.applied;
+        snap = std::move(r.snap);
+    } else {
+        out.first = ::access(path.c_str(), F_OK) != 0;
+        if (!out.first) out.why_replayed = r.why_not;
+        snap = load_history_snapshot(store);
+    }
+    out.jobs = snap.jobs;
+    out.bytes = write_snapshot_file(path, snap, store.lineage(), store_path);
+    out.written = true;
+    return out;
+}
+
+}  // namespace jfp

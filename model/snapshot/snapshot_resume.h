@@ -1,0 +1,39 @@
+// The history from its snapshot file plus the store's changes since, for the plugin's loader; and the
+// snapshot kept current, for jfp ingest and jfp prune. Either way the result equals a replay of the store
+// (test_snapshot_file.cc proves it over random stores): the file is only a shortcut, never a second truth.
+#pragma once
+
+#include <sys/types.h>
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "model/snapshot/history_snapshot.h"
+#include "model/history/history_store.h"
+
+namespace jfp {
+
+struct ResumedHistory {
+    bool ok = false;
+    HistorySnapshot snap;  // when ok: current to the store
+    int64_t file_seq = -1; // the store's change number the file was taken at
+    uint64_t applied = 0;  // changed jobs applied on top of it
+    std::string why_not;   // when !ok: why the store must be replayed instead
+};
+// The snapshot at path, when it is one of this store (same lineage, no prune since, changes not gone back),
+// with the store's later changes applied.
+ResumedHistory resume_history(const HistoryStore &store, const std::string &path, const std::vector<uid_t> &trusted);
+
+struct SnapshotRefresh {
+    bool written = false;      // false: the file was current already
+    bool incremental = false;  // the old file plus changes, not a replay
+    bool first = false;        // there was no file before
+    uint64_t applied = 0, jobs = 0, bytes = 0;
+    std::string why_replayed;  // when a replay was needed: why the old file could not be used
+};
+// Brings <store>.snapshot up to the store at store_path (opened read-only here, after the caller's
+// commit). Throws std::runtime_error when the store cannot be read or the file cannot be written.
+SnapshotRefresh refresh_snapshot(const std::string &store_path);
+
+}  // namespace jfp
