@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <ctime>
 #include <random>
 #include <string>
 #include <vector>
@@ -57,6 +58,11 @@ IngestResult build_store(const std::string &dir, const std::string &db, uint64_t
         jfp::SynthOptions o;
         o.jobs = jobs;
         o.seed = 7;
+        // synth covers jobs/4000 days from its start: end a month ago (ingest refuses ends after it began).
+        char day[32];
+        std::time_t first = std::time(nullptr) - static_cast<std::time_t>(jobs / 4000 + 30) * 86400;
+        std::strftime(day, sizeof day, "%Y-%m-%d", std::gmtime(&first));
+        o.start = day;
         std::FILE *out = std::fopen(txt.c_str(), "wb");
         if (!out) throw std::runtime_error("cannot write " + txt);
         jfp::generate_workload(o, out);
@@ -231,7 +237,7 @@ int main(int argc, char **argv) {
             // replay (reload_ms) is the reference.
             const std::string snap_path = jfp::snapshot_path_for(db);
             t0 = Clock::now();
-            uint64_t snap_bytes = jfp::write_snapshot_file(snap_path, full, store.lineage(), db);
+            uint64_t snap_bytes = jfp::write_snapshot_file(snap_path, full, store.lineage(), store.newest_ingest_mark(), db);
             double snap_write_s = seconds_since(t0);
             t0 = Clock::now();
             jfp::ResumedHistory resumed = jfp::resume_history(store, snap_path, {0, ::geteuid()});

@@ -37,7 +37,9 @@ now() { date +%s.%N; }
 since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 
 # The big store: synthetic jobs (sacct format), ingested as a site would.
-"$JFP" synth --jobs "$JOBS" --seed 5 -q -o "$work/big.txt"
+# synth covers jobs/4000 days from --start: the workload ends a month ago, as an export would (jfp ingest
+# refuses jobs that end after it began).
+"$JFP" synth --jobs "$JOBS" --seed 5 -q --start "$(date -d "-$((JOBS / 4000 + 30)) days" +%F)" -o "$work/big.txt"
 t0=$(now)
 mkdir -p "$work/big"
 "$JFP" ingest -q --db "$work/big/history.db" "$work/big.txt"

@@ -12,7 +12,7 @@ namespace jfp {
 
 bool MemoryReader::read(void *dst, size_t n) {
     if (n > rest_.size()) {
-        error_ = "ends " + std::to_string(n - rest_.size()) + " bytes early";
+        error_ = "it ends " + std::to_string(n - rest_.size()) + " bytes early";
         return false;
     }
     std::memcpy(dst, rest_.data(), n);
@@ -60,18 +60,19 @@ uint64_t ZstdFdReader::declared_size() {
     // The header is at most ZSTD_FRAMEHEADERSIZE_MAX (18) bytes; the first read holds it unless the file
     // is shorter, and then it is not our file.
     if (!fill()) {
-        if (error_.empty()) error_ = "is empty";
+        if (error_.empty()) error_ = "it is empty";
         return 0;
     }
     unsigned long long d = ZSTD_getFrameContentSize(m.in.data() + m.ib.pos, m.ib.size - m.ib.pos);
     if (d == ZSTD_CONTENTSIZE_ERROR) {
-        error_ = "is not a zstd frame";
+        error_ = "it is not a zstd frame";
         return 0;
     }
     if (d == ZSTD_CONTENTSIZE_UNKNOWN) {
-        error_ = "does not declare its size";
+        error_ = "it does not declare its size";
         return 0;
     }
+    if (d == 0) error_ = "it declares no content";
     return d;
 }
 
@@ -80,16 +81,16 @@ bool ZstdFdReader::read(void *dst, size_t n) {
     ZSTD_outBuffer ob{dst, n, 0};
     while (ob.pos < ob.size) {
         if (m.frame_done) {
-            error_ = "ends " + std::to_string(ob.size - ob.pos) + " bytes early";
+            error_ = "it ends " + std::to_string(ob.size - ob.pos) + " bytes early";
             return false;
         }
         if (!fill()) {
-            if (error_.empty()) error_ = "is cut short (its zstd frame does not end)";
+            if (error_.empty()) error_ = "it is cut short (its zstd frame does not end)";
             return false;
         }
         size_t r = ZSTD_decompressStream(m.dctx, &ob, &m.ib);
         if (ZSTD_isError(r)) {
-            error_ = std::string("is damaged (zstd: ") + ZSTD_getErrorName(r) + ")";
+            error_ = std::string("it is damaged (zstd: ") + ZSTD_getErrorName(r) + ")";
             return false;
         }
         if (r == 0) m.frame_done = true;
@@ -105,22 +106,22 @@ bool ZstdFdReader::finish() {
     while (!m.frame_done) {
         ZSTD_outBuffer ob{&probe, 1, 0};
         if (!fill()) {
-            if (error_.empty()) error_ = "is cut short (its zstd frame does not end)";
+            if (error_.empty()) error_ = "it is cut short (its zstd frame does not end)";
             return false;
         }
         size_t r = ZSTD_decompressStream(m.dctx, &ob, &m.ib);
         if (ZSTD_isError(r)) {
-            error_ = std::string("is damaged (zstd: ") + ZSTD_getErrorName(r) + ")";
+            error_ = std::string("it is damaged (zstd: ") + ZSTD_getErrorName(r) + ")";
             return false;
         }
         if (ob.pos) {
-            error_ = "holds more than its contents say";
+            error_ = "it holds more than its contents say";
             return false;
         }
         if (r == 0) m.frame_done = true;
     }
     if (m.ib.pos < m.ib.size || fill()) {
-        error_ = "has bytes after its zstd frame";
+        error_ = "it has bytes after its zstd frame";
         return false;
     }
     return error_.empty();

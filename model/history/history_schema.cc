@@ -46,7 +46,8 @@ CREATE TABLE IF NOT EXISTS ingests (
     started INTEGER NOT NULL,
     source TEXT NOT NULL,
     lines INTEGER, job_rows INTEGER, step_rows INTEGER, bad INTEGER,
-    recovered_pipes INTEGER, joined_newlines INTEGER
+    recovered_pipes INTEGER, joined_newlines INTEGER,
+    nonce INTEGER
 );
 CREATE TABLE IF NOT EXISTS queue_tokens (
     job_id TEXT PRIMARY KEY,

@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <algorithm>
 #include <cstring>
+#include <random>
 #include <memory>
 
 #include "model/history/history_schema.h"
@@ -54,6 +55,7 @@ HistoryStore::HistoryStore(const std::string &path, Access access)
     if (std::string note = apply_schema(db_, version, kSchemaVersion, writable_, kHistorySchema, "store"); !note.empty())
         log_info(note);
     if (writable_ && version == 1) migrate_from_1();
+    if (writable_) add_ingest_nonce();
     tracks_changes_ = writable_ || version >= 2;
     if (writable_) {
         db_.exec("PRAGMA cache_size=-65536");
@@ -65,6 +67,15 @@ HistoryStore::HistoryStore(const std::string &path, Access access)
             throw SqliteError(path + " is not a jfp history store (no jobs table); create it with jfp ingest",
                               SQLITE_ERROR);
     }
+}
+
+// Each ingest record carries a random number: with its number and time it tells one ingest from another
+// that reused its number (a store restored from a backup), which a snapshot of the store must see.
+// Added in place to stores made before it; their older records have none.
+void HistoryStore::add_ingest_nonce() {
+    Stmt c(db_, "SELECT count(*) FROM pragma_table_info('ingests') WHERE name = 'nonce'");
+    if (c.step() && c.int_at(0) > 0) return;
+    db_.exec("ALTER TABLE ingests ADD COLUMN nonce INTEGER");
 }
 
 // Schema 2 numbers every change to a job row (seq), so the plugin's loader can apply only what changed.
@@ -98,8 +109,10 @@ HistoryStore::~HistoryStore() {
 
 int64_t HistoryStore::begin_ingest(const std::string &source) {
     if (!writable_) throw SqliteError(path() + ": opened read-only", SQLITE_READONLY);
-    Stmt s(db_, "INSERT INTO ingests (started, source) VALUES (strftime('%s','now'), ?1)");
+    Stmt s(db_, "INSERT INTO ingests (started, source, nonce) VALUES (strftime('%s','now'), ?1, ?2)");
     s.bind(1, std::string_view(source));
+    std::random_device rd;
+    s.bind(2, static_cast<int64_t>(((static_cast<uint64_t>(rd()) << 32) ^ rd()) >> 1));
     s.run();
     int64_t id = sqlite3_last_insert_rowid(db_.get());
     begin_batch();
@@ -223,10 +236,27 @@ JobCursor HistoryStore::unfinished_tokened_jobs() const {
                                               " ORDER BY submit, cluster, job_key").c_str()));
 }
 
-std::string HistoryStore::lineage() const {
-    Stmt s(db_, "SELECT id, started, source FROM ingests ORDER BY id LIMIT 1");
+namespace {
+// "id|started|nonce|source"; a store made before nonces has none in its older records (read-only: none at all).
+std::string ingest_mark(const Db &db, const std::string &where, const std::string *id = nullptr) {
+    Stmt c(db, "SELECT count(*) FROM pragma_table_info('ingests') WHERE name = 'nonce'");
+    const bool nonce = c.step() && c.int_at(0) > 0;
+    const std::string sql = std::string("SELECT id, started, ") + (nonce ? "coalesce(nonce, '')" : "''") + ", source FROM ingests " + where;
+    Stmt s(db, sql.c_str());
+    if (id) s.bind(1, std::string_view(*id));
     if (!s.step()) return std::string();
-    return std::to_string(s.int_at(0)) + "|" + std::to_string(s.int_at(1)) + "|" + std::string(s.text_at(2));
+    return std::to_string(s.int_at(0)) + "|" + std::to_string(s.int_at(1)) + "|" + s.text_at(2) + "|" + s.text_at(3);
+}
+}  // namespace
+
+std::string HistoryStore::lineage() const { return ingest_mark(db_, "ORDER BY id LIMIT 1"); }
+
+std::string HistoryStore::newest_ingest_mark() const { return ingest_mark(db_, "ORDER BY id DESC LIMIT 1"); }
+
+bool HistoryStore::has_ingest_mark(const std::string &mark) const {
+    std::string id = mark.substr(0, mark.find('|'));
+    if (id.empty()) return false;
+    return ingest_mark(db_, "WHERE id = CAST(?1 AS INTEGER)", &id) == mark;
 }
 
 int64_t HistoryStore::last_change() const {

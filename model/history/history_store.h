@@ -131,6 +131,11 @@ public:
     // Which store this is, for a snapshot of it (snapshot_file.h): its oldest ingest record kept (number,
     // time, source). Empty for a store never ingested into.
     std::string lineage() const;
+    // Its newest ingest record, in the same form; and the record numbered as in `mark`, if the store still
+    // has it unchanged. A store restored from a backup numbers its next ingests again from the backup's:
+    // the record a snapshot saw is then gone or different.
+    std::string newest_ingest_mark() const;
+    bool has_ingest_mark(const std::string &mark) const;
     void vacuum();
 
     static constexpr int kSchemaVersion = 2;
@@ -139,6 +144,7 @@ private:
     void maybe_commit();
     void begin_batch();
     void migrate_from_1();
+    void add_ingest_nonce();
     bool has_prunes_table() const;
     // Change numbers never go back: a prune that removed the newest rows remembers their highest.
     int64_t highest_pruned_seq() const;

@@ -49,7 +49,10 @@ Engine::Engine(EngineOptions options) : opt_(std::move(options)) {
     poll(!opt_.background);
     if (opt_.background) {
         thread_ = std::thread([this] { run(); });
-        wait_for_first_history();
+        try {
+            wait_for_first_history();  // a throw here would destroy a joinable thread: std::terminate
+        } catch (...) {
+        }
     }
 }
 

@@ -193,7 +193,8 @@ bool same_history(const HistorySnapshot &a, const HistorySnapshot &b, std::strin
         if (x.size() != y.size()) return false;
         for (const auto &[k, v] : x) {
             auto it = y.find(k);
-            if (it == y.end() || it->second.value != v.value) return false;
+            if (it == y.end() || it->second.value != v.value || it->second.submit != v.submit || it->second.job != v.job)
+                return false;
         }
         return true;
     };

@@ -8,6 +8,7 @@
 
 #include "model/files/atomic_file.h"
 #include "model/files/file_check.h"
+#include "jfp_config.h"
 
 namespace jfp {
 
@@ -15,14 +16,14 @@ namespace {
 
 constexpr char kMagic[8] = {'J', 'F', 'P', 'H', 'S', 'N', 'A', 'P'};
 constexpr char kEnd[8] = {'J', 'F', 'P', 'H', 'E', 'N', 'D', '!'};
-constexpr uint32_t kVersion = 1;
+constexpr uint32_t kVersion = 2;
 constexpr uint32_t kEndian = 0x01020304;
 constexpr uint32_t kSlotBytes = 12;   // key, index
 constexpr uint32_t kValueBytes = 68;  // HistoryStats, field by field (no padding)
 constexpr uint64_t kMaxString = 65536;
-// A snapshot's image against its compressed file: ours compress 3-6x; a header declaring far more is damaged,
+// A snapshot's image against its compressed file: ours compress 3-4x; a header declaring far more is damaged,
 // and is not allowed to size anything.
-constexpr uint64_t kMaxRatio = 64;
+constexpr uint64_t kMaxRatio = 16;
 constexpr uint64_t kMaxImage = uint64_t{16} << 30;
 
 class Out {
@@ -109,19 +110,37 @@ bool get_stats(const char *p, HistoryStats &h) {
     return h.recent_n <= HistoryStats::kRecent && (h.last <= static_cast<uint8_t>(Outcome::Other) || h.last == 255);
 }
 
+bool fits(const std::string &s) { return s.size() <= kMaxString; }
+
 void put_latest(Out &o, const std::unordered_map<std::string, HistorySnapshot::Latest> &m) {
-    o.u64(m.size());
+    uint64_t n = 0;
+    for (const auto &[user, l] : m) n += fits(user) && fits(l.value);
+    o.u64(n);
     for (const auto &[user, l] : m) {
+        if (!fits(user) || !fits(l.value)) continue;
         o.str(user);
         o.str(l.value);
         o.i64(l.submit);
-        o.str(l.job);
+        o.str(fits(l.job) ? l.job : std::string());
     }
+}
+
+// A release string from a file, as a log line may show it.
+std::string printable_release(const std::string &r) {
+    std::string out;
+    for (char c : r.substr(0, 40)) out += (c >= 0x21 && c <= 0x7e) ? c : '?';
+    return out.empty() ? "(none)" : out;
+}
+
+uint64_t fnv1a(std::string_view s) {
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : s) h = (h ^ c) * 1099511628211ull;
+    return h;
 }
 
 bool get_latest(In &in, std::unordered_map<std::string, HistorySnapshot::Latest> &m, const char *what) {
     uint64_t n = 0;
-    if (!in.count(n, 20, what)) return false;
+    if (!in.count(n, 22, what)) return false;
     m.reserve(n);
     for (uint64_t i = 0; i < n; ++i) {
         std::string user;
@@ -199,7 +218,39 @@ struct HistoryCodec {
 
 std::string snapshot_path_for(const std::string &store_path) { return store_path + ".snapshot"; }
 
-std::string encode_history_snapshot(const HistorySnapshot &s, const std::string &lineage) {
+uint64_t history_meaning() {
+    static const uint64_t meaning = [] {
+        // Two runs of one job: every key add() makes (user+name, stem, user, partition, account) and every
+        // field of the stats, as this build computes them.
+        HistoryIndex ix;
+        JobRecord j;
+        j.cluster = "c";
+        j.user = "user";
+        j.name = "run_017";
+        j.partition = "p1,p2";
+        j.account = "acct";
+        j.submit = 100, j.start = 110, j.end = 4000;
+        j.timelimit_min = 60, j.req_mem_mb = 2000, j.max_rss_mb = 1900, j.elapsed_s = 3890;
+        j.job_key = "1";
+        j.outcome = Outcome::Timeout;
+        ix.add(j);
+        j.job_key = "2";
+        j.outcome = Outcome::OutOfMemory;
+        j.end = 5000;
+        ix.add(j);
+        j.job_key = "3";
+        j.outcome = Outcome::Completed;
+        j.end = 6000;
+        ix.add(j);
+        std::string image;
+        Out o(image);
+        HistoryCodec::put(o, ix);
+        return fnv1a(image);
+    }();
+    return meaning;
+}
+
+std::string encode_history_snapshot(const HistorySnapshot &s, const std::string &lineage, const std::string &newest_ingest) {
     std::string image;
     image.reserve(64 + s.index.slot_count() * kSlotBytes + s.index.keys() * kValueBytes + 64 * s.uid_names.size());
     Out o(image);
@@ -208,23 +259,35 @@ std::string encode_history_snapshot(const HistorySnapshot &s, const std::string 
     o.u32(kEndian);
     o.u32(kSlotBytes);
     o.u32(kValueBytes);
+    o.str(PACKAGE_VERSION);
+    o.u64(history_meaning());
     o.i64(s.seq);
     o.i64(s.prunes);
     o.i64(s.latest_end);
     o.u64(s.jobs);
-    o.str(lineage);
+    o.str(fits(lineage) ? lineage : std::string());
+    o.str(fits(newest_ingest) ? newest_ingest : std::string());
     HistoryCodec::put(o, s.index);
-    o.u64(s.uid_names.size());
+    uint64_t n = 0;
+    for (const auto &[uid, name] : s.uid_names) n += fits(name);
+    o.u64(n);
     for (const auto &[uid, name] : s.uid_names) {
+        if (!fits(name)) continue;
         o.u32(uid);
         o.str(name);
     }
     put_latest(o, s.last_account);
     put_latest(o, s.last_qos);
-    o.u64(s.users_without_uid.size());
-    for (const auto &u : s.users_without_uid) o.str(u);
-    o.u64(s.token_by_job.size());
+    n = 0;
+    for (const auto &u : s.users_without_uid) n += fits(u);
+    o.u64(n);
+    for (const auto &u : s.users_without_uid)
+        if (fits(u)) o.str(u);
+    n = 0;
+    for (const auto &[job, token] : s.token_by_job) n += fits(job) && fits(token);
+    o.u64(n);
     for (const auto &[job, token] : s.token_by_job) {
+        if (!fits(job) || !fits(token)) continue;
         o.str(job);
         o.str(token);
     }
@@ -243,13 +306,19 @@ std::string decode_history_snapshot(ByteReader &r, uint64_t size, SnapshotFile &
         return in.problem();
     if (version != kVersion || endian != kEndian || slot_bytes != kSlotBytes || value_bytes != kValueBytes)
         return "it was written by another jfp version or machine (format " + std::to_string(version) + ")";
+    std::string release;
+    uint64_t meaning = 0;
+    if (!in.str(release, "header") || !in.u64(meaning, "header")) return in.problem();
+    if (release != PACKAGE_VERSION || meaning != history_meaning())
+        return "it was written by jfp " + printable_release(release) + (release == PACKAGE_VERSION ? " (another build)" : "") +
+               ", whose history index may be keyed differently from this jfp " PACKAGE_VERSION "'s";
     HistorySnapshot &s = out.snap;
     if (!in.i64(s.seq, "header") || !in.i64(s.prunes, "header") || !in.i64(s.latest_end, "header") ||
-        !in.u64(s.jobs, "header") || !in.str(out.lineage, "header"))
+        !in.u64(s.jobs, "header") || !in.str(out.lineage, "header") || !in.str(out.newest_ingest, "header"))
         return in.problem();
     if (!HistoryCodec::get(in, s.index)) return in.problem();
     uint64_t n = 0;
-    if (!in.count(n, 8, "user names")) return in.problem();
+    if (!in.count(n, 9, "user names")) return in.problem();
     s.uid_names.reserve(n);
     for (uint64_t i = 0; i < n; ++i) {
         uint32_t uid = 0;
@@ -258,13 +327,13 @@ std::string decode_history_snapshot(ByteReader &r, uint64_t size, SnapshotFile &
         s.uid_names[uid] = std::move(name);
     }
     if (!get_latest(in, s.last_account, "accounts") || !get_latest(in, s.last_qos, "QOS")) return in.problem();
-    if (!in.count(n, 4, "users without uid")) return in.problem();
+    if (!in.count(n, 5, "users without uid")) return in.problem();
     for (uint64_t i = 0; i < n; ++i) {
         std::string u;
         if (!in.str(u, "users without uid")) return in.problem();
         s.users_without_uid.insert(std::move(u));
     }
-    if (!in.count(n, 8, "job tokens")) return in.problem();
+    if (!in.count(n, 10, "job tokens")) return in.problem();
     s.token_by_job.reserve(n);
     for (uint64_t i = 0; i < n; ++i) {
         std::string job, token;
@@ -278,8 +347,8 @@ std::string decode_history_snapshot(ByteReader &r, uint64_t size, SnapshotFile &
 }
 
 uint64_t write_snapshot_file(const std::string &path, const HistorySnapshot &snap, const std::string &lineage,
-                             const std::string &store_path) {
-    std::string frame = zstd_frame(encode_history_snapshot(snap, lineage), 1);
+                             const std::string &newest_ingest, const std::string &store_path) {
+    std::string frame = zstd_frame(encode_history_snapshot(snap, lineage, newest_ingest), 1);
     // Readable as the store is, by whom it is: the plugin reads both as SlurmUser.
     struct stat st {};
     bool have_store = ::stat(store_path.c_str(), &st) == 0;
@@ -305,12 +374,12 @@ SnapshotRead read_snapshot_file(const std::string &path, const std::vector<uid_t
     ZstdFdReader z(f.fd());
     uint64_t declared = z.declared_size();
     if (declared == 0) {
-        r.problem = path + " " + z.error();
+        r.problem = path + ": " + z.error();
         return r;
     }
     uint64_t file = static_cast<uint64_t>(std::max<int64_t>(f.size(), 0));
     if (declared > kMaxImage || declared > file * kMaxRatio + (uint64_t{1} << 20)) {
-        r.problem = path + " declares " + std::to_string(declared) + " bytes in a file of " + std::to_string(file) +
+        r.problem = path + ": it declares " + std::to_string(declared) + " bytes in a file of " + std::to_string(file) +
                     ": damaged";
         return r;
     }

@@ -28,6 +28,13 @@ ResumedHistory resume_history(const HistoryStore &store, const std::string &path
         r.why_not = path + " was taken from another store (its first ingest differs)";
         return r;
     }
+    // A store restored from a backup numbers its changes and ingests again from the backup's: the changes
+    // the snapshot holds beyond the backup would look applied. The ingest it saw last must still be there.
+    if (!store.has_ingest_mark(f.file.newest_ingest)) {
+        r.why_not = path + " saw an ingest the store no longer has (ingest " +
+                    f.file.newest_ingest.substr(0, f.file.newest_ingest.find('|')) + "; was the store restored from a backup?)";
+        return r;
+    }
     r.file_seq = f.file.snap.seq;
     // The file stands where the store stood at its change number; what changed since is applied as a
     // running plugin applies an ingest, with the same refusals (a prune, changes gone back, late jobs).
@@ -66,7 +73,8 @@ SnapshotRefresh refresh_snapshot(const std::string &store_path) {
         snap = load_history_snapshot(store);
     }
     out.jobs = snap.jobs;
-    out.bytes = write_snapshot_file(path, snap, store.lineage(), store_path);
+    // Read after the snapshot's own view: an ingest that started since is one the store has too.
+    out.bytes = write_snapshot_file(path, snap, store.lineage(), store.newest_ingest_mark(), store_path);
     out.written = true;
     return out;
 }

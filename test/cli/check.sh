@@ -126,6 +126,22 @@ planted "a store SlurmUser cannot read" "SlurmUser nobody cannot read the store 
 chown nobody "$W/site/history.db"
 planted "a store nothing feeds" "hours ago: nothing is feeding it" --stale-hours 1
 
+# The snapshot slurmctld starts from (jfp ingest wrote it beside the store).
+check 0
+grep -qF "ok       history snapshot $W/site/history.db.snapshot is usable" "$W/out.txt" || fail "snapshot not confirmed: $(cat "$W/out.txt")"
+chown root "$W/site/history.db.snapshot"
+planted "a snapshot SlurmUser cannot read" "SlurmUser nobody cannot read the history snapshot $W/site/history.db.snapshot"
+chown nobody "$W/site/history.db.snapshot"
+printf 'x' >>"$W/site/history.db.snapshot"
+check 0
+grep -qF "warning  the plugin will not use the history snapshot: $W/site/history.db.snapshot: it has bytes after its zstd frame" "$W/out.txt" ||
+    fail "a damaged snapshot not reported: $(cat "$W/out.txt")"
+rm "$W/site/history.db.snapshot"
+check 0
+grep -qF "warning  no history snapshot $W/site/history.db.snapshot: slurmctld replays the store at every start" "$W/out.txt" ||
+    fail "a missing snapshot not reported: $(cat "$W/out.txt")"
+echo "ok: the history snapshot: usable, unreadable by SlurmUser, damaged, missing"
+
 # Two controllers (issue 36): the files beside StateSaveLocation pass; StateSaveLocation elsewhere (tmpfs,
 # another device) makes every local file one each controller keeps for itself.
 mkdir -p "$W/state"

@@ -775,7 +775,8 @@ TEST_CASE("engine: the history starts from its snapshot file when it can, equal 
     CHECK(damaged.find("snapshot") == std::string::npos);
     CHECK(snap_jobs == replayed_jobs);
     bool said = false;
-    for (const auto &l : g_logged) said |= l.find("history snapshot not used") != std::string::npos;
+    for (const auto &l : g_logged)
+        said |= l.find("history snapshot not used") != std::string::npos && l.find("not a zstd frame") != std::string::npos;
     CHECK(said);
 }
 

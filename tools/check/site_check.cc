@@ -16,6 +16,8 @@
 #include <sstream>
 
 #include "model/history/history_store.h"
+#include "model/snapshot/snapshot_file.h"
+#include "model/snapshot/snapshot_resume.h"
 #include "model/policy/config.h"
 #include "model/scoring/model_bundle.h"
 #include "model/files/file_check.h"
@@ -205,7 +207,33 @@ void check_model(Report &r, const Config &cfg, const std::vector<uid_t> &trusted
     }
 }
 
-void check_store(Report &r, const Config &cfg, const Account &slurm, const SiteCheckOptions &opt) {
+// The snapshot slurmctld starts from: missing or unusable, every start replays the store (seconds per
+// million jobs, and reject mode warns meanwhile).
+void check_snapshot(Report &r, const HistoryStore &store, const std::string &store_path, const Account &slurm,
+                    const std::vector<uid_t> &trusted) {
+    const std::string path = snapshot_path_for(store_path);
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) {
+        r.warn("no history snapshot " + path + ": slurmctld replays the store at every start (about 3-4 s per million jobs)",
+               "run jfp ingest as SlurmUser once; it writes the snapshot and keeps it current");
+        return;
+    }
+    if (!may(slurm, st, 4)) {
+        r.problem("SlurmUser " + slurm.name + " cannot read the history snapshot " + path + " (" + owner_text(st) + ")",
+                  "chown " + slurm.name + " " + path + " (run jfp ingest as SlurmUser)");
+        return;
+    }
+    ResumedHistory h = resume_history(store, path, trusted);
+    if (!h.ok)
+        r.warn("the plugin will not use the history snapshot: " + h.why_not + "; it replays the store instead",
+               "run jfp ingest as SlurmUser: it writes a new snapshot");
+    else
+        r.ok("history snapshot " + path + " is usable: taken at the store's change " + std::to_string(h.file_seq) + ", " +
+             std::to_string(h.applied) + " changed jobs since");
+}
+
+void check_store(Report &r, const Config &cfg, const Account &slurm, const SiteCheckOptions &opt,
+                 const std::vector<uid_t> &trusted) {
     struct stat st {};
     if (::stat(cfg.store_path.c_str(), &st) != 0) {
         r.problem("store " + cfg.store_path + ": " + std::strerror(errno),
@@ -244,6 +272,7 @@ void check_store(Report &r, const Config &cfg, const Account &slurm, const SiteC
             else
                 r.ok(buf);
         }
+        check_snapshot(r, store, cfg.store_path, slurm, trusted);
     } catch (const std::exception &e) {
         r.problem(std::string("store: ") + e.what(), "check the path in jfp.conf (store)");
     }
@@ -318,7 +347,7 @@ std::vector<Finding> check_site(const SiteCheckOptions &opt) {
     if (slurm) {
         check_readable(r, *slurm, opt.conf_path, "jfp.conf");
         check_readable(r, *slurm, cfg.model_path, "model");
-        check_store(r, cfg, *slurm, opt);
+        check_store(r, cfg, *slurm, opt, trusted);
         check_creatable(r, *slurm, cfg.resolved_feature_log_path(), "feature log");
         if (!cfg.script_archive_path.empty()) check_creatable(r, *slurm, cfg.script_archive_path, "script archive");
     }
