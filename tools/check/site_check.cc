@@ -214,7 +214,7 @@ void check_snapshot(Report &r, const HistoryStore &store, const std::string &sto
     const std::string path = snapshot_path_for(store_path);
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
-        r.warn("no history snapshot " + path + ": slurmctld replays the store at every start (about 3-4 s per million jobs)",
+        r.warn("no history snapshot " + path + ": slurmctld replays the store at every start (3-6 s per million jobs on 2 cores)",
                "run jfp ingest as SlurmUser once; it writes the snapshot and keeps it current");
         return;
     }
