@@ -35,7 +35,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/archive/script_archive.h"
-#include "model/archive/script_traits.h"
+#include "model/script/script_traits.h"
 #include "model/snapshot/history_snapshot.h"
 #include "model/runtime/submit_request.h"
 #include "model/scoring/feature_sweep.h"

@@ -9,7 +9,7 @@
 #include <unordered_map>
 
 #include "model/archive/script_archive.h"
-#include "model/archive/script_traits.h"
+#include "model/script/script_traits.h"
 
 namespace jfp {
 

@@ -12,7 +12,7 @@
 #include <mutex>
 #include <vector>
 
-#include "model/archive/script_traits.h"
+#include "model/script/script_traits.h"
 
 namespace jfp {
 

@@ -2,7 +2,7 @@
 
 #include <cmath>
 
-#include "model/archive/script_traits.h"
+#include "model/script/script_traits.h"
 #include "model/jobs/outcome.h"
 #include "model/policy/explain.h"
 #include "model/scoring/features.h"

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/archive/ignored_directives.h"
+#include "model/script/ignored_directives.h"
 #include "model/jobs/job_request.h"
 #include "model/policy/config.h"
 

@@ -14,7 +14,7 @@
 #include "jfp_config.h"
 #include "model/jobs/job_record.h"
 #include "model/policy/advice.h"
-#include "model/archive/ignored_directives.h"
+#include "model/script/ignored_directives.h"
 #include "model/policy/explain.h"
 #include "model/policy/script_findings.h"
 #include "model/policy/user_message.h"

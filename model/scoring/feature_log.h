@@ -19,7 +19,7 @@
 #include <unordered_map>
 
 #include "model/archive/script_head_pool.h"
-#include "model/archive/script_traits.h"
+#include "model/script/script_traits.h"
 #include "model/jobs/join_token.h"
 #include "model/scoring/features.h"
 #include "model/util/bounded_queue.h"

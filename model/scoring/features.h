@@ -6,7 +6,7 @@
 #include <array>
 #include <cstdint>
 
-#include "model/archive/script_traits.h"
+#include "model/script/script_traits.h"
 #include "model/history/history.h"
 #include "model/jobs/job_request.h"
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <string_view>
 
-#include "model/archive/script_traits.h"
+#include "model/script/script_traits.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     std::string_view s(reinterpret_cast<const char *>(data), size);

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "catch.h"
-#include "model/archive/ignored_directives.h"
+#include "model/script/ignored_directives.h"
 
 using namespace jfp;
 using Why = IgnoredDirective::Why;

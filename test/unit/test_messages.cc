@@ -6,7 +6,7 @@
 
 #include "catch.h"
 #include "model/accounting/swf_reader.h"
-#include "model/archive/script_traits.h"
+#include "model/script/script_traits.h"
 #include "model/policy/advice.h"
 #include "model/policy/explain.h"
 #include "model/policy/policy.h"

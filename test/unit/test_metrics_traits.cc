@@ -3,7 +3,7 @@
 #include <string>
 
 #include "catch.h"
-#include "model/archive/script_traits.h"
+#include "model/script/script_traits.h"
 #include "model/scoring/features.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/ingest/synth.h"

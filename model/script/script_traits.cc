@@ -1,4 +1,4 @@
-#include "model/archive/script_traits.h"
+#include "model/script/script_traits.h"
 
 #include <cctype>
 #include <cstdint>

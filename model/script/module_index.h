@@ -1,0 +1,53 @@
+// The modules a site has, as Lmod's spider lists them over the compute nodes' MODULEPATH
+// (`$LMOD_DIR/spider -o spider-json $MODULEPATH`): each module's name and versions, hidden or not, and the
+// hierarchy level (compiler, MPI) it sits behind. A name a script loads is looked up as Lmod looks it up:
+// NAME/VERSION where NAME may hold slashes, VERSION matching a version or a prefix of one at a '.'
+// (python/3.11 loads python/3.11.4; python/3.1 does not), NAME alone meaning its default. Names are
+// case-sensitive, as Lmod loads them.
+#pragma once
+
+#include <cstddef>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+namespace jfp {
+
+struct ModuleLookup {
+    enum class Result {
+        Found,            // loads as written
+        BehindHierarchy,  // exists, but only after loading one of `parents` (Lmod's compiler/MPI levels)
+        NoSuchVersion,    // the name exists; that version does not (`versions` has what does)
+        NoSuchModule,     // no module of that name anywhere in the index (`similar` has the closest names)
+    };
+    Result result = Result::Found;
+    std::string name;                   // the module's name as the index has it (NoSuchVersion, BehindHierarchy)
+    std::vector<std::string> versions;  // NoSuchVersion: the versions there are, as name/version, newest last
+    std::vector<std::string> parents;   // BehindHierarchy: what to load first, e.g. "gcc/12.2.0"
+    std::vector<std::string> similar;   // NoSuchModule: up to 3 names within a small edit distance
+};
+
+class ModuleIndex {
+public:
+    // Parses spider-json text; throws std::runtime_error saying what is wrong. At most max_modules entries
+    // are kept (a site's tree has thousands; the file is written by root or SlurmUser).
+    static ModuleIndex parse(std::string_view json, size_t max_modules = 200000);
+
+    ModuleLookup lookup(std::string_view requested) const;
+    size_t names() const { return by_name_.size(); }
+    size_t modules() const { return modules_; }
+
+private:
+    struct Version {
+        std::string version;  // "3.11.4"
+        bool hidden = false;
+        std::vector<std::string> parents;  // empty: reachable from MODULEPATH itself
+    };
+    std::unordered_map<std::string, std::vector<Version>> by_name_;
+    std::vector<std::string> sorted_names_;  // for the closest-name search
+    size_t modules_ = 0;
+    std::vector<std::string> closest(std::string_view name) const;
+};
+
+}  // namespace jfp

@@ -1,0 +1,128 @@
+#include "model/script/module_lines.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "model/script/heredoc.h"
+#include "model/util/text.h"
+
+namespace jfp {
+
+namespace {
+
+// The words of a command, up to the first shell operator or comment. A word that holds a quote, an
+// expansion or a glob is returned as "" (its value is not in the script).
+std::vector<std::string_view> words_of(std::string_view line) {
+    std::vector<std::string_view> out;
+    size_t i = 0;
+    while (i < line.size()) {
+        while (i < line.size() && is_space(line[i])) ++i;
+        if (i >= line.size()) break;
+        char c = line[i];
+        if (c == '#' || c == ';' || c == '&' || c == '|' || c == '>' || c == '<' || c == '(' || c == ')') break;
+        size_t start = i;
+        bool opaque = false;
+        while (i < line.size() && !is_space(line[i]) && !std::strchr(";&|<>()", line[i])) {
+            if (std::strchr("'\"$`*?[]{}\\~", line[i])) opaque = true;
+            ++i;
+        }
+        out.push_back(opaque ? std::string_view() : line.substr(start, i - start));
+    }
+    return out;
+}
+
+bool is_word(std::string_view w, std::initializer_list<std::string_view> set) {
+    return std::find(set.begin(), set.end(), w) != set.end();
+}
+
+// Lmod's module subcommands: `ml WORD` with one of these is that subcommand, not a load of WORD.
+bool ml_subcommand(std::string_view w) {
+    return is_word(w, {"add", "avail", "av", "del", "delete", "describe", "disable", "display", "help", "is-avail",
+                       "is-loaded", "keyword", "key", "list", "load", "mcc", "purge", "refresh", "reload", "restore", "rm",
+                       "save", "savelist", "show", "spider", "sw", "swap", "switch", "tablelist", "try-add", "try-load",
+                       "unload", "unuse", "update", "use", "whatis", "gd", "getdefault", "sd", "savedefault", "r",
+                       "s", "sl", "u", "overview", "ov", "category", "cat", "reset", "dependencyCk", "mt",
+                       "isLoaded", "isAvail"});
+}
+
+}  // namespace
+
+ModuleScan find_module_loads(std::string_view script, size_t max_loads, size_t max_bytes) {
+    ModuleScan out;
+    if (script.size() > max_bytes) {
+        script = script.substr(0, max_bytes);
+        out.complete = false;
+    }
+    // The usual script without modules: one search.
+    if (script.find("module") == std::string_view::npos && script.find("ml") == std::string_view::npos) return out;
+    HeredocTracker heredocs;
+    uint32_t lineno = 0, path_change = 0;
+    for (size_t pos = 0; pos < script.size();) {
+        size_t nl = script.find('\n', pos);
+        size_t end = nl == std::string_view::npos ? script.size() : nl;
+        std::string_view line = script.substr(pos, end - pos);
+        pos = end + 1;
+        ++lineno;
+        if (size_t z = line.find('\0'); z != std::string_view::npos) line = line.substr(0, z);
+        if (heredocs.in_body(line)) continue;
+        bool continuation = heredocs.continued();  // this line continues the previous command
+        heredocs.command(line);
+        if (continuation) continue;
+        std::string_view rest = trim(line);
+        if (rest.empty() || rest.front() == '#') continue;
+        std::vector<std::string_view> w = words_of(rest);
+        if (w.empty()) continue;
+        // What may add module trees the index has not seen: every later load is marked.
+        if (rest.find("MODULEPATH=") != std::string_view::npos || rest.find("MODULEPATH+=") != std::string_view::npos ||
+            w[0] == "source" || w[0] == "." || ((w[0] == "module" || w[0] == "ml") && w.size() > 1 && w[1] == "use")) {
+            if (!path_change) path_change = lineno;
+            continue;
+        }
+        size_t first = 0, stop = w.size();
+        bool optional = false;
+        if (w[0] == "module") {
+            size_t k = 1;
+            while (k < w.size() && !w[k].empty() && w[k].front() == '-') ++k;  // module -q load ...
+            if (k >= w.size()) continue;
+            if (is_word(w[k], {"load", "add"})) {
+                first = k + 1;
+            } else if (is_word(w[k], {"try-load", "try-add"})) {
+                first = k + 1;
+                optional = true;
+            } else if (is_word(w[k], {"swap", "switch", "sw"}) && k + 2 < w.size()) {
+                first = k + 2;  // the new module; the old one is being unloaded
+                stop = first + 1;
+            } else {
+                if (w[k] == "use") path_change = path_change ? path_change : lineno;
+                continue;
+            }
+        } else if (w[0] == "ml") {
+            if (w.size() < 2) continue;  // `ml` alone lists
+            if (is_word(w[1], {"load", "add"})) first = 2;
+            else if (is_word(w[1], {"try-load", "try-add"})) first = 2, optional = true;
+            else if (ml_subcommand(w[1]) || w[1].empty()) continue;
+            else first = 1;
+        } else {
+            continue;
+        }
+        for (size_t k = first; k < stop; ++k) {
+            std::string_view name = w[k];
+            // -NAME unloads (ml), --force and the like are options; an opaque word is not knowable.
+            if (name.empty() || name.front() == '-' || name.size() > ModuleLoad::kMaxName) continue;
+            if (out.loads.size() >= max_loads) {
+                out.complete = false;
+                return out;
+            }
+            ModuleLoad m;
+            m.line = lineno;
+            m.name.assign(name);
+            m.text.assign(rest.substr(0, ModuleLoad::kMaxText));
+            m.optional = optional;
+            m.after_path_change = path_change;
+            out.loads.push_back(std::move(m));
+        }
+    }
+    return out;
+}
+
+}  // namespace jfp

@@ -1,0 +1,35 @@
+// The modules a batch script loads (Lmod and Environment Modules): `module load|add|try-load|try-add NAME...`,
+// `module swap|switch OLD NEW`, and `ml NAME...` (Lmod's shorthand: `ml` alone lists, `ml -NAME` unloads,
+// `ml SUBCOMMAND ...` is that subcommand). Read line by line as the shell would meet them at the start of a
+// line; here-document bodies are skipped. What cannot be known without running the script is said, not
+// guessed: a name built from a variable, a quote or a glob is left out, and a load after `module use`, a
+// MODULEPATH assignment or a sourced file is marked, since it may come from a tree no index knows.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace jfp {
+
+struct ModuleLoad {
+    uint32_t line = 0;         // 1-based
+    std::string name;          // as written: "python/3.11"
+    std::string text;          // the line, blanks trimmed, at most kMaxText bytes
+    bool optional = false;     // try-load / try-add: a missing module does not stop the script
+    uint32_t after_path_change = 0;  // the line of an earlier `module use`, MODULEPATH= or `source` (0: none)
+    static constexpr size_t kMaxText = 120;
+    static constexpr size_t kMaxName = 200;
+};
+
+struct ModuleScan {
+    std::vector<ModuleLoad> loads;
+    bool complete = true;  // false: the scan stopped at max_bytes or max_loads
+};
+
+// Reads at most max_bytes of the script (a user sizes it) and reports at most max_loads names.
+ModuleScan find_module_loads(std::string_view script, size_t max_loads = 32, size_t max_bytes = 65536);
+
+}  // namespace jfp

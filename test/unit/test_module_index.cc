@@ -1,0 +1,64 @@
+// A module index read from Lmod's own spider-json output (captured from Lmod 8.6.19 over a tree with a
+// compiler level: python 3.9.18 and 3.11.4, cmake 3.27, gcc 12.2.0, and openmpi 4.1.5 behind gcc), and
+// looked up as Lmod loads names (checked by hand against `lmod bash load` on the same tree).
+#include "catch.h"
+#include "model/script/module_index.h"
+
+using namespace jfp;
+using R = ModuleLookup::Result;
+
+namespace {
+const char *kSpider = R"JSON({"python": {"/apps/modules/core/python/3.11.4.lua": {"wV": "000000003.000000011.000000004.*zfinal", "whatis": ["Python"], "fullName": "python/3.11.4", "hidden": false, "help": "python", "pV": "000000003.000000011.000000004.*zfinal", "mpath": "/apps/modules/core", "Version": "3.11.4"}, "/apps/modules/core/python/3.9.18.lua": {"fullName": "python/3.9.18", "mpath": "/apps/modules/core", "hidden": false, "help": "p", "wV": "000000003.000000009.000000018.*zfinal", "pV": "000000003.000000009.000000018.*zfinal", "Version": "3.9.18"}}, "cmake": {"/apps/modules/core/cmake/3.27.lua": {"fullName": "cmake/3.27", "mpath": "/apps/modules/core", "hidden": false, "help": "cmake", "wV": "000000003.000000027.*zfinal", "pV": "000000003.000000027.*zfinal", "Version": "3.27"}}, "openmpi": {"/apps/modules/compiler/gcc/12/openmpi/4.1.5.lua": {"parentAA": [["gcc/12.2.0"]], "mpath": "/apps/modules/compiler/gcc/12", "wV": "000000004.000000001.000000005.*zfinal", "hidden": false, "help": "ompi", "pV": "000000004.000000001.000000005.*zfinal", "fullName": "openmpi/4.1.5", "Version": "4.1.5"}}, "gcc": {"/apps/modules/core/gcc/12.2.0.lua": {"wV": "000000012.000000002.*zfinal", "mpath": "/apps/modules/core", "hidden": false, "Version": "12.2.0", "fullName": "gcc/12.2.0", "pV": "000000012.000000002.*zfinal"}}})JSON";
+}  // namespace
+
+TEST_CASE("module index: names and versions as Lmod loads them") {
+    ModuleIndex ix = ModuleIndex::parse(kSpider);
+    CHECK(ix.names() == 4);
+    CHECK(ix.modules() == 5);
+    // Loaded by Lmod on the same tree: the exact version, a prefix at a '.', the name alone.
+    for (const char *ok : {"python/3.11.4", "python/3.11", "python/3", "python/3.9", "python", "cmake/3.27", "gcc/12",
+                           "gcc/12.2.0", "python/default"})
+        CHECK(ix.lookup(ok).result == R::Found);
+    // Refused by Lmod ("unknown"): no such version; 3.1 is not a prefix of 3.11.4 at a '.'.
+    for (const char *bad : {"python/3.1", "python/3.11.5", "python/3.9.1", "python/4", "gcc/1", "cmake/3.2"}) {
+        ModuleLookup l = ix.lookup(bad);
+        INFO(bad);
+        CHECK(l.result == R::NoSuchVersion);
+    }
+    ModuleLookup v = ix.lookup("python/3.12");
+    CHECK(v.name == "python");
+    CHECK(v.versions == std::vector<std::string>{"python/3.11.4", "python/3.9.18"});
+    // No such name: the closest names, case aside.
+    ModuleLookup typo = ix.lookup("pyhton/3.11");
+    CHECK(typo.result == R::NoSuchModule);
+    CHECK(typo.similar == std::vector<std::string>{"python"});
+    CHECK(ix.lookup("Python").result == R::NoSuchModule);
+    CHECK(ix.lookup("Python").similar == std::vector<std::string>{"python"});
+    CHECK(ix.lookup("tensorflow").similar.empty());
+    // Behind the compiler level: exists, loads only after gcc (Lmod: "exist but cannot be loaded as requested").
+    ModuleLookup h = ix.lookup("openmpi/4.1.5");
+    CHECK(h.result == R::BehindHierarchy);
+    CHECK(h.parents == std::vector<std::string>{"gcc/12.2.0"});
+    CHECK(ix.lookup("openmpi").result == R::BehindHierarchy);
+    CHECK(ix.lookup("openmpi/5").result == R::NoSuchVersion);
+}
+
+TEST_CASE("module index: a name with slashes is matched at the longest name the index knows") {
+    ModuleIndex ix = ModuleIndex::parse(R"({"mpi/openmpi": {"/m/mpi/openmpi/4.1.lua": {"fullName": "mpi/openmpi/4.1", "Version": "4.1"}},
+                                            "tool": {"/m/tool.lua": {"fullName": "tool"}}})");
+    CHECK(ix.lookup("mpi/openmpi/4.1").result == R::Found);
+    CHECK(ix.lookup("mpi/openmpi").result == R::Found);
+    CHECK(ix.lookup("mpi/openmpi/5.0").result == R::NoSuchVersion);
+    CHECK(ix.lookup("mpi").result == R::NoSuchModule);
+    CHECK(ix.lookup("tool").result == R::Found);
+}
+
+TEST_CASE("module index: a file that is not spider-json is refused with what is wrong") {
+    CHECK_THROWS_WITH(ModuleIndex::parse("not json"), HasText("not JSON"));
+    CHECK_THROWS_WITH(ModuleIndex::parse("[1,2]"), HasText("spider-json"));
+    CHECK_THROWS_WITH(ModuleIndex::parse(R"({"a": 3})"), HasText("module 'a'"));
+    std::string many = "{\"m\": {";
+    for (int i = 0; i < 20; ++i) many += std::string(i ? "," : "") + "\"/p/" + std::to_string(i) + "\": {\"fullName\": \"m/" + std::to_string(i) + "\"}";
+    many += "}}";
+    CHECK_THROWS_WITH(ModuleIndex::parse(many, 10), HasText("more than 10 modules"));
+}

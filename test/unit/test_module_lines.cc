@@ -1,0 +1,102 @@
+// The modules a script loads, read as the shell meets them: what the issue's corpus plants (a typo, a
+// removed version) must be found with its line; what cannot be judged from the script alone (a name from a
+// variable, loads after `module use` or a sourced file, here-document bodies, `ml` subcommands and
+// unloads) must not be reported as a plain load.
+#include <random>
+
+#include "catch.h"
+#include "model/script/module_lines.h"
+
+using namespace jfp;
+
+namespace {
+std::vector<std::string> names(const ModuleScan &s) {
+    std::vector<std::string> out;
+    for (const auto &m : s.loads) out.push_back(m.name);
+    return out;
+}
+}  // namespace
+
+TEST_CASE("module lines: module load, add, try-load, swap and ml, with their lines") {
+    ModuleScan s = find_module_loads("#!/bin/bash\n"
+                                     "#SBATCH -n 4\n"
+                                     "module purge\n"
+                                     "module load pyhton/3.11 gcc\n"
+                                     "  module -q add cmake/3.27 # build tools\n"
+                                     "module try-load ddt\n"
+                                     "module swap gcc intel/2023\n"
+                                     "ml openmpi/4.1.5 -gcc fftw\n"
+                                     "ml\n"
+                                     "ml spider python\n"
+                                     "ml load hdf5\n"
+                                     "module load --force netcdf; srun ./a.out\n");
+    CHECK(names(s) == std::vector<std::string>{"pyhton/3.11", "gcc", "cmake/3.27", "ddt", "intel/2023", "openmpi/4.1.5",
+                                               "fftw", "hdf5", "netcdf"});
+    REQUIRE(s.loads.size() == 9);
+    CHECK(s.loads[0].line == 4);
+    CHECK(s.loads[0].text == "module load pyhton/3.11 gcc");
+    CHECK(s.loads[2].line == 5);
+    CHECK(s.loads[3].optional);
+    CHECK_FALSE(s.loads[0].optional);
+    CHECK(s.loads[4].line == 7);
+    CHECK(s.loads[8].line == 12);
+    for (const auto &m : s.loads) CHECK(m.after_path_change == 0);
+    CHECK(s.complete);
+}
+
+TEST_CASE("module lines: what the script alone cannot tell is left out or marked") {
+    ModuleScan s = find_module_loads("#!/bin/bash\n"
+                                     "module load $APP/1.0 \"python\" py* tool/{1,2}\n"  // 2: from variables, quotes, globs
+                                     "cat > job2.sh <<EOF\n"
+                                     "module load inside_heredoc\n"
+                                     "EOF\n"
+                                     "echo module load in_an_echo\n"
+                                     "# module load commented\n"
+                                     "module load first\n"                              // 8
+                                     "module use /home/me/modules\n"                    // 9
+                                     "module load mine/1.0\n"                           // 10
+                                     "ml -foo\n");
+    REQUIRE(names(s) == std::vector<std::string>{"first", "mine/1.0"});
+    CHECK(s.loads[0].after_path_change == 0);
+    CHECK(s.loads[1].after_path_change == 9);
+
+    ModuleScan src = find_module_loads("source /opt/site/env.sh\nmodule load app\n");
+    REQUIRE(src.loads.size() == 1);
+    CHECK(src.loads[0].after_path_change == 1);
+    ModuleScan mp = find_module_loads("export MODULEPATH=/x:$MODULEPATH\nml app\n");
+    REQUIRE(mp.loads.size() == 1);
+    CHECK(mp.loads[0].after_path_change == 1);
+    ModuleScan cont = find_module_loads("srun \\\n module load not_a_command_line\n");
+    CHECK(cont.loads.empty());
+}
+
+TEST_CASE("module lines: bounded in bytes and names, whatever a user writes") {
+    std::string big = "#!/bin/bash\n";
+    for (int i = 0; i < 100; ++i) big += "module load m" + std::to_string(i) + "\n";
+    ModuleScan s = find_module_loads(big, 32);
+    CHECK(s.loads.size() == 32);
+    CHECK_FALSE(s.complete);
+    std::string huge = "#!/bin/bash\n" + std::string(70000, 'x') + "\nmodule load late\n";
+    ModuleScan h = find_module_loads(huge);
+    CHECK(h.loads.empty());
+    CHECK_FALSE(h.complete);
+    std::string long_name = "module load " + std::string(300, 'a') + " ok\n";
+    CHECK(names(find_module_loads(long_name)) == std::vector<std::string>{"ok"});
+    // Random bytes: no crash, every name a word of its line, every line number in range.
+    std::mt19937_64 rng(3);
+    const char alphabet[] = "module load ml try-add swap use \n\t#$'\"<>;&|-/._ab12EOF\\";
+    for (int round = 0; round < 2000; ++round) {
+        std::string text;
+        for (int i = 0, n = static_cast<int>(rng() % 400); i < n; ++i) text += alphabet[rng() % (sizeof alphabet - 1)];
+        ModuleScan r = find_module_loads(text);
+        uint32_t lines = 1;
+        for (char c : text) lines += c == '\n';
+        for (const auto &m : r.loads) {
+            CHECK(m.line >= 1);
+            CHECK(m.line <= lines);
+            CHECK_FALSE(m.name.empty());
+            CHECK(m.name.front() != '-');
+            CHECK(m.text.find(m.name) != std::string::npos);
+        }
+    }
+}
