@@ -1,5 +1,6 @@
 #include "model/script/module_index.h"
 
+#include <cctype>
 #include <algorithm>
 #include <stdexcept>
 

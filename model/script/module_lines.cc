@@ -1,5 +1,6 @@
 #include "model/script/module_lines.h"
 
+#include <initializer_list>
 #include <algorithm>
 #include <cstring>
 

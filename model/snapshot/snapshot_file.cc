@@ -1,5 +1,7 @@
 #include "model/snapshot/snapshot_file.h"
 
+#include <cerrno>
+#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 

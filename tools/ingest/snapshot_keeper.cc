@@ -1,5 +1,6 @@
 #include "tools/ingest/snapshot_keeper.h"
 
+#include <string>
 #include <chrono>
 #include <cstdio>
 #include <exception>
