@@ -176,6 +176,14 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             auto b = parse_bool(value);
             if (!b) bad("expected yes or no");
             else c.allow_override = *b;
+        } else if (key == "modules_index") {
+            if (!value.empty() && value.front() != '/') bad("expected an absolute path (or nothing: no module check)");
+            else c.modules_index = value;
+        } else if (key == "missing_modules") {
+            if (value == "off") c.missing_modules = FindingAction::Off;
+            else if (value == "warn") c.missing_modules = FindingAction::Warn;
+            else if (value == "reject") c.missing_modules = FindingAction::Reject;
+            else bad("expected off, warn or reject");
         } else if (key == "ignored_directives") {
             if (value == "off") c.ignored_directives = FindingAction::Off;
             else if (value == "warn") c.ignored_directives = FindingAction::Warn;
@@ -291,6 +299,8 @@ std::map<std::string, std::string> config_settings(const Config &c) {
         {"reject_privileged", yes(c.reject_privileged)},
         {"reject_below_target", yes(c.reject_below_target)},
         {"ignored_directives", finding_action_name(c.ignored_directives)},
+        {"modules_index", c.modules_index.empty() ? "none" : c.modules_index},
+        {"missing_modules", finding_action_name(c.missing_modules)},
         {"override_token", c.override_token},
         {"annotate_field", std::string(c.annotate_comment ? "comment" : "") +
                                (c.annotate_comment && c.annotate_admin_comment ? "," : "") +

@@ -48,6 +48,10 @@ struct Config {
     std::string override_token = "jfp:override";
     // #SBATCH lines sbatch ignored (after the first command, or indented): said to the user by default.
     FindingAction ignored_directives = FindingAction::Warn;
+    // The site's modules (Lmod's spider-json, model/script/module_index.h): a module the script loads that
+    // exists nowhere in it is said to the user. Empty: no module check.
+    std::string modules_index;
+    FindingAction missing_modules = FindingAction::Warn;
 
     bool annotate_comment = true;
     bool annotate_admin_comment = false;

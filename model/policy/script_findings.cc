@@ -65,6 +65,79 @@ std::string ignored_directive_sentence(const IgnoredDirective &d, uint32_t first
     return s;
 }
 
+std::vector<ModuleFinding> missing_modules(const ModuleScan &scan, const ModuleIndex &index, std::vector<std::string> *not_told,
+                                           size_t max_found) {
+    std::vector<ModuleFinding> out;
+    auto skip = [&](const ModuleLoad &m, const std::string &why) {
+        if (not_told && not_told->size() < 8) not_told->push_back("line " + std::to_string(m.line) + " " + m.name + ": " + why);
+    };
+    for (const ModuleLoad &m : scan.loads) {
+        if (out.size() >= max_found) break;
+        ModuleLookup l = index.lookup(m.name);
+        if (l.result == ModuleLookup::Result::Found) continue;
+        if (l.result == ModuleLookup::Result::BehindHierarchy) {
+            skip(m, "exists behind " + (l.parents.empty() ? std::string("a hierarchy level") : l.parents.front()));
+            continue;
+        }
+        if (m.after_path_change) {
+            skip(m, "after line " + std::to_string(m.after_path_change) + ", which may add module trees");
+            continue;
+        }
+        if (m.optional) {
+            skip(m, "try-load: a missing module does not stop the script");
+            continue;
+        }
+        out.push_back({m, std::move(l)});
+    }
+    return out;
+}
+
+std::string missing_module_sentence(const ModuleFinding &f) {
+    const ModuleLookup &l = f.lookup;
+    std::string s = "line " + std::to_string(f.load.line) + ": " + quote_for_message(f.load.text, 80) + ": ";
+    if (l.result == ModuleLookup::Result::NoSuchVersion) {
+        std::string want = f.load.name.size() > l.name.size() ? f.load.name.substr(l.name.size() + 1) : f.load.name;
+        s += "module " + quote_for_message(l.name, 60) + " has no version " + quote_for_message(want, 40) + " on this cluster";
+        if (!l.versions.empty()) {
+            s += "; it has ";
+            for (size_t i = 0; i < l.versions.size(); ++i) s += (i ? ", " : "") + l.versions[i];
+        }
+        s += " (`module spider " + printable(l.name, 60) + "` lists them).";
+        return s;
+    }
+    std::string base = f.load.name.substr(0, f.load.name.find('/'));
+    s += "this cluster has no module " + quote_for_message(base, 60);
+    if (!l.similar.empty()) {
+        s += "; did you mean ";
+        for (size_t i = 0; i < l.similar.size(); ++i) s += (i ? " or " : "") + l.similar[i];
+        s += "? (`module spider " + printable(l.similar.front(), 60) + "` lists its versions)";
+    } else {
+        s += " (`module avail` lists what there is)";
+    }
+    return s + ".";
+}
+
+ScriptFindingsVerdict judge_module_findings(const Config &c, const JobRequest &r, const std::vector<ModuleFinding> &found,
+                                            std::string_view comment, bool privileged) {
+    ScriptFindingsVerdict v;
+    if (found.empty() || c.missing_modules == FindingAction::Off) return v;
+    v.found = true;
+    if (c.mode == Mode::Off || c.mode == Mode::Shadow) return v;
+    const bool overridden = c.allow_override && has_override(comment, c.override_token);
+    v.reject = c.missing_modules == FindingAction::Reject && !overridden && !is_exempt(c, r) &&
+               (!privileged || c.reject_privileged);
+    std::string m = v.reject ? "jfp: job refused: " : "jfp: warning: ";
+    m += found.size() == 1 ? std::string("this script loads a module this cluster does not have, so `module load` fails there:")
+                           : "this script loads " + std::to_string(found.size()) +
+                                 " modules this cluster does not have, so `module load` fails there:";
+    for (const auto &f : found) m += "\n  " + missing_module_sentence(f);
+    if (v.reject)
+        m += "\n  Fix the module names and submit it again" +
+             (c.allow_override ? ", or add --comment=" + c.override_token + " to submit it as it is." : std::string("."));
+    v.message = std::move(m);
+    return v;
+}
+
 ScriptFindingsVerdict judge_script_findings(const Config &c, const JobRequest &r, const DirectiveScan &scan,
                                             std::string_view comment, bool privileged) {
     ScriptFindingsVerdict v;

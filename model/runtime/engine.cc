@@ -15,6 +15,7 @@
 #include "model/jobs/job_record.h"
 #include "model/policy/advice.h"
 #include "model/script/ignored_directives.h"
+#include "model/script/module_lines.h"
 #include "model/policy/explain.h"
 #include "model/policy/script_findings.h"
 #include "model/policy/user_message.h"
@@ -362,6 +363,8 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &given) {
     history_lock = {};
     if (req.has_script && st->config.ignored_directives != FindingAction::Off)
         judge_directives(*st, req, c.r, neutral_comment, out);
+    if (req.has_script && st->modules && st->config.missing_modules != FindingAction::Off)
+        judge_modules(*st, req, c.r, neutral_comment, out);
     if (st->script_archive && c.r.script_known && !out.token.empty()) archive_script(*st, req, c.r, out.token);
     return out;
 }
@@ -506,6 +509,7 @@ void Engine::write_metrics(bool now) {
     m.updates = counters_.modified.load();
     m.updates_not_owner = counters_.modify_not_owner.load();
     m.ignored_directives = counters_.ignored_directives.load();
+    m.missing_modules = counters_.missing_modules.load();
     m.faults = counters_.faults.load();
     m.model_loads = counters_.model_loads.load();
     m.history_loads = counters_.history_loads.load();
@@ -629,6 +633,35 @@ void Engine::judge_directives(const State &st, const SubmitRequest &req, const J
     LogLevel level = v.reject ? LogLevel::Info : LogLevel::Debug;
     log_msg(level, "uid " + std::to_string(req.uid) + " name=" + quote_log_field(r.name) + ": sbatch ignored #SBATCH line(s) " +
                        lines + (v.reject ? ": rejected (ignored_directives = reject)" : v.message.empty() ? ": not said (mode)" : ": warned"));
+}
+
+// The script's module loads against the site's index: a name that exists nowhere is said with the line
+// and the closest names; what the index cannot judge is logged at debug level only.
+void Engine::judge_modules(const State &st, const SubmitRequest &req, const JobRequest &r, std::string_view comment,
+                           SubmitOutcome &out) {
+    ModuleScan scan = find_module_loads(req.script);
+    if (scan.loads.empty()) return;
+    std::vector<std::string> not_told;
+    std::vector<ModuleFinding> found = missing_modules(scan, *st.modules, &not_told);
+    if (!not_told.empty() && debug_enabled()) {
+        std::string why;
+        for (const auto &n : not_told) why += (why.empty() ? "" : "; ") + n;
+        log_msg(LogLevel::Debug, "uid " + std::to_string(req.uid) + " name=" + quote_log_field(r.name) +
+                                     ": module loads not judged: " + printable(why, 600));
+    }
+    if (found.empty()) return;
+    counters_.missing_modules.fetch_add(1, std::memory_order_relaxed);
+    ScriptFindingsVerdict v = judge_module_findings(st.config, r, found, comment, privileged(req.uid));
+    if (!v.message.empty()) out.user_message += (out.user_message.empty() ? "" : "\n") + v.message;
+    if (v.reject && !out.reject) counters_.rejected.fetch_add(1, std::memory_order_relaxed);
+    out.reject = out.reject || v.reject;
+    if (!v.reject && !debug_enabled()) return;
+    std::string names;
+    for (const auto &f : found) names += (names.empty() ? "" : ",") + f.load.name;
+    log_msg(v.reject ? LogLevel::Info : LogLevel::Debug,
+            "uid " + std::to_string(req.uid) + " name=" + quote_log_field(r.name) + ": modules not on this cluster: " +
+                quote_log_field(names, 200) +
+                (v.reject ? ": rejected (missing_modules = reject)" : v.message.empty() ? ": not said (mode)" : ": warned"));
 }
 
 bool Engine::flush_for_exit(std::chrono::milliseconds limit) {

@@ -31,6 +31,7 @@
 #include "model/jobs/join_token.h"
 #include "model/policy/config.h"
 #include "model/policy/policy.h"
+#include "model/script/module_index.h"
 #include "model/runtime/job_record_view.h"
 #include "model/runtime/submit_request.h"
 #include "model/scoring/feature_log.h"
@@ -61,7 +62,7 @@ struct SubmitOutcome {
 struct EngineCounters {
     std::atomic<uint64_t> evaluated{0}, scored{0}, annotated{0}, warned{0}, rejected{0}, overrides{0},
         exempt{0}, unscored{0}, comment_full{0}, neutralized{0}, modified{0}, modify_unknown{0}, modify_not_owner{0},
-        history_loads{0}, history_updates{0}, model_loads{0}, faults{0}, ignored_directives{0};
+        history_loads{0}, history_updates{0}, model_loads{0}, faults{0}, ignored_directives{0}, missing_modules{0};
 };
 
 class Engine {
@@ -120,6 +121,7 @@ private:
         // after a full load.
         std::shared_ptr<HistorySnapshot> history;
         std::shared_ptr<const ClusterDefaults> defaults;
+        std::shared_ptr<const ModuleIndex> modules;  // modules_index, when one is named and loaded
         // Held through the snapshot, so a submission keeps the writer it started with alive; the
         // background thread destroys retired writers (joining their threads), never a submit thread.
         std::shared_ptr<FeatureLogWriter> feature_log;
@@ -153,6 +155,9 @@ private:
                std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, Candidate &best);
     void judge_directives(const State &st, const SubmitRequest &req, const JobRequest &r, std::string_view comment,
                           SubmitOutcome &out);
+    void judge_modules(const State &st, const SubmitRequest &req, const JobRequest &r, std::string_view comment,
+                       SubmitOutcome &out);
+    bool load_modules_index(State &next);
     void fill_outcome(const State &st, Candidate &c, std::string_view comment, uint32_t uid, SubmitOutcome &out,
                       bool is_update, bool log_features, DeferredScript script = DeferredScript());
     void publish(const std::shared_ptr<State> &working);
@@ -177,7 +182,8 @@ private:
     std::string metrics_error_said_;
 
     // Loader bookkeeping (background thread only).
-    FileSig config_sig_, model_sig_, store_sig_, slurm_conf_sig_;
+    FileSig config_sig_, model_sig_, store_sig_, slurm_conf_sig_, modules_sig_;
+    std::string modules_path_loaded_, last_modules_error_;
     // A connection kept open to the store: PRAGMA data_version changes when another connection (jfp ingest)
     // commits. The store's files cannot tell: merely reading a WAL database touches its -wal and -shm.
     std::unique_ptr<Db> store_watch_;
@@ -188,7 +194,7 @@ private:
     std::string last_config_error_, last_model_error_, last_store_error_;
     std::string below_target_said_;  // model id and setting the below-target line was said for
     // One line a minute per kind while a fault keeps changing (docs/admin-guide.md, "When something is wrong").
-    FaultLog config_faults_{60}, model_faults_{60}, store_faults_{60};
+    FaultLog config_faults_{60}, model_faults_{60}, store_faults_{60}, modules_faults_{60};
     // A store that failed to load is tried again this often even when its file looks unchanged (a
     // remount, a fixed permission or lock): seldom enough that a slow failure costs the host little.
     static constexpr std::chrono::seconds kStoreRetry{10};

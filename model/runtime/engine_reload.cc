@@ -23,6 +23,8 @@ namespace {
 // A bundle jfp train writes is about 100 KiB (docs/testing.md); a file of hundreds of MiB is not one, and
 // is not read into slurmctld.
 constexpr size_t kMaxBundleBytes = size_t{256} << 20;
+// Lmod's spider-json of a large site (thousands of modules) is a few MiB.
+constexpr size_t kMaxModulesIndexBytes = size_t{64} << 20;
 
 int64_t ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration_cast<std::chrono::milliseconds>(std::chrono::steady_clock::now() - t0).count();
@@ -275,6 +277,7 @@ void Engine::poll(bool load_history) {
         }
 
         if (follow_writers(*next)) changed = true;
+        if (load_modules_index(*next)) changed = true;
     }
 
     // ---- slurm.conf: partition defaults
@@ -296,8 +299,56 @@ void Engine::poll(bool load_history) {
     close_retired_writers();
     resolve_pending_uids();
     config_faults_.tick();
+    modules_faults_.tick();
     model_faults_.tick();
     store_faults_.tick();
+}
+
+// The site's module index (modules_index): reloaded when its file changes, checked as the model is; a bad
+// file keeps the last good index of the same path.
+bool Engine::load_modules_index(State &next) {
+    const std::string &path = next.config.modules_index;
+    FileSig sig = path.empty() ? FileSig() : file_sig(path);
+    if (path == modules_path_loaded_ && sig == modules_sig_) return false;
+    const bool same_path = path == modules_path_loaded_;
+    modules_path_loaded_ = path;
+    modules_sig_ = sig;
+    if (path.empty()) {
+        bool had = next.modules != nullptr;
+        next.modules.reset();
+        if (had) log_info("module check off (no modules_index)");
+        return had;
+    }
+    std::string err;
+    if (!sig.exists) {
+        err = "missing (write it with Lmod's spider: see jfp.conf(5), modules_index)";
+    } else if (TrustedRead f = read_trusted_file(path, opt_.trusted_uids, kMaxModulesIndexBytes); !f.problem.empty()) {
+        err = "refused: " + f.problem;
+    } else if (f.too_big) {
+        err = "larger than " + std::to_string(kMaxModulesIndexBytes >> 20) + " MiB: not a module index; refused unread";
+    } else {
+        try {
+            auto t0 = std::chrono::steady_clock::now();
+            auto ix = std::make_shared<const ModuleIndex>(ModuleIndex::parse(f.out));
+            trim_heap();
+            next.modules = ix;
+            last_modules_error_.clear();
+            modules_faults_.clear();
+            log_info("loaded module index " + path + ": " + std::to_string(ix->modules()) + " modules of " +
+                     std::to_string(ix->names()) + " names in " + std::to_string(ms_since(t0)) + " ms");
+            return true;
+        } catch (const std::exception &e) {
+            err = e.what();
+        }
+    }
+    if (!same_path) next.modules.reset();  // an index of another path says nothing about this one
+    if (err != last_modules_error_) {
+        modules_faults_.report("module index " + path + " not used: " + err + "; " +
+                                   (next.modules ? "keeping the last good index" : "no module check"),
+                               err);
+        last_modules_error_ = err;
+    }
+    return true;
 }
 
 // Said once for each model and mode: a model that missed its target precision warns where reject mode

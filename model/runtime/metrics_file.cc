@@ -65,6 +65,7 @@ std::string prometheus_text(const MetricsSnapshot &m) {
     line(o, "jfp_faults_total{%s} %" PRIu64, c.c_str(), m.faults);
     family(o, "jfp_script_findings_total", "counter", "Submissions whose script showed a certain fault, by kind.");
     line(o, "jfp_script_findings_total{%s,finding=\"ignored_directives\"} %" PRIu64, c.c_str(), m.ignored_directives);
+    line(o, "jfp_script_findings_total{%s,finding=\"missing_modules\"} %" PRIu64, c.c_str(), m.missing_modules);
     family(o, "jfp_dropped_total", "counter", "Records not kept because a queue was full or a write failed.");
     line(o, "jfp_dropped_total{%s,what=\"feature_log\"} %" PRIu64, c.c_str(), m.feature_log_dropped);
     line(o, "jfp_dropped_total{%s,what=\"script_archive\"} %" PRIu64, c.c_str(), m.archive_dropped + m.archive_failed);

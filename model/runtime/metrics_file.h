@@ -23,6 +23,7 @@ struct MetricsSnapshot {
              updates = 0, updates_not_owner = 0;
     uint64_t faults = 0;  // internal faults the plugin let jobs through on
     uint64_t ignored_directives = 0;  // submissions with #SBATCH lines sbatch ignored
+    uint64_t missing_modules = 0;     // submissions loading a module the index does not have
     uint64_t archive_archived = 0, archive_dropped = 0, archive_failed = 0;
     uint64_t feature_log_dropped = 0;
     uint64_t model_loads = 0, history_loads = 0;

@@ -780,6 +780,37 @@ TEST_CASE("engine: the history starts from its snapshot file when it can, equal 
     CHECK(said);
 }
 
+TEST_CASE("engine: a module the site's index does not have is told at submission; the index reloads without a restart") {
+    Site site;
+    const std::string index = site.dir.file("modules.json");
+    test::write_file(index, R"({"python": {"/m/python/3.11.4.lua": {"fullName": "python/3.11.4"}}})");
+    site.config("mode = warn\nthreshold = 0.99\nmodules_index = " + index + "\n");
+    Engine e(site.options());
+    SubmitRequest r = request("sim");
+    r.script = "#!/bin/bash\n#SBATCH -n 1\nmodule load pyhton/3.11\nsrun ./a.out\n";
+    auto out = e.evaluate(r);
+    INFO(out.user_message);
+    CHECK(out.user_message.find("line 3: 'module load pyhton/3.11': this cluster has no module 'pyhton'; did you mean python?") !=
+          std::string::npos);
+    CHECK_FALSE(out.reject);
+    CHECK(e.counters().missing_modules.load() == 1);
+    r.script = "#!/bin/bash\nmodule load python/3.11\nsrun ./a.out\n";
+    CHECK(e.evaluate(r).user_message.find("module") == std::string::npos);
+    // The site installs pyhton (a new index): the same script passes, no restart.
+    test::write_file(index, R"({"pyhton": {"/m/pyhton/3.11.lua": {"fullName": "pyhton/3.11"}}})");
+    e.poll();
+    r.script = "#!/bin/bash\nmodule load pyhton/3.11\n";
+    CHECK(e.evaluate(r).user_message.find("no module") == std::string::npos);
+    // An index anyone could have written is refused: the last good one of that path stays.
+    chmod(index.c_str(), 0666);
+    test::write_file(index, "{}");
+    chmod(index.c_str(), 0666);
+    e.poll();
+    CHECK(e.evaluate(r).user_message.find("no module") == std::string::npos);
+    r.script = "#!/bin/bash\nmodule load python/3.11\n";
+    CHECK(e.evaluate(r).user_message.find("this cluster has no module 'python'") != std::string::npos);
+}
+
 TEST_CASE("engine: a store put back in place after a failed load is loaded whole, not updated in place") {
     Site site;
     site.config("mode = annotate\n");

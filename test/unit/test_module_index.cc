@@ -2,7 +2,9 @@
 // compiler level: python 3.9.18 and 3.11.4, cmake 3.27, gcc 12.2.0, and openmpi 4.1.5 behind gcc), and
 // looked up as Lmod loads names (checked by hand against `lmod bash load` on the same tree).
 #include "catch.h"
+#include "model/policy/script_findings.h"
 #include "model/script/module_index.h"
+#include "model/script/module_lines.h"
 
 using namespace jfp;
 using R = ModuleLookup::Result;
@@ -61,4 +63,54 @@ TEST_CASE("module index: a file that is not spider-json is refused with what is 
     for (int i = 0; i < 20; ++i) many += std::string(i ? "," : "") + "\"/p/" + std::to_string(i) + "\": {\"fullName\": \"m/" + std::to_string(i) + "\"}";
     many += "}}";
     CHECK_THROWS_WITH(ModuleIndex::parse(many, 10), HasText("more than 10 modules"));
+}
+
+// ---- what the user is told (model/policy/script_findings.h)
+
+TEST_CASE("module findings: the line, the name, the closest names; what the index cannot judge is not said") {
+    ModuleIndex ix = ModuleIndex::parse(kSpider);
+    ModuleScan scan = find_module_loads("#!/bin/bash\n"
+                                        "#SBATCH -n 2\n"
+                                        "module load pyhton/3.11 cmake\n"  // 3: a typo
+                                        "module load python/3.12\n"        // 4: a version that is not there
+                                        "module try-load ddt\n"            // 5: optional
+                                        "module load openmpi\n"            // 6: behind gcc
+                                        "module load gcc/12 openmpi/4.1.5\n"
+                                        "module use $HOME/mods\n"
+                                        "module load mine\n");             // 9: after module use
+    std::vector<std::string> not_told;
+    std::vector<ModuleFinding> found = missing_modules(scan, ix, &not_told);
+    REQUIRE(found.size() == 2);
+    CHECK(missing_module_sentence(found[0]) ==
+          "line 3: 'module load pyhton/3.11 cmake': this cluster has no module 'pyhton'; did you mean python? "
+          "(`module spider python` lists its versions).");
+    CHECK(missing_module_sentence(found[1]) ==
+          "line 4: 'module load python/3.12': module 'python' has no version '3.12' on this cluster; it has "
+          "python/3.11.4, python/3.9.18 (`module spider python` lists them).");
+    std::string why;
+    for (const auto &n : not_told) why += n + "\n";
+    INFO(why);
+    CHECK(not_told.size() == 4);
+    CHECK(why.find("line 5 ddt: try-load") != std::string::npos);
+    CHECK(why.find("line 6 openmpi: exists behind gcc/12.2.0") != std::string::npos);
+    CHECK(why.find("line 9 mine: after line 8") != std::string::npos);
+
+    Config c;
+    c.mode = Mode::Warn;
+    JobRequest r;
+    ScriptFindingsVerdict w = judge_module_findings(c, r, found, "", false);
+    CHECK_FALSE(w.reject);
+    CHECK(w.message.rfind("jfp: warning: this script loads 2 modules this cluster does not have", 0) == 0);
+    c.missing_modules = FindingAction::Reject;
+    c.allow_override = true;
+    ScriptFindingsVerdict rj = judge_module_findings(c, r, found, "", false);
+    CHECK(rj.reject);
+    CHECK(rj.message.find("--comment=jfp:override") != std::string::npos);
+    CHECK_FALSE(judge_module_findings(c, r, found, "jfp:override", false).reject);
+    CHECK_FALSE(judge_module_findings(c, r, found, "", true).reject);  // root or SlurmUser: warned
+    c.mode = Mode::Shadow;
+    CHECK(judge_module_findings(c, r, found, "", false).message.empty());
+    c.mode = Mode::Warn;
+    c.missing_modules = FindingAction::Off;
+    CHECK_FALSE(judge_module_findings(c, r, found, "", false).found);
 }
