@@ -100,7 +100,8 @@ bool HeredocTracker::in_body(std::string_view line) {
 }
 
 void HeredocTracker::command(std::string_view line) {
-    opened(line, pending_);
+    // Most lines open none: memchr (vectorised) for a '<' before the parse.
+    if (std::memchr(line.data(), '<', line.size()) != nullptr) opened(line, pending_);
     continued_ = !line.empty() && line.back() == '\\';
     if (!continued_ && !pending_.empty()) in_bodies_ = true;
 }

@@ -54,8 +54,12 @@ ModuleScan find_module_loads(std::string_view script, size_t max_loads, size_t m
         script = script.substr(0, max_bytes);
         out.complete = false;
     }
-    // The usual script without modules: one search.
-    if (script.find("module") == std::string_view::npos && script.find("ml") == std::string_view::npos) return out;
+    // The usual script without modules: two searches (memmem: string_view::find restarts at every 'm').
+    auto has = [&](const char *needle) {
+        return ::memmem(script.data(), script.size(), needle, std::strlen(needle)) != nullptr;
+    };
+    if (!has("module") && !has("ml")) return out;
+    const bool mentions_path = has("MODULEPATH");
     HeredocTracker heredocs;
     uint32_t lineno = 0, path_change = 0;
     for (size_t pos = 0; pos < script.size();) {
@@ -70,7 +74,12 @@ ModuleScan find_module_loads(std::string_view script, size_t max_loads, size_t m
         heredocs.command(line);
         if (continuation) continue;
         std::string_view rest = trim(line);
-        if (rest.empty() || rest.front() == '#') continue;
+        if (rest.empty()) continue;
+        // Only lines that can load a module or change where modules come from are split into words.
+        if (!starts_with(rest, "module") && !starts_with(rest, "ml") && !starts_with(rest, "source") &&
+            !(rest.size() > 1 && rest[0] == '.' && is_space(rest[1])) &&
+            !(mentions_path && rest.find("MODULEPATH") != std::string_view::npos))
+            continue;
         std::vector<std::string_view> w = words_of(rest);
         if (w.empty()) continue;
         // What may add module trees the index has not seen: every later load is marked.

@@ -29,7 +29,8 @@ struct ModuleScan {
     bool complete = true;  // false: the scan stopped at max_bytes or max_loads
 };
 
-// Reads at most max_bytes of the script (a user sizes it) and reports at most max_loads names.
-ModuleScan find_module_loads(std::string_view script, size_t max_loads = 32, size_t max_bytes = 65536);
+// Reads at most max_bytes of the script (a user sizes it; module lines sit at the top, as #SBATCH lines
+// do: the first 16 KiB, as the trait scan reads) and reports at most max_loads names.
+ModuleScan find_module_loads(std::string_view script, size_t max_loads = 32, size_t max_bytes = 16384);
 
 }  // namespace jfp
