@@ -70,6 +70,16 @@ TEST_CASE("module lines: what the script alone cannot tell is left out or marked
     CHECK(cont.loads.empty());
 }
 
+TEST_CASE("module lines: the fast check for scripts without modules misses none at any offset") {
+    for (size_t pad = 0; pad < 40; ++pad) {
+        std::string filler(pad, 'x');
+        CHECK(find_module_loads(filler + "\nmodule load a\n").loads.size() == 1);
+        CHECK(find_module_loads(filler + "\nml b\n").loads.size() == 1);
+        CHECK(find_module_loads(filler + "\nmm mo ml\n" + filler).loads.empty());
+        CHECK(find_module_loads(filler + "\nsrun --mem 2 ./mode\n").loads.empty());
+    }
+}
+
 TEST_CASE("module lines: bounded in bytes and names, whatever a user writes") {
     std::string big = "#!/bin/bash\n";
     for (int i = 0; i < 100; ++i) big += "module load m" + std::to_string(i) + "\n";
