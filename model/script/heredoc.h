@@ -16,6 +16,11 @@ public:
     // Call for a command line (not a body line): the here-documents it opens. Their bodies begin after
     // the whole command, so a line ending in a backslash continues it.
     void command(std::string_view line);
+    // The same for a line the caller knows holds no '<' (it searched the whole text once): no parse.
+    void plain_command(std::string_view line) {
+        continued_ = !line.empty() && line.back() == '\\';
+        if (!continued_ && !pending_.empty()) in_bodies_ = true;
+    }
     bool continued() const { return continued_; }
 
 private:

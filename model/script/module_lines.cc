@@ -49,29 +49,37 @@ bool ml_subcommand(std::string_view w) {
                        "isLoaded", "isAvail"});
 }
 
-// Whether the text holds "module" or "ml" at all: the usual script without modules is answered by one
-// vectorised pass over 'm' followed by 'o' or 'l' (memmem twice was ~10 µs for 16 KiB here; this is a
-// fraction of a microsecond), and only its few candidates are compared.
-bool mentions_modules(std::string_view s) {
+// Whether the text holds "module" or "ml" at all, and "MODULEPATH": one vectorised pass over 'm' followed
+// by 'o' or 'l' and 'M' followed by 'O' (glibc's memmem, three times, was ~10x slower on 16 KiB), and only
+// the few candidates are compared.
+struct Mentions {
+    bool modules = false, path = false;
+};
+Mentions mentions(std::string_view s) {
+    Mentions out;
     const char *p = s.data();
     const size_t n = s.size();
-    auto at = [&](size_t i) {
-        return (i + 6 <= n && std::memcmp(p + i, "module", 6) == 0) || (i + 2 <= n && p[i + 1] == 'l');
+    auto check = [&](size_t i) {
+        if (p[i] == 'm') out.modules |= (i + 6 <= n && std::memcmp(p + i, "module", 6) == 0) || p[i + 1] == 'l';
+        else out.path |= i + 10 <= n && std::memcmp(p + i, "MODULEPATH", 10) == 0;
     };
     size_t i = 0;
 #if defined(__SSE2__)
     const __m128i m = _mm_set1_epi8('m'), o = _mm_set1_epi8('o'), l = _mm_set1_epi8('l');
-    for (; i + 17 <= n; i += 16) {
+    const __m128i M = _mm_set1_epi8('M'), O = _mm_set1_epi8('O');
+    for (; i + 17 <= n && !(out.modules && out.path); i += 16) {
         __m128i b0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
         __m128i b1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i + 1));
-        __m128i hit = _mm_and_si128(_mm_cmpeq_epi8(b0, m), _mm_or_si128(_mm_cmpeq_epi8(b1, o), _mm_cmpeq_epi8(b1, l)));
+        __m128i hit = _mm_or_si128(
+            _mm_and_si128(_mm_cmpeq_epi8(b0, m), _mm_or_si128(_mm_cmpeq_epi8(b1, o), _mm_cmpeq_epi8(b1, l))),
+            _mm_and_si128(_mm_cmpeq_epi8(b0, M), _mm_cmpeq_epi8(b1, O)));
         for (uint32_t bits = static_cast<uint32_t>(_mm_movemask_epi8(hit)); bits; bits &= bits - 1)
-            if (at(i + static_cast<size_t>(__builtin_ctz(bits)))) return true;
+            check(i + static_cast<size_t>(__builtin_ctz(bits)));
     }
 #endif
     for (; i + 1 < n; ++i)
-        if (p[i] == 'm' && (p[i + 1] == 'o' || p[i + 1] == 'l') && at(i)) return true;
-    return false;
+        if ((p[i] == 'm' && (p[i + 1] == 'o' || p[i + 1] == 'l')) || (p[i] == 'M' && p[i + 1] == 'O')) check(i);
+    return out;
 }
 
 }  // namespace
@@ -82,20 +90,36 @@ ModuleScan find_module_loads(std::string_view script, size_t max_loads, size_t m
         script = script.substr(0, max_bytes);
         out.complete = false;
     }
-    if (!mentions_modules(script)) return out;
-    const bool mentions_path = ::memmem(script.data(), script.size(), "MODULEPATH", 10) != nullptr;
+    // What the shell runs ends at a NUL (slurmctld writes the script up to it).
+    if (const void *z = std::memchr(script.data(), '\0', script.size()))
+        script = script.substr(0, static_cast<size_t>(static_cast<const char *>(z) - script.data()));
+    const Mentions said = mentions(script);
+    if (!said.modules) return out;
+    const bool mentions_path = said.path;
     HeredocTracker heredocs;
     uint32_t lineno = 0, path_change = 0;
+    size_t next_lt = 0;
+    bool lt_searched = false;
     for (size_t pos = 0; pos < script.size();) {
         size_t nl = script.find('\n', pos);
         size_t end = nl == std::string_view::npos ? script.size() : nl;
         std::string_view line = script.substr(pos, end - pos);
-        pos = end + 1;
         ++lineno;
-        if (size_t z = line.find('\0'); z != std::string_view::npos) line = line.substr(0, z);
-        if (heredocs.in_body(line)) continue;
+        if (heredocs.in_body(line)) {
+            pos = end + 1;
+            continue;
+        }
         bool continuation = heredocs.continued();  // this line continues the previous command
-        heredocs.command(line);
+        // The next '<' in the text, searched once for many lines: only a line holding one can open a
+        // here-document.
+        if (!lt_searched || next_lt < pos) {
+            lt_searched = true;
+            const void *lt = pos < script.size() ? std::memchr(script.data() + pos, '<', script.size() - pos) : nullptr;
+            next_lt = lt ? static_cast<size_t>(static_cast<const char *>(lt) - script.data()) : script.size();
+        }
+        if (next_lt < end) heredocs.command(line);
+        else heredocs.plain_command(line);
+        pos = end + 1;
         if (continuation) continue;
         std::string_view rest = trim(line);
         if (rest.empty()) continue;
