@@ -92,7 +92,16 @@ wait "$STREAM_PID" 2>/dev/null || true
 scontrol show job -o >"$W/jobs.txt"
 # The feature names in the feature log's order, from the X-macro that defines them.
 sed -n '/^#define JFP_FEATURES/,/^$/p' "$JFP_SRCDIR/model/scoring/features.h" | grep -o 'X([a-z_0-9]*)' | sed 's/X(\(.*\))/\1/' >"$W/names.txt"
-/usr/bin/python3 - "$STREAM" "$W/jobs.txt" "$W/features.db" "$W/scripts.db" "$W/names.txt" <<'PY' || fail "rows or scripts lost across the failovers (above)"
+# What each controller's jfp said about its writers and its exit, printed when something was lost: which
+# controller took the job, and whether its exit flush ran out of time or its archive refused a write.
+writer_lines() {
+    local f
+    for f in "$CTLD_LOG" "$CTLD_B_LOG"; do
+        echo "---- $f: jfp's writer and exit lines, and the stream's jobs ----"
+        grep -E "job_submit/jfp: (exit|script archive|feature log|init|loaded history)|Running as primary|background mode|JobId=[0-9]+ .*jfp-usera|_slurm_rpc_submit_batch_job: JobId=" "$f" | tail -n 80 || true
+    done
+}
+/usr/bin/python3 - "$STREAM" "$W/jobs.txt" "$W/features.db" "$W/scripts.db" "$W/names.txt" <<'PY' || { writer_lines >&2; fail "rows or scripts lost across the failovers (above)"; }
 import re, sqlite3, sys
 ids = [l.strip() for l in open(sys.argv[1]) if l.strip()]
 jobs = {}
