@@ -55,6 +55,23 @@ bool ZstdFdReader::fill() {
     }
 }
 
+// One decompression step into ob, filling the input first; marks the frame's end when zstd reports it.
+bool ZstdFdReader::step(void *out) {
+    Impl &m = *impl_;
+    auto &ob = *static_cast<ZSTD_outBuffer *>(out);
+    if (!fill()) {
+        if (error_.empty()) error_ = "it is cut short (its zstd frame does not end)";
+        return false;
+    }
+    size_t r = ZSTD_decompressStream(m.dctx, &ob, &m.ib);
+    if (ZSTD_isError(r)) {
+        error_ = std::string("it is damaged (zstd: ") + ZSTD_getErrorName(r) + ")";
+        return false;
+    }
+    if (r == 0) m.frame_done = true;
+    return true;
+}
+
 uint64_t ZstdFdReader::declared_size() {
     Impl &m = *impl_;
     // The header is at most ZSTD_FRAMEHEADERSIZE_MAX (18) bytes; the first read holds it unless the file
@@ -84,16 +101,7 @@ bool ZstdFdReader::read(void *dst, size_t n) {
             error_ = "it ends " + std::to_string(ob.size - ob.pos) + " bytes early";
             return false;
         }
-        if (!fill()) {
-            if (error_.empty()) error_ = "it is cut short (its zstd frame does not end)";
-            return false;
-        }
-        size_t r = ZSTD_decompressStream(m.dctx, &ob, &m.ib);
-        if (ZSTD_isError(r)) {
-            error_ = std::string("it is damaged (zstd: ") + ZSTD_getErrorName(r) + ")";
-            return false;
-        }
-        if (r == 0) m.frame_done = true;
+        if (!step(&ob)) return false;
     }
     return true;
 }
@@ -105,20 +113,11 @@ bool ZstdFdReader::finish() {
     // the frame's end, not data.
     while (!m.frame_done) {
         ZSTD_outBuffer ob{&probe, 1, 0};
-        if (!fill()) {
-            if (error_.empty()) error_ = "it is cut short (its zstd frame does not end)";
-            return false;
-        }
-        size_t r = ZSTD_decompressStream(m.dctx, &ob, &m.ib);
-        if (ZSTD_isError(r)) {
-            error_ = std::string("it is damaged (zstd: ") + ZSTD_getErrorName(r) + ")";
-            return false;
-        }
+        if (!step(&ob)) return false;
         if (ob.pos) {
             error_ = "it holds more than its contents say";
             return false;
         }
-        if (r == 0) m.frame_done = true;
     }
     if (m.ib.pos < m.ib.size || fill()) {
         error_ = "it has bytes after its zstd frame";

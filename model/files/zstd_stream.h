@@ -50,6 +50,7 @@ public:
 
 private:
     bool fill();
+    bool step(void *out_buffer);  // a ZSTD_outBuffer (zstd.h stays out of this header)
     struct Impl;
     std::unique_ptr<Impl> impl_;
     std::string error_;

@@ -73,7 +73,8 @@ std::vector<ModuleFinding> missing_modules(const ModuleScan &scan, const ModuleI
     };
     for (const ModuleLoad &m : scan.loads) {
         if (out.size() >= max_found) break;
-        ModuleLookup l = index.lookup(m.name);
+        // The closest-name search reads every name of the index: for the first two findings only.
+        ModuleLookup l = index.lookup(m.name, out.size() < 2);
         if (l.result == ModuleLookup::Result::Found) continue;
         if (l.result == ModuleLookup::Result::BehindHierarchy) {
             skip(m, "exists behind " + (l.parents.empty() ? std::string("a hierarchy level") : l.parents.front()));

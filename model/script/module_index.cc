@@ -17,9 +17,11 @@ bool version_matches(std::string_view have, std::string_view want) {
 }
 
 // Edit distance (insert, delete, replace, swap of neighbours), giving up past `limit`.
-size_t distance(std::string_view a, std::string_view b, size_t limit) {
+// rows: scratch reused across calls (the search runs at submission, over every name of the index).
+size_t distance(std::string_view a, std::string_view b, size_t limit, std::vector<size_t> &rows) {
     if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit) return limit + 1;
-    std::vector<size_t> prev2(b.size() + 1), prev(b.size() + 1), cur(b.size() + 1);
+    rows.assign(3 * (b.size() + 1), 0);
+    size_t *prev2 = rows.data(), *prev = prev2 + b.size() + 1, *cur = prev + b.size() + 1;
     for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
     for (size_t i = 1; i <= a.size(); ++i) {
         cur[0] = i;
@@ -31,8 +33,8 @@ size_t distance(std::string_view a, std::string_view b, size_t limit) {
             row_min = std::min(row_min, cur[j]);
         }
         if (row_min > limit) return limit + 1;
-        prev2.swap(prev);
-        prev.swap(cur);
+        std::swap(prev2, prev);
+        std::swap(prev, cur);
     }
     return prev[b.size()];
 }
@@ -82,8 +84,10 @@ ModuleIndex ModuleIndex::parse(std::string_view text, size_t max_modules) {
 std::vector<std::string> ModuleIndex::closest(std::string_view name) const {
     std::vector<std::pair<size_t, std::string>> scored;
     const size_t limit = name.size() <= 4 ? 1 : 2;
+    if (name.size() > 64) return {};  // no module name is that long: nothing close
+    std::vector<size_t> rows;
     for (const auto &n : sorted_names_) {
-        size_t d = distance(name, n, limit);
+        size_t d = distance(name, n, limit, rows);
         if (d <= limit) scored.emplace_back(d, n);
     }
     std::stable_sort(scored.begin(), scored.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
@@ -92,7 +96,7 @@ std::vector<std::string> ModuleIndex::closest(std::string_view name) const {
     return out;
 }
 
-ModuleLookup ModuleIndex::lookup(std::string_view requested) const {
+ModuleLookup ModuleIndex::lookup(std::string_view requested, bool suggest) const {
     ModuleLookup r;
     const ModuleLookup *best_miss = nullptr;
     ModuleLookup version_miss;
@@ -136,7 +140,7 @@ ModuleLookup ModuleIndex::lookup(std::string_view requested) const {
     if (best_miss) return *best_miss;
     r.result = ModuleLookup::Result::NoSuchModule;
     std::string_view base = requested.substr(0, requested.find('/'));
-    r.similar = closest(base);
+    if (suggest) r.similar = closest(base);
     return r;
 }
 

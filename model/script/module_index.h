@@ -34,7 +34,9 @@ public:
     // are kept (a site's tree has thousands; the file is written by root or SlurmUser).
     static ModuleIndex parse(std::string_view json, size_t max_modules = 200000);
 
-    ModuleLookup lookup(std::string_view requested) const;
+    // suggest: search the closest names for a name that is nowhere (one pass over every name: a caller
+    // on the submit path asks it for a few findings per job, not for every name a user writes).
+    ModuleLookup lookup(std::string_view requested, bool suggest = true) const;
     size_t names() const { return by_name_.size(); }
     size_t modules() const { return modules_; }
 
