@@ -647,7 +647,7 @@ void Engine::judge_modules(const State &st, const SubmitRequest &req, const JobR
         std::string why;
         for (const auto &n : not_told) why += (why.empty() ? "" : "; ") + n;
         log_msg(LogLevel::Debug, "uid " + std::to_string(req.uid) + " name=" + quote_log_field(r.name) +
-                                     ": module loads not judged: " + printable(why, 600));
+                                     ": module loads not judged: " + quote_log_field(why, 600));
     }
     if (found.empty()) return;
     counters_.missing_modules.fetch_add(1, std::memory_order_relaxed);
