@@ -1,11 +1,14 @@
 #include "model/archive/blob_codec.h"
 
+#include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <zstd.h>
 
 #include <stdexcept>
 
 namespace jfp {
+
+void init_digests_without_exit_handler() { OPENSSL_init_crypto(OPENSSL_INIT_NO_ATEXIT, nullptr); }
 
 std::string sha256_hex(std::string_view bytes) {
     unsigned char md[EVP_MAX_MD_SIZE];

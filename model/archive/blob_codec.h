@@ -10,6 +10,12 @@ namespace jfp {
 // Lowercase hex SHA-256 of bytes (OpenSSL's libcrypto).
 std::string sha256_hex(std::string_view bytes);
 
+// Initialises libcrypto without its exit handler. OpenSSL registers OPENSSL_cleanup with atexit at first
+// use; in slurmctld that is the first archived script, after the plugin's exit flush was registered, so the
+// cleanup ran first and the flush's sha256_hex crashed (SIGSEGV) on freed tables. Called before the plugin
+// registers its flush; where libcrypto was already initialised, its handler runs after the flush anyway.
+void init_digests_without_exit_handler();
+
 // zstd at the given level; throws on failure (out of memory).
 std::string zstd_compress(std::string_view bytes, int level = 3);
 // Throws with a clear message when data is not a zstd frame or does not decompress to expected_size.

@@ -1,4 +1,6 @@
 #include "model/runtime/engine.h"
+
+#include "model/archive/blob_codec.h"
 #include "model/runtime/metrics_file.h"
 
 #include <unistd.h>
@@ -39,6 +41,7 @@ uint64_t splitmix64(uint64_t x) {
 }  // namespace
 
 Engine::Engine(EngineOptions options) : opt_(std::move(options)) {
+    init_digests_without_exit_handler();  // before the plugin registers its exit flush: see blob_codec.h
     std::random_device rd;
     token_seed_ = (static_cast<uint64_t>(rd()) << 32) ^ rd() ^ static_cast<uint64_t>(getpid());
     auto initial = std::make_shared<State>();

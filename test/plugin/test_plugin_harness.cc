@@ -7,7 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <sys/wait.h>
+
 #include <atomic>
+#include <fstream>
 #include <chrono>
 #include <cstdlib>
 #include <string>
@@ -16,6 +19,7 @@
 
 #include "../unit/catch.h"
 #include "harness_support.h"
+#include "model/files/sqlite_util.h"
 #include "model/policy/policy.h"
 #include "fake_job_record.h"
 #include "plugin/job_desc_adapter.h"
@@ -257,3 +261,64 @@ TEST_CASE("harness: job_modify judges the job as slurmctld's record says it will
     CHECK(update(nullptr, 4242, 0x12345678) == SLURM_SUCCESS);
 }
 #endif
+
+// slurmctld leaves by exit() without fini when it stops or gives control to a backup: the plugin's exit
+// handler writes what is still queued. Libraries the writers use register exit handlers of their own at
+// first use, after the plugin's, and so run before it (seen on 24.11: OpenSSL's cleanup ran first and the
+// last script before a takeover was never archived). A child process plays slurmctld: it scores, archives,
+// queues a burst and exits at once; it must exit cleanly with every row and script written.
+TEST_CASE("harness: slurmctld's exit writes every queued row and script, whatever exit handlers libraries added") {
+    Site site;
+    const std::string archive = site.dir.file("scripts.db"), tokens = site.dir.file("tokens");
+    site.conf("mode = annotate\nscript_archive = " + archive + "\n");
+    for (int round = 0; round < 3; ++round) {
+        pid_t child = fork();
+        REQUIRE(child >= 0);
+        if (child == 0) {
+            // No Catch here: the child reports by exit status and by the tokens it writes.
+            Plugin p;
+            if (p.init() != SLURM_SUCCESS) _exit(3);
+            std::string out;
+            bool scored = false;
+            for (Deadline d(30); !scored && !d.passed(); usleep(20000)) {
+                Job j("warmup", "", ("#!/bin/bash\necho warmup " + std::to_string(round) + "\n").c_str());
+                p.submit(&j.d, getuid(), &j.err);
+                scored = j.admin().rfind("jfp:t=", 0) == 0;
+                if (scored) out += j.admin().substr(6) + "\n";
+            }
+            if (!scored) _exit(4);
+            usleep(300000);  // the warm-up job archived: the archive's libraries are initialised by now
+            for (int i = 0; i < 40; ++i) {
+                std::string script = "#!/bin/bash\necho burst " + std::to_string(round) + " " + std::to_string(i) + "\n";
+                Job j("burst", "", script.c_str());
+                p.submit(&j.d, getuid(), &j.err);
+                if (j.admin().rfind("jfp:t=", 0) != 0) _exit(5);
+                out += j.admin().substr(6) + "\n";
+            }
+            jfp::test::write_file(tokens, out);
+            std::exit(0);  // as slurmctld: no fini, the writers' queues not empty
+        }
+        int status = 0;
+        REQUIRE(waitpid(child, &status, 0) == child);
+        INFO("round " << round << ": child status " << status);
+        REQUIRE(WIFEXITED(status));
+        REQUIRE(WEXITSTATUS(status) == 0);
+        std::vector<std::string> want;
+        std::ifstream in(tokens);
+        for (std::string t; std::getline(in, t);) want.push_back(t);
+        REQUIRE(want.size() == 41);
+        jfp::Db db(archive, SQLITE_OPEN_READONLY);
+        jfp::Db log(site.dir.file("features.db"), SQLITE_OPEN_READONLY);
+        int unarchived = 0, unlogged = 0;
+        for (const auto &t : want) {
+            jfp::Stmt a(db, "SELECT 1 FROM submissions WHERE token = ?1");
+            a.bind(1, std::string_view(t));
+            if (!a.step()) ++unarchived;
+            jfp::Stmt f(log, "SELECT 1 FROM scored WHERE token = ?1");
+            f.bind(1, std::string_view(t));
+            if (!f.step()) ++unlogged;
+        }
+        CHECK(unarchived == 0);
+        CHECK(unlogged == 0);
+    }
+}
