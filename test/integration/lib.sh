@@ -57,6 +57,16 @@ cluster_cleanup() {
     local rc=$?
     if [ -n "$CLUSTER_DIR" ]; then
         "$TESTCLUSTER" kill "$CLUSTER_DIR" || true
+        # A daemon a signal ended, other than the KILL a test or this teardown sent (or the TERM of a stop
+        # it did not catch): a crash, whatever the test checked (testcluster's watcher writes the line).
+        local crashed
+        crashed=$(cat "$CLUSTER_DIR"/log/*.out 2>/dev/null | grep -E '^testcluster: .* exited with status [0-9]+ \(signal' |
+            grep -v -E '\(signal (KILL|TERM)\)$' || true)
+        if [ -n "$crashed" ]; then
+            echo "FAIL: a daemon crashed during the test:" >&2
+            echo "$crashed" >&2
+            [ "$rc" -ne 0 ] || rc=1
+        fi
         if [ "$rc" -ne 0 ]; then
             echo "---- cluster logs (test failed with $rc) ----" >&2
             "$TESTCLUSTER" logs "$CLUSTER_DIR" || true
