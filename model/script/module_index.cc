@@ -70,6 +70,7 @@ ModuleIndex ModuleIndex::parse(std::string_view text, size_t max_modules) {
                 for (const auto &chain : *parents)
                     if (chain.is_array() && !chain.empty() && chain.back().is_string())
                         v.parents.push_back(chain.back().get<std::string>());
+            ix.behind_hierarchy_ += !v.parents.empty();
             ix.by_name_[name].push_back(std::move(v));
         }
     }

@@ -39,6 +39,7 @@ public:
     ModuleLookup lookup(std::string_view requested, bool suggest = true) const;
     size_t names() const { return by_name_.size(); }
     size_t modules() const { return modules_; }
+    size_t behind_hierarchy() const { return behind_hierarchy_; }  // module files found only behind a level
 
 private:
     struct Version {
@@ -49,6 +50,7 @@ private:
     std::unordered_map<std::string, std::vector<Version>> by_name_;
     std::vector<std::string> sorted_names_;  // for the closest-name search
     size_t modules_ = 0;
+    size_t behind_hierarchy_ = 0;
     std::vector<std::string> closest(std::string_view name) const;
 };
 

@@ -35,6 +35,16 @@ std::vector<std::string_view> words_of(std::string_view line) {
     return out;
 }
 
+// The module system's own start-up, which scripts source so that `module` exists in a batch shell: it sets
+// up the MODULEPATH the index was built from and adds no tree of its own. Any other sourced file may.
+bool module_system_init(std::string_view path) {
+    auto ends = [&](std::string_view tail) { return path.size() >= tail.size() && path.substr(path.size() - tail.size()) == tail; };
+    if (path.empty() || path[0] != '/' || path.find("/..") != std::string_view::npos) return false;
+    return path == "/etc/profile" || path.find("/lmod/init/") != std::string_view::npos ||
+           path.find("/modules/init/") != std::string_view::npos ||
+           (starts_with(path, "/etc/profile.d/") && (ends("/lmod.sh") || ends("/modules.sh") || ends("_lmod.sh")));
+}
+
 bool is_word(std::string_view w, std::initializer_list<std::string_view> set) {
     return std::find(set.begin(), set.end(), w) != set.end();
 }
@@ -133,7 +143,8 @@ ModuleScan find_module_loads(std::string_view script, size_t max_loads, size_t m
         // What may add module trees the index has not seen: every later load is marked.
         if (rest.find("MODULEPATH=") != std::string_view::npos || rest.find("MODULEPATH+=") != std::string_view::npos ||
             w[0] == "source" || w[0] == "." || ((w[0] == "module" || w[0] == "ml") && w.size() > 1 && w[1] == "use")) {
-            if (!path_change) path_change = lineno;
+            const bool init = (w[0] == "source" || w[0] == ".") && w.size() >= 2 && module_system_init(w[1]);
+            if (!path_change && !init) path_change = lineno;
             continue;
         }
         size_t first = 0, stop = w.size();

@@ -3,7 +3,8 @@
 // `ml SUBCOMMAND ...` is that subcommand). Read line by line as the shell would meet them at the start of a
 // line; here-document bodies are skipped. What cannot be known without running the script is said, not
 // guessed: a name built from a variable, a quote or a glob is left out, and a load after `module use`, a
-// MODULEPATH assignment or a sourced file is marked, since it may come from a tree no index knows.
+// MODULEPATH assignment or a sourced file is marked, since it may come from a tree no index knows (sourcing
+// the module system's own init, /etc/profile or Lmod's init/bash, is not: it sets up the index's MODULEPATH).
 #pragma once
 
 #include <cstddef>

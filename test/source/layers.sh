@@ -2,7 +2,7 @@
 # The architecture as the includes show it (docs/architecture.md): every #include between jfp's own folders
 # points down a layer, never up or sideways, and Slurm's headers appear only where Slurm is spoken.
 #   plugin/                                          may include model/
-#   tools/cli/ > tools/commands/ > tools/options/ > tools/train/, tools/check/ > tools/evaluate/, may include model/
+#   tools/cli/ > tools/commands/, tools/operations/ > tools/options/ > tools/train/, tools/check/ > tools/evaluate/, may include model/
 #     and the tools/ folders below them
 #     tools/ingest/ > tools/terminal/
 #   model/runtime/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/, script/ > jobs/ > util/, files/
@@ -18,7 +18,7 @@ rank() {
         model/history|model/archive) echo 4 ;; model/scoring|model/snapshot) echo 5 ;; model/policy) echo 6 ;;
         model/runtime) echo 7 ;;
         tools/terminal) echo 11 ;; tools/evaluate|tools/ingest) echo 12 ;; tools/train|tools/check) echo 13 ;;
-        tools/options) echo 14 ;; tools/commands) echo 15 ;; tools/cli) echo 16 ;;
+        tools/options) echo 14 ;; tools/commands|tools/operations) echo 15 ;; tools/cli) echo 16 ;;
         plugin) echo 20 ;;
         *) echo "" ;;
     esac

@@ -2,7 +2,7 @@
 # The systemd units the jfp package ships (debian/jfp.NAME.service and .timer; docs/admin-guide.md, "Running
 # it for months"):
 #   - every option a unit gives jfp (on an Exec line, or in the Environment= default of a variable the line
-#     expands) is one the subcommand defines: an add_option/add_flag name in its tools/commands/ source;
+#     expands) is one the subcommand defines: an add_option/add_flag name in its tools/commands/ or tools/operations/ source;
 #   - each Documentation=man:PAGE(N) is docs/PAGE.N;
 #   - each unit is shipped: debian/rules (dh_installsystemd --name), jfp.spec, scripts/check-deb; a timer has
 #     its service;
@@ -24,7 +24,7 @@ units=$(ls debian/jfp.*.service debian/jfp.*.timer 2>/dev/null | sort || true)
 # The options subcommand SUB defines, one a line (-q and --quiet from "-q,--quiet"; --no-queue from "!--no-queue").
 options_of() {
     local file
-    file=$(grep -l "add_subcommand(\"$1\"" tools/commands/*.cc | head -n1)
+    file=$(grep -l "add_subcommand(\"$1\"" tools/commands/*.cc tools/operations/*.cc | head -n1)
     [ -n "$file" ] || return 1
     {
         echo -h; echo --help
@@ -50,7 +50,7 @@ for u in $units; do
         sub=${rest%% *}
         args=${rest#"$sub"}
         args=${args%%[;|&]*}   # jfp's arguments end at a shell separator
-        allowed=$(options_of "$sub") || { fail "$name: 'jfp $sub' is not a jfp subcommand (no add_subcommand(\"$sub\" in tools/commands/)"; continue; }
+        allowed=$(options_of "$sub") || { fail "$name: 'jfp $sub' is not a jfp subcommand (no add_subcommand(\"$sub\" in tools/commands/ or tools/operations/)"; continue; }
         given=$(options_in "$args")
         # The defaults (Environment=) of the variables the line expands: $VAR or ${VAR}.
         for var in $(grep -oE '\$\{?[A-Z_][A-Z0-9_]*' <<<"$args" | tr -d '${' || true); do
@@ -59,7 +59,7 @@ for u in $units; do
         done
         for o in $given; do
             checked=$((checked + 1))
-            grep -qxF -- "$o" <<<"$allowed" || fail "$name: jfp $sub has no option $o (see tools/commands/: add_option/add_flag)"
+            grep -qxF -- "$o" <<<"$allowed" || fail "$name: jfp $sub has no option $o (see tools/commands/, tools/operations/: add_option/add_flag)"
         done
     done < <(grep -E '^Exec[A-Za-z]*=' "$u")
 

@@ -63,6 +63,18 @@ TEST_CASE("module lines: what the script alone cannot tell is left out or marked
     ModuleScan src = find_module_loads("source /opt/site/env.sh\nmodule load app\n");
     REQUIRE(src.loads.size() == 1);
     CHECK(src.loads[0].after_path_change == 1);
+    // The module system's own init adds no tree: the loads after it are judged.
+    for (const char *init : {"source /usr/share/lmod/lmod/init/bash", ". /etc/profile.d/lmod.sh", "source /etc/profile",
+                             ". /usr/share/modules/init/bash", "source /etc/profile.d/z00_lmod.sh"}) {
+        ModuleScan s2 = find_module_loads(std::string(init) + "\nmodule load app\n");
+        REQUIRE(s2.loads.size() == 1);
+        CHECK(s2.loads[0].after_path_change == 0);
+    }
+    for (const char *other : {"source ~/.bashrc", ". ./lmod/init/env.sh", "source /usr/share/lmod/lmod/init/../../../site/env.sh", "source /etc/profile.d/site.sh", "source"}) {
+        ModuleScan s2 = find_module_loads(std::string(other) + "\nmodule load app\n");
+        REQUIRE(s2.loads.size() == 1);
+        CHECK(s2.loads[0].after_path_change == 1);
+    }
     ModuleScan mp = find_module_loads("export MODULEPATH=/x:$MODULEPATH\nml app\n");
     REQUIRE(mp.loads.size() == 1);
     CHECK(mp.loads[0].after_path_change == 1);

@@ -364,7 +364,8 @@ std::vector<Finding> check_site(const SiteCheckOptions &opt) {
         slurm_group = getgrgid_r(slurm->gid, &gr, buf, sizeof buf, &res) == 0 && res ? res->gr_name : std::to_string(slurm->gid);
     }
     for (Finding &f : check_units(opt.systemd_root,
-                                  {cfg.store_path, cfg.model_path, cfg.resolved_feature_log_path(), cfg.script_archive_path},
+                                  {cfg.store_path, cfg.model_path, cfg.resolved_feature_log_path(), cfg.script_archive_path,
+                                   cfg.modules_index},
                                   slurm ? slurm->name : "", slurm_group))
         r.out.push_back(std::move(f));
     return r.out;

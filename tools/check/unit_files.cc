@@ -254,6 +254,8 @@ std::vector<Finding> check_units(const std::string &root, const UnitWrites &w, c
     const std::string store = dir_of(w.store), log = dir_of(w.feature_log);
     std::vector<std::pair<std::string, std::string>> prune{{store, "the store"}, {log, "the feature log"}};
     if (!w.script_archive.empty()) prune.emplace_back(dir_of(w.script_archive), "the script archive");
+    std::vector<std::pair<std::string, std::string>> modules;
+    if (!w.modules_index.empty()) modules.emplace_back(dir_of(w.modules_index), "the module index");
     const Want wants[] = {
         {"jfp-ingest.service", "", {{store, "the store"}}},
         {"jfp-monitor.service", "jfp-monitor.timer", {{store, "the store"}, {log, "the feature log"}}},
@@ -261,6 +263,8 @@ std::vector<Finding> check_units(const std::string &root, const UnitWrites &w, c
         {"jfp-retrain.service", "jfp-retrain.timer",
          {{store, "the store"}, {"/var/lib/jfp", "the new bundle"}, {dir_of(w.model), "the model"}}},
         {"jfp-prune.service", "jfp-prune.timer", prune},
+        // jfp modules index writes the index beside itself (write_file_atomically)
+        {"jfp-modules.service", "jfp-modules.timer", modules},
     };
     std::vector<Finding> out;
     const auto slurm_uid = slurm_user.empty() ? std::nullopt : uid_of(slurm_user);

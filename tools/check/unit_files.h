@@ -40,6 +40,7 @@ std::string sandbox_blocks_write(const UnitFile &unit, const std::string &dir);
 // What the shipped units write, from jfp.conf.
 struct UnitWrites {
     std::string store, model, feature_log, script_archive;  // script_archive empty: none kept
+    std::string modules_index;                              // empty: no module check
 };
 
 // The shipped units that are enabled, against SlurmUser and the directories they write: a unit that runs as

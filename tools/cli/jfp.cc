@@ -1,4 +1,4 @@
-// jfp: the offline command line. Subcommands live in tools/commands/cmd_*.cc, one each.
+// jfp: the offline command line. Subcommands live in tools/commands/ and tools/operations/, cmd_*.cc, one each.
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
@@ -6,6 +6,7 @@
 
 #include "jfp_config.h"
 #include "tools/commands/commands.h"
+#include "tools/operations/operations.h"
 #include "model/util/text.h"
 #include "tools/cli/help_format.h"
 #include "tools/terminal/terminal_guard.h"
@@ -33,6 +34,7 @@ int main(int argc, char **argv) {
     jfp::add_parity_command(app);
     jfp::add_predict_command(app);
     jfp::add_scripts_command(app);
+    jfp::add_modules_command(app);
     jfp::add_prune_command(app);
     jfp::add_export_command(app);
     jfp::add_synth_command(app);

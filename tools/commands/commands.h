@@ -1,4 +1,5 @@
-// The jfp subcommands, one file each. Each registers itself on the CLI11 app; errors are thrown as
+// The jfp subcommands that build and judge the model (ingest, train, eval, report, simulate, ...), one file
+// each; those that run the site are in tools/operations/. Each registers itself on the CLI11 app; errors are thrown as
 // std::exception and printed by main as "jfp: error: ..." with exit status 1.
 #pragma once
 
@@ -16,13 +17,7 @@ void add_eval_command(CLI::App &app);
 void add_synth_command(CLI::App &app);
 void add_parity_command(CLI::App &app);
 void add_report_command(CLI::App &app);
-void add_monitor_command(CLI::App &app);
-void add_scripts_command(CLI::App &app);
 void add_export_command(CLI::App &app);
-void add_publish_command(CLI::App &app);
-void add_check_command(CLI::App &app);
-void add_status_command(CLI::App &app);
 void add_simulate_command(CLI::App &app);
-void add_prune_command(CLI::App &app);
 
 }  // namespace jfp

@@ -19,7 +19,7 @@
 #include "model/policy/config.h"
 #include "model/util/text.h"
 #include "model/util/time_util.h"
-#include "tools/commands/commands.h"
+#include "tools/operations/operations.h"
 #include "tools/options/site_conf.h"
 #include "tools/ingest/slurm_queue.h"
 

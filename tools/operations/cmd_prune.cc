@@ -15,7 +15,7 @@
 #include "model/history/history_store.h"
 #include "model/scoring/feature_log.h"
 #include "model/util/time_util.h"
-#include "tools/commands/commands.h"
+#include "tools/operations/operations.h"
 #include "tools/ingest/snapshot_keeper.h"
 #include "tools/options/site_conf.h"
 

@@ -11,7 +11,7 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "tools/commands/commands.h"
+#include "tools/operations/operations.h"
 #include "tools/options/site_conf.h"
 
 namespace jfp {

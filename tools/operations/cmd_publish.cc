@@ -19,7 +19,7 @@
 #include "model/scoring/model_bundle.h"
 #include "model/files/atomic_file.h"
 #include "model/util/time_util.h"
-#include "tools/commands/commands.h"
+#include "tools/operations/operations.h"
 #include "tools/options/site_conf.h"
 #include "tools/evaluate/verdict.h"
 

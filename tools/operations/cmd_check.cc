@@ -4,7 +4,7 @@
 #include "model/util/text.h"
 #include "model/util/time_util.h"
 #include "tools/check/site_check.h"
-#include "tools/commands/commands.h"
+#include "tools/operations/operations.h"
 #include "tools/options/site_conf.h"
 
 namespace jfp {

@@ -11,7 +11,7 @@
 #include "model/runtime/metrics_file.h"
 #include "model/scoring/model_bundle.h"
 #include "model/util/time_util.h"
-#include "tools/commands/commands.h"
+#include "tools/operations/operations.h"
 #include "tools/options/site_conf.h"
 #include "tools/evaluate/live_monitor.h"
 

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# jfp modules (issue 37 item 1): `index` writes Lmod's spider output over a real tree (lmod_tree.sh) and
+# refuses, keeping the last index byte for byte, what would make the plugin call real modules missing: a
+# module directory not there, a tree with no module, an index less than half the last, a spider that fails
+# or prints something else. `check` says what the plugin would, and exits 2 when a module is missing.
+set -euo pipefail
+: "${JFP_BUILDDIR:?run through make check (JFP_BUILDDIR unset)}"
+: "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
+JFP="$JFP_BUILDDIR/tools/jfp"
+. "$JFP_SRCDIR/test/integration/lmod_tree.sh"
+if [ -z "$(lmod_spider)" ]; then
+    [ -n "${JFP_REQUIRE_CLUSTER:-}" ] && { echo "ERROR: Lmod is not installed (scripts/install-deps installs lmod)" >&2; exit 99; }
+    echo "SKIP: Lmod is not installed"; exit 77
+fi
+W=$(mktemp -d /tmp/jfp-modules-cli.XXXXXX)
+trap 'rm -rf "$W"' EXIT
+fail() { echo "FAIL: $*" >&2; exit 1; }
+make_lmod_tree "$W/tree"
+IX="$W/modules.json"
+
+# refused CASE ARGS...: jfp modules index fails with a message holding the text in $WANT, and the last
+# index is left as it was.
+refused() {
+    local what=$1 rc=0
+    shift
+    cp "$IX" "$W/before.json"
+    "$JFP" modules index --out "$IX" "$@" >"$W/out" 2>&1 || rc=$?
+    [ "$rc" = 1 ] || fail "$what: exit $rc, expected 1: $(cat "$W/out")"
+    grep -qF -- "$WANT" "$W/out" || fail "$what: no '$WANT' in: $(cat "$W/out")"
+    cmp -s "$IX" "$W/before.json" || fail "$what: the last index was changed"
+    [ -z "$(find "$W" -maxdepth 1 -name 'modules.json.*')" ] || fail "$what: a temporary file was left: $(ls "$W")"
+    echo "# refused, $what: $(head -n1 "$W/out" | cut -c1-150)"
+}
+
+out=$(MODULEPATH="$W/tree/Core" "$JFP" modules index --out "$IX")
+[ "$out" = "jfp modules index: wrote $IX: 13 module files of 10 names (4 behind a compiler or MPI level), from $W/tree/Core" ] ||
+    fail "the summary: $out"
+[ "$(stat -c %a "$IX")" = 644 ] || fail "the index's mode is $(stat -c %a "$IX"), not 644 (slurmctld reads it as SlurmUser)"
+echo "# $out"
+
+WANT="module directory $W/tree/Gone (in --modulepath) is not a directory here (a file system not mounted?)"
+refused "a module directory not there" --modulepath "$W/tree/Core:$W/tree/Gone"
+mkdir "$W/empty"
+WANT="Lmod's spider found no module under $W/empty; nothing written"
+refused "an empty tree" --modulepath "$W/empty"
+WANT="the spider found 1 module files, $IX lists 13: more than half are gone"
+refused "an index less than half the last" --modulepath "$W/tree/Extra"
+WANT="failed (exit status 1; its message, if any, above); nothing written"
+refused "a spider that fails" --modulepath "$W/tree/Core" --spider /bin/false
+printf '#!/bin/sh\necho "Lmod is not configured"\n' >"$W/noisy-spider"
+chmod 755 "$W/noisy-spider"
+WANT="gave no module index: not JSON"
+refused "a spider that prints something else" --modulepath "$W/tree/Core" --spider "$W/noisy-spider"
+rc=0
+(cd "$W" && env -u MODULEPATH SLURM_CONF="$W/none/slurm.conf" "$JFP" modules index >"$W/out" 2>&1) || rc=$?
+[ "$rc" != 0 ] && grep -qF "give --out, or set modules_index in jfp.conf" "$W/out" || fail "no --out and no jfp.conf: exit $rc: $(cat "$W/out")"
+"$JFP" modules index --out "$IX" --modulepath "$W/tree/Extra" --allow-shrink >"$W/out" || fail "--allow-shrink: $(cat "$W/out")"
+grep -qF "1 module files of 1 names" "$W/out" || fail "--allow-shrink wrote: $(cat "$W/out")"
+"$JFP" modules index -q --out "$IX" --modulepath "$W/tree/Core" >"$W/out" || fail "back to the whole tree: $(cat "$W/out")"
+[ ! -s "$W/out" ] || fail "--quiet printed: $(cat "$W/out")"
+
+# check: the plugin's sentences; not judged lines said; exit 2 on a missing module, 0 otherwise
+printf '#!/bin/bash\nsource /usr/share/lmod/lmod/init/bash\nmodule load pyhton/3.11 gcc\nml openmpi\nmodule use %s\nmodule load mytool/1.0\n' \
+    "$W/tree/Extra" >"$W/bad.sh"
+printf '#!/bin/bash\nml gcc openmpi fftw\nmodule load python/3.11\n' >"$W/good.sh"
+rc=0
+"$JFP" modules check --index "$IX" "$W/bad.sh" "$W/good.sh" >"$W/out" 2>&1 || rc=$?
+[ "$rc" = 2 ] || fail "check with a missing module: exit $rc, expected 2: $(cat "$W/out")"
+grep -qxF "$W/bad.sh: line 3: 'module load pyhton/3.11 gcc': this cluster has no module 'pyhton'; did you mean python? (\`module spider python\` lists its versions)." "$W/out" ||
+    fail "check's sentence: $(cat "$W/out")"
+grep -qxF "$W/bad.sh: not judged: line 4 openmpi: exists behind gcc/12.2.0" "$W/out" || fail "check's hierarchy line: $(cat "$W/out")"
+grep -qxF "$W/bad.sh: not judged: line 6 mytool/1.0: after line 5, which may add module trees" "$W/out" || fail "check's module use line: $(cat "$W/out")"
+grep -qxF "$W/good.sh: 4 module loads, none missing" "$W/out" || fail "check of a clean script: $(cat "$W/out")"
+"$JFP" modules check -q --index "$IX" "$W/good.sh" >"$W/out" || fail "check of a clean script: exit $?: $(cat "$W/out")"
+[ ! -s "$W/out" ] || fail "check -q of a clean script printed: $(cat "$W/out")"
+echo "PASS: jfp modules index writes Lmod's index and refuses what would call real modules missing; check says what the plugin would"

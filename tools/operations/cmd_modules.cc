@@ -1,0 +1,201 @@
+// jfp modules: the site's module index the plugin checks scripts against (jfp.conf modules_index).
+//   index  runs Lmod's spider over the compute nodes' MODULEPATH and replaces the index, unless what it
+//          found is empty or much smaller than the last index (a module tree not mounted would make every
+//          module look missing, and in reject mode refuse every job that loads one)
+//   check  says what the plugin would say about scripts' module lines, as a user or admin runs it
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+
+#include "model/files/atomic_file.h"
+#include "model/policy/script_findings.h"
+#include "model/script/module_index.h"
+#include "model/script/module_lines.h"
+#include "model/util/text.h"
+#include "tools/ingest/slurm_queue.h"
+#include "tools/operations/operations.h"
+#include "tools/options/site_conf.h"
+
+namespace jfp {
+
+namespace {
+
+// What the plugin reads at most (model/runtime: kMaxModulesIndexBytes).
+constexpr size_t kMaxIndexBytes = size_t{64} << 20;
+
+struct ModulesArgs {
+    std::string conf, out, modulepath, spider, index;
+    std::vector<std::string> scripts;
+    bool allow_shrink = false, quiet = false;
+};
+
+// A file's text, at most max bytes; throws naming the file when it cannot be read or is larger.
+std::string read_capped(const std::string &path, size_t max, const char *what) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + std::string(what) + " " + path + ": " + std::strerror(errno));
+    std::string text(max + 1, '\0');
+    in.read(text.data(), static_cast<std::streamsize>(text.size()));
+    text.resize(static_cast<size_t>(in.gcount()));
+    if (text.size() > max)
+        throw std::runtime_error(std::string(what) + " " + path + " is larger than " + std::to_string(max >> 20) + " MiB");
+    return text;
+}
+
+bool is_dir(const std::string &p) {
+    struct stat st {};
+    return ::stat(p.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+std::string find_spider(const std::string &given) {
+    if (!given.empty()) return given;
+    std::vector<std::string> candidates;
+    if (const char *d = std::getenv("LMOD_DIR"); d && *d) candidates.push_back(std::string(d) + "/spider");
+    candidates.push_back("/usr/share/lmod/lmod/libexec/spider");  // Debian's lmod, and EPEL's Lmod
+    for (const auto &c : candidates)
+        if (::access(c.c_str(), X_OK) == 0) return c;
+    throw std::runtime_error("Lmod's spider not found (looked at $LMOD_DIR/spider and " + candidates.back() +
+                             "): install Lmod (Debian: lmod) or name it with --spider");
+}
+
+std::string run_spider(const std::string &spider, const std::string &modulepath) {
+    std::string cmd = shell_quote(spider) + " -o spider-json " + shell_quote(modulepath);
+    std::FILE *p = popen(cmd.c_str(), "r");
+    if (!p) throw std::runtime_error("cannot run " + cmd + ": " + std::strerror(errno));
+    std::string text;
+    char buf[65536];
+    size_t n;
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0 && text.size() <= kMaxIndexBytes) text.append(buf, n);
+    int rc = pclose(p);
+    if (text.size() > kMaxIndexBytes)
+        throw std::runtime_error(cmd + " wrote more than " + std::to_string(kMaxIndexBytes >> 20) +
+                                 " MiB, more than the plugin reads; nothing written");
+    if (rc != 0) {
+        std::string how = rc == -1                ? std::string("could not be waited for")
+                          : WIFEXITED(rc)         ? "exit status " + std::to_string(WEXITSTATUS(rc))
+                          : WIFSIGNALED(rc)       ? "killed by signal " + std::to_string(WTERMSIG(rc))
+                                                  : "status " + std::to_string(rc);
+        throw std::runtime_error(cmd + " failed (" + how + "; its message, if any, above); nothing written");
+    }
+    return text;
+}
+
+void run_index(ModulesArgs &a) {
+    ConfDefaults conf(a.conf);
+    if (a.out.empty()) {
+        auto cfg = load_site_conf(a.conf.empty() ? default_conf_path() : a.conf, !a.conf.empty());
+        if (cfg) a.out = cfg->modules_index;
+        if (a.out.empty())
+            throw CLI::ValidationError("--out", "no index file named: give --out, or set modules_index in jfp.conf");
+    }
+    if (a.modulepath.empty())
+        if (const char *m = std::getenv("MODULEPATH")) a.modulepath = m;
+    if (a.modulepath.empty())
+        throw CLI::ValidationError("--modulepath", "no MODULEPATH: give the compute nodes' module directories, "
+                                                   "colon-separated, as their MODULEPATH is");
+    // A directory that is not there (a file system not mounted) would leave its modules out, and the
+    // plugin would tell users they do not exist.
+    std::stringstream dirs(a.modulepath);
+    for (std::string d; std::getline(dirs, d, ':');)
+        if (!d.empty() && !is_dir(d))
+            throw std::runtime_error("module directory " + d + " (in --modulepath) is not a directory here (a file "
+                                     "system not mounted?): its modules would be missing from the index, and jobs "
+                                     "loading them told they do not exist; nothing written");
+    const std::string spider = find_spider(a.spider);
+    std::string text = run_spider(spider, a.modulepath);
+    std::string_view trimmed = trim(text);
+    if (trimmed.empty() || trimmed == "[]" || trimmed == "{}")
+        throw std::runtime_error("Lmod's spider found no module under " + a.modulepath + "; nothing written (the "
+                                 "plugin would call every module missing)");
+    ModuleIndex ix;
+    try {
+        ix = ModuleIndex::parse(text);
+    } catch (const std::exception &e) {
+        throw std::runtime_error("Lmod's spider (" + spider + ") gave no module index: " + e.what() + "; nothing written");
+    }
+    // The last index, when there is one and it reads: a tree that shrank by more than half is more likely
+    // a directory gone than modules removed.
+    std::ifstream old_in(a.out, std::ios::binary);
+    if (old_in && !a.allow_shrink) {
+        std::string old((std::istreambuf_iterator<char>(old_in)), std::istreambuf_iterator<char>());
+        try {
+            ModuleIndex before = ModuleIndex::parse(old);
+            if (ix.modules() * 2 < before.modules())
+                throw std::runtime_error("the spider found " + std::to_string(ix.modules()) + " module files, " + a.out +
+                                         " lists " + std::to_string(before.modules()) + ": more than half are gone (a "
+                                         "module directory missing from --modulepath, or not mounted?). Nothing "
+                                         "written; if they were removed, run again with --allow-shrink");
+        } catch (const std::runtime_error &e) {
+            if (std::string(e.what()).find("more than half") != std::string::npos) throw;
+            // An unreadable old index is replaced.
+        }
+    }
+    write_file_atomically(a.out, text, 0644, "new");
+    if (!a.quiet)
+        std::printf("jfp modules index: wrote %s: %zu module files of %zu names (%zu behind a compiler or MPI level), "
+                    "from %s\n",
+                    printable(a.out).c_str(), ix.modules(), ix.names(), ix.behind_hierarchy(), printable(a.modulepath).c_str());
+}
+
+void run_check(ModulesArgs &a) {
+    if (a.index.empty()) {
+        auto cfg = load_site_conf(a.conf.empty() ? default_conf_path() : a.conf, !a.conf.empty());
+        if (cfg) a.index = cfg->modules_index;
+        if (a.index.empty())
+            throw CLI::ValidationError("--index", "no module index named: give --index, or set modules_index in jfp.conf");
+    }
+    ModuleIndex ix;
+    try {
+        ix = ModuleIndex::parse(read_capped(a.index, kMaxIndexBytes, "the module index"));
+    } catch (const std::runtime_error &e) {
+        throw std::runtime_error("module index " + a.index + ": " + e.what());
+    }
+    size_t with_findings = 0;
+    for (const auto &path : a.scripts) {
+        const std::string text = read_capped(path, size_t{4} << 20, "the script");  // Slurm's default max_script_size
+        const std::string shown = printable(path);
+        ModuleScan scan = find_module_loads(text);  // as the plugin reads it: the first 16 KiB
+        std::vector<std::string> not_told;
+        std::vector<ModuleFinding> found = missing_modules(scan, ix, &not_told);
+        with_findings += !found.empty();
+        for (const auto &f : found) std::printf("%s: %s\n", shown.c_str(), printable(missing_module_sentence(f), 2000).c_str());
+        if (!a.quiet) {
+            for (const auto &n : not_told) std::printf("%s: not judged: %s\n", shown.c_str(), printable(n, 2000).c_str());
+            if (found.empty())
+                std::printf("%s: %zu module load%s, none missing%s\n", shown.c_str(), scan.loads.size(),
+                            scan.loads.size() == 1 ? "" : "s", scan.complete ? "" : " (the scan stopped early: a long script)");
+        }
+    }
+    if (with_findings) g_exit_status = 2;
+}
+
+}  // namespace
+
+void add_modules_command(CLI::App &app) {
+    auto a = std::make_shared<ModulesArgs>();
+    auto *m = app.add_subcommand("modules", "The site's module index, which the plugin checks scripts' module loads against");
+    m->require_subcommand(1);
+    auto *ix = m->add_subcommand("index", "Write the index from Lmod's spider over the compute nodes' MODULEPATH; "
+                                          "refuses an empty one, or one less than half the last");
+    ix->add_option("--out", a->out, "the index file (default: modules_index in jfp.conf)");
+    ix->add_option("--conf", a->conf, "jfp.conf (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
+    ix->add_option("--modulepath", a->modulepath, "module directories, colon-separated (default: $MODULEPATH)");
+    ix->add_option("--spider", a->spider, "Lmod's spider (default: $LMOD_DIR/spider, else /usr/share/lmod/lmod/libexec/spider)");
+    ix->add_flag("--allow-shrink", a->allow_shrink, "replace the index even when it lists less than half the modules it did");
+    ix->add_flag("-q,--quiet", a->quiet, "print nothing on success");
+    ix->callback([a] { run_index(*a); });
+    auto *ck = m->add_subcommand("check", "Say what the plugin would say about these scripts' module loads; exit 2 "
+                                          "when one loads a module the index does not have");
+    ck->add_option("scripts", a->scripts, "batch scripts")->required();
+    ck->add_option("--index", a->index, "the index (default: modules_index in jfp.conf)");
+    ck->add_option("--conf", a->conf, "jfp.conf (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
+    ck->add_flag("-q,--quiet", a->quiet, "print only the missing modules");
+    ck->callback([a] { run_check(*a); });
+}
+
+}  // namespace jfp
