@@ -224,8 +224,9 @@ int main(int argc, char **argv) {
 
     // ---- where the time goes: each stage alone, one thread, same jobs (for docs/performance.md)
     auto stage = [&](const std::function<void(const JobSpec &)> &f, bool new_thread = false) {
-        std::vector<double> lat(calls);
-        for (size_t i = 0; i < calls; ++i) {
+        const size_t n = profile ? 1 : calls;  // --profile-hot: job_submit alone
+        std::vector<double> lat(n);
+        for (size_t i = 0; i < n; ++i) {
             auto one = [&] {
                 double t0 = now_ns();
                 f(specs[i % kSpecs]);

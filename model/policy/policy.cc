@@ -168,6 +168,7 @@ std::optional<ParsedAnnotation> parse_annotation(std::string_view text) {
         else if (starts_with(parts[i], "model=")) a.model = std::string(parts[i].substr(6));
         else if (starts_with(parts[i], "time=")) a.time = std::string(parts[i].substr(5));
         else if (starts_with(parts[i], "mem=")) a.mem = std::string(parts[i].substr(4));
+        else if (starts_with(parts[i], "script=")) a.script = std::string(parts[i].substr(7));
         else if (parts[i] == "override") a.override_used = true;
     }
     return a;

@@ -46,7 +46,8 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
                   double bundle_threshold, const Score &s, Decision &d, bool bundle_below_target = false);
 
 // "jfp:p=0.873,class=TIMEOUT,model=20240301T020000-1a2b3c4d" (",override" when the override was used).
-// A suggestion from advice.h follows the model as ",time=02:30:00" or ",mem=4G". top_class -1 (a job
+// A suggestion from advice.h follows the model as ",time=02:30:00" or ",mem=4G", then what the script
+// shows for certain (",script=ignored_sbatch+missing_module"); the caller passes both. top_class -1 (a job
 // below the threshold) leaves the class out: "jfp:p=0.180,model=...".
 std::string format_annotation(float p, int top_class, const std::string &model_id, bool override_used,
                               std::string_view suggestion = {});
@@ -69,6 +70,9 @@ struct ParsedAnnotation {
     std::string cls, model;
     std::string time, mem;  // suggested -t and --mem, as Slurm takes them; empty when none
     bool override_used = false;
+    // What the script showed for certain at submission: "ignored_sbatch", "missing_module", or both
+    // joined by '+'; empty when nothing (ignored_directives and missing_modules in jfp.conf(5)).
+    std::string script;
 };
 std::optional<ParsedAnnotation> parse_annotation(std::string_view text);
 

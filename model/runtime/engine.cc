@@ -205,7 +205,7 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
 }
 
 void Engine::fill_outcome(const State &st, Candidate &c, std::string_view comment, uint32_t uid, SubmitOutcome &out,
-                          bool is_update, bool log_features, DeferredScript script) {
+                          bool is_update, bool log_features, DeferredScript script, std::string_view script_field) {
     const ModelBundle &model = *st.model;
     const Config &cfg = st.config;
     const JobRequest &r = c.r;
@@ -230,6 +230,7 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
         // A job that is acted on carries what its history suggests, for the user and for tools reading
         // sacct. The text is written once, into the admin comment when that is annotated.
         std::string suggestion = d.above ? suggestion_fields(suggest(s.top_class, r, hv)) : std::string();
+        suggestion += script_field;  // what the script shows for certain, whatever the score
         // The failure class is the likeliest failure if it fails: said only of a job at or above the
         // threshold ("class=FAILED" at p=0.18 read as a prediction that it fails).
         const int cls_shown = d.above ? s.top_class : -1;
@@ -362,12 +363,11 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &given) {
     }
     Candidate c;
     judge(*st, req, user, privileged(req.uid), neutral_comment, scan, nullptr, c);
-    fill_outcome(*st, c, neutral_comment, req.uid, out, false, true, std::move(deferred));
+    const ScriptEvidence ev = find_script_evidence(*st, req);
+    fill_outcome(*st, c, neutral_comment, req.uid, out, false, true, std::move(deferred), ev.annotation_field());
     history_lock = {};
-    if (req.has_script && st->config.ignored_directives != FindingAction::Off)
-        judge_directives(*st, req, c.r, neutral_comment, out);
-    if (req.has_script && st->modules && st->config.missing_modules != FindingAction::Off)
-        judge_modules(*st, req, c.r, neutral_comment, out);
+    if (!ev.directives.ignored.empty()) judge_directives(*st, req, c.r, neutral_comment, ev.directives, out);
+    if (!ev.modules.empty() || !ev.not_told.empty()) judge_modules(*st, req, c.r, neutral_comment, ev, out);
     if (st->script_archive && c.r.script_known && !out.token.empty()) archive_script(*st, req, c.r, out.token);
     return out;
 }
@@ -622,9 +622,27 @@ std::string Engine::describe() const {
 // #SBATCH lines sbatch ignored: found in the script with certainty, acted on by ignored_directives in
 // jfp.conf whatever the model says. A script without such a line costs a scan that stops at its first
 // command and finds no "#SBATCH" after it.
+Engine::ScriptEvidence Engine::find_script_evidence(const State &st, const SubmitRequest &req) const {
+    ScriptEvidence ev;
+    if (!req.has_script) return ev;
+    if (st.config.ignored_directives != FindingAction::Off) ev.directives = find_ignored_directives(req.script);
+    if (st.modules && st.config.missing_modules != FindingAction::Off) {
+        ModuleScan scan = find_module_loads(req.script);
+        if (!scan.loads.empty()) ev.modules = missing_modules(scan, *st.modules, &ev.not_told);
+    }
+    return ev;
+}
+
+std::string Engine::ScriptEvidence::annotation_field() const {
+    if (directives.ignored.empty() && modules.empty()) return {};
+    std::string f = ",script=";
+    if (!directives.ignored.empty()) f += "ignored_sbatch";
+    if (!modules.empty()) f += directives.ignored.empty() ? "missing_module" : "+missing_module";
+    return f;
+}
+
 void Engine::judge_directives(const State &st, const SubmitRequest &req, const JobRequest &r, std::string_view comment,
-                              SubmitOutcome &out) {
-    DirectiveScan scan = find_ignored_directives(req.script);
+                              const DirectiveScan &scan, SubmitOutcome &out) {
     if (scan.ignored.empty()) return;
     counters_.ignored_directives.fetch_add(1, std::memory_order_relaxed);
     ScriptFindingsVerdict v = judge_script_findings(st.config, r, scan, comment, privileged(req.uid));
@@ -641,11 +659,9 @@ void Engine::judge_directives(const State &st, const SubmitRequest &req, const J
 // The script's module loads against the site's index: a name that exists nowhere is said with the line
 // and the closest names; what the index cannot judge is logged at debug level only.
 void Engine::judge_modules(const State &st, const SubmitRequest &req, const JobRequest &r, std::string_view comment,
-                           SubmitOutcome &out) {
-    ModuleScan scan = find_module_loads(req.script);
-    if (scan.loads.empty()) return;
-    std::vector<std::string> not_told;
-    std::vector<ModuleFinding> found = missing_modules(scan, *st.modules, &not_told);
+                           const ScriptEvidence &ev, SubmitOutcome &out) {
+    const std::vector<std::string> &not_told = ev.not_told;
+    const std::vector<ModuleFinding> &found = ev.modules;
     if (!not_told.empty() && debug_enabled()) {
         std::string why;
         for (const auto &n : not_told) why += (why.empty() ? "" : "; ") + n;

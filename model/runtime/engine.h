@@ -31,6 +31,8 @@
 #include "model/jobs/join_token.h"
 #include "model/policy/config.h"
 #include "model/policy/policy.h"
+#include "model/policy/script_findings.h"
+#include "model/script/ignored_directives.h"
 #include "model/script/module_index.h"
 #include "model/runtime/job_record_view.h"
 #include "model/runtime/submit_request.h"
@@ -153,13 +155,23 @@ private:
     // is the usual case). script: the update's script features from the job's AdminComment.
     void judge(const State &st, const SubmitRequest &req, const std::string &user, bool privileged,
                std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, Candidate &best);
+    // What the script shows with certainty (ignored #SBATCH lines, missing modules), found before the
+    // outcome is filled so that the annotation carries it, and judged after.
+    struct ScriptEvidence {
+        DirectiveScan directives;
+        std::vector<ModuleFinding> modules;
+        std::vector<std::string> not_told;  // module loads not judged, and why (debug log)
+        std::string annotation_field() const;  // ",script=ignored_sbatch+missing_module", or empty
+    };
+    ScriptEvidence find_script_evidence(const State &st, const SubmitRequest &req) const;
     void judge_directives(const State &st, const SubmitRequest &req, const JobRequest &r, std::string_view comment,
-                          SubmitOutcome &out);
+                          const DirectiveScan &scan, SubmitOutcome &out);
     void judge_modules(const State &st, const SubmitRequest &req, const JobRequest &r, std::string_view comment,
-                       SubmitOutcome &out);
+                       const ScriptEvidence &ev, SubmitOutcome &out);
     bool load_modules_index(State &next);
     void fill_outcome(const State &st, Candidate &c, std::string_view comment, uint32_t uid, SubmitOutcome &out,
-                      bool is_update, bool log_features, DeferredScript script = DeferredScript());
+                      bool is_update, bool log_features, DeferredScript script = DeferredScript(),
+                      std::string_view script_field = {});
     void publish(const std::shared_ptr<State> &working);
     void archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const JoinToken &token);
     template <class W> void replace_writer(std::shared_ptr<W> &slot, std::shared_ptr<W> next);

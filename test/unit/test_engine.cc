@@ -994,3 +994,28 @@ TEST_CASE("engine: the metrics file holds the counters, the latency histogram an
     REQUIRE(stat(prom.c_str(), &st) == 0);
     CHECK((st.st_mode & 0777) == 0644);
 }
+
+TEST_CASE("engine: the annotation says what the script shows for certain, whatever the score") {
+    Site site;
+    const std::string index = site.dir.file("modules.json");
+    test::write_file(index, R"({"python": {"/m/python/3.11.4.lua": {"fullName": "python/3.11.4"}}})");
+    site.config("mode = annotate\nthreshold = 0.99\nmodules_index = " + index + "\n");
+    Engine e(site.options());
+    SubmitRequest r = request("sim");
+    auto annotation = [&](const std::string &script) {
+        r.script = script;
+        auto out = e.evaluate(r);
+        REQUIRE(out.new_comment);
+        auto a = parse_annotation(*out.new_comment);
+        REQUIRE(a);
+        return a->script;
+    };
+    CHECK(annotation("#!/bin/bash\nmodule load python/3.11\nsrun ./a.out\n").empty());
+    CHECK(annotation("#!/bin/bash\nmodule load pyhton/3.11\nsrun ./a.out\n") == "missing_module");
+    CHECK(annotation("#!/bin/bash\nsrun ./a.out\n#SBATCH --mem=4G\n") == "ignored_sbatch");
+    CHECK(annotation("#!/bin/bash\nmodule load pyhton\n#SBATCH --mem=4G\n") == "ignored_sbatch+missing_module");
+    // Off in jfp.conf: not looked for, not said.
+    site.config("mode = annotate\nthreshold = 0.99\nmodules_index = " + index + "\nmissing_modules = off\nignored_directives = off\n");
+    e.poll();
+    CHECK(annotation("#!/bin/bash\nmodule load pyhton\n#SBATCH --mem=4G\n").empty());
+}

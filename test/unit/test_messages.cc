@@ -402,3 +402,14 @@ TEST_CASE("csv_field: quoted when needed; a user's name that starts like a sprea
     CHECK(csv_field("@SUM(A1)") == "'@SUM(A1)");
     CHECK(csv_field("") == "");
 }
+
+TEST_CASE("annotation: what the script shows round-trips after the suggestion") {
+    std::string a = format_annotation(0.42f, -1, "m1", true, ",mem=4G,script=ignored_sbatch+missing_module");
+    CHECK(a == "jfp:p=0.420,model=m1,mem=4G,script=ignored_sbatch+missing_module,override");
+    auto p = parse_annotation("mine " + a);
+    REQUIRE(p);
+    CHECK(p->script == "ignored_sbatch+missing_module");
+    CHECK(p->mem == "4G");
+    CHECK(p->override_used);
+    CHECK(parse_annotation("jfp:p=0.100,model=m1")->script.empty());
+}
