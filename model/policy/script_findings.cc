@@ -101,7 +101,8 @@ std::string missing_module_sentence(const ModuleFinding &f) {
         s += "module " + quote_for_message(l.name, 60) + " has no version " + quote_for_message(want, 40) + " on this cluster";
         if (!l.versions.empty()) {
             s += "; it has ";
-            for (size_t i = 0; i < l.versions.size(); ++i) s += (i ? ", " : "") + l.versions[i];
+            // The index's names reach the user's terminal too: escaped as everything else said there.
+            for (size_t i = 0; i < l.versions.size(); ++i) s += (i ? ", " : "") + printable(l.versions[i], 80);
         }
         s += " (`module spider " + printable(l.name, 60) + "` lists them).";
         return s;
@@ -110,7 +111,7 @@ std::string missing_module_sentence(const ModuleFinding &f) {
     s += "this cluster has no module " + quote_for_message(base, 60);
     if (!l.similar.empty()) {
         s += "; did you mean ";
-        for (size_t i = 0; i < l.similar.size(); ++i) s += (i ? " or " : "") + l.similar[i];
+        for (size_t i = 0; i < l.similar.size(); ++i) s += (i ? " or " : "") + printable(l.similar[i], 80);
         s += "? (`module spider " + printable(l.similar.front(), 60) + "` lists its versions)";
     } else {
         s += " (`module avail` lists what there is)";

@@ -71,6 +71,8 @@ ModuleIndex ModuleIndex::parse(std::string_view text, size_t max_modules) {
                     if (chain.is_array() && !chain.empty() && chain.back().is_string())
                         v.parents.push_back(chain.back().get<std::string>());
             ix.behind_hierarchy_ += !v.parents.empty();
+            auto mpath = m.find("mpath");
+            if (mpath != m.end() && mpath->is_string()) ix.mpaths_.push_back(mpath->get<std::string>());
             ix.by_name_[name].push_back(std::move(v));
         }
     }
@@ -79,6 +81,8 @@ ModuleIndex ModuleIndex::parse(std::string_view text, size_t max_modules) {
         std::sort(versions.begin(), versions.end(), [](const Version &a, const Version &b) { return a.version < b.version; });
     }
     std::sort(ix.sorted_names_.begin(), ix.sorted_names_.end());
+    std::sort(ix.mpaths_.begin(), ix.mpaths_.end());
+    ix.mpaths_.erase(std::unique(ix.mpaths_.begin(), ix.mpaths_.end()), ix.mpaths_.end());
     return ix;
 }
 

@@ -40,6 +40,7 @@ public:
     size_t names() const { return by_name_.size(); }
     size_t modules() const { return modules_; }
     size_t behind_hierarchy() const { return behind_hierarchy_; }  // module files found only behind a level
+    const std::vector<std::string> &directories() const { return mpaths_; }  // every "mpath" the spider read, sorted
 
 private:
     struct Version {
@@ -51,6 +52,7 @@ private:
     std::vector<std::string> sorted_names_;  // for the closest-name search
     size_t modules_ = 0;
     size_t behind_hierarchy_ = 0;
+    std::vector<std::string> mpaths_;
     std::vector<std::string> closest(std::string_view name) const;
 };
 

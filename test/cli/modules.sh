@@ -40,9 +40,12 @@ echo "# $out"
 
 WANT="module directory $W/tree/Gone (in --modulepath) is not a directory here (a file system not mounted?)"
 refused "a module directory not there" --modulepath "$W/tree/Core:$W/tree/Gone"
-mkdir "$W/empty"
-WANT="Lmod's spider found no module under $W/empty; nothing written"
-refused "an empty tree" --modulepath "$W/empty"
+mkdir "$W/empty" "$W/tree-b"
+WANT="module directory $W/empty (in --modulepath) is empty (a file system not mounted?)"
+refused "an empty directory (a mount point, not mounted)" --modulepath "$W/tree/Core:$W/empty"
+mkdir "$W/tree-b/docs"  # a tree with files but no module
+WANT="Lmod's spider found no module under $W/tree-b; nothing written"
+refused "a tree with no module" --modulepath "$W/tree-b"
 WANT="the spider found 1 module files, $IX lists 13: more than half are gone"
 refused "an index less than half the last" --modulepath "$W/tree/Extra"
 WANT="failed (exit status 1; its message, if any, above); nothing written"
@@ -51,6 +54,17 @@ printf '#!/bin/sh\necho "Lmod is not configured"\n' >"$W/noisy-spider"
 chmod 755 "$W/noisy-spider"
 WANT="gave no module index: not JSON"
 refused "a spider that prints something else" --modulepath "$W/tree/Core" --spider "$W/noisy-spider"
+# A modulefile others could write is their code run by the spider as this user: refused before it runs;
+# a level a modulefile adds (Compiler/...) is checked too, and its index not installed.
+chmod g+w "$W/tree/Core/cmake/3.27.7.lua"
+WANT="module directory $W/tree/Core holds $W/tree/Core/cmake/3.27.7.lua (owner uid 0, mode 0664), which a user other than root or this one"
+refused "a modulefile group-writable" --modulepath "$W/tree/Core"
+chmod g-w "$W/tree/Core/cmake/3.27.7.lua"
+chmod o+w "$W/tree/Compiler/gcc/12.2/openblas"
+WANT="module directory (a level the modulefiles add) $W/tree/Compiler/gcc/12.2 holds $W/tree/Compiler/gcc/12.2/openblas (owner uid 0, mode 0757)"
+refused "a hierarchy level writable by others" --modulepath "$W/tree/Core"
+"$JFP" modules index -q --allow-writers --out "$IX" --modulepath "$W/tree/Core" >"$W/out" 2>&1 || fail "--allow-writers: $(cat "$W/out")"
+chmod o-w "$W/tree/Compiler/gcc/12.2/openblas"
 rc=0
 (cd "$W" && env -u MODULEPATH SLURM_CONF="$W/none/slurm.conf" "$JFP" modules index >"$W/out" 2>&1) || rc=$?
 [ "$rc" != 0 ] && grep -qF "give --out, or set modules_index in jfp.conf" "$W/out" || fail "no --out and no jfp.conf: exit $rc: $(cat "$W/out")"

@@ -70,7 +70,11 @@ TEST_CASE("module lines: what the script alone cannot tell is left out or marked
         REQUIRE(s2.loads.size() == 1);
         CHECK(s2.loads[0].after_path_change == 0);
     }
-    for (const char *other : {"source ~/.bashrc", ". ./lmod/init/env.sh", "source /usr/share/lmod/lmod/init/../../../site/env.sh", "source /etc/profile.d/site.sh", "source"}) {
+    // Anything after the init on its line, or an init where no package or site installs it, may add trees.
+    for (const char *other : {"source ~/.bashrc", ". ./lmod/init/env.sh", "source /usr/share/lmod/lmod/init/../../../site/env.sh",
+                              "source /etc/profile.d/site.sh", "source", "source /home/u/lmod/init/x",
+                              "source /proj/modules/init/use.sh", "source /usr/share/lmod/lmod/init/bash; module use /home/u/mf",
+                              ". /etc/profile && export MODULEPATH=/home/u/mf:$MODULEPATH"}) {
         ModuleScan s2 = find_module_loads(std::string(other) + "\nmodule load app\n");
         REQUIRE(s2.loads.size() == 1);
         CHECK(s2.loads[0].after_path_change == 1);
@@ -121,4 +125,28 @@ TEST_CASE("module lines: bounded in bytes and names, whatever a user writes") {
             CHECK(m.text.find(m.name) != std::string::npos);
         }
     }
+}
+
+// The quick test (does the text hold a command word "module" or "ml" at all?) must never skip a script
+// whose lines the full scan reports: a script and the same script with a line that forces the full scan
+// ("# ml x", a comment) give the same loads, over random scripts of the words and blanks that matter.
+TEST_CASE("module lines: the quick test never decides what the line scan would have found") {
+    std::mt19937_64 rng(37);
+    const std::vector<std::string> parts = {"module", "ml", "load", "add", "use", "source", " ", "\t", "\v", "\f", "\r",
+                                            "\n", ";", "&", "|", "(", "x/1", "py", "#", "m", "l", "o", "MODULEPATH=",
+                                            "/usr/share/lmod/lmod/init/bash", "<<EOF", "EOF", "\\", "\nmodule load ", "\nml ", "\vmodule add "};
+    std::uniform_int_distribution<size_t> pick(0, parts.size() - 1), len(1, 40);
+    size_t differ = 0, with_loads = 0;
+    for (int round = 0; round < 200000; ++round) {
+        std::string text;
+        for (size_t k = len(rng); k > 0; --k) text += parts[pick(rng)];
+        ModuleScan plain = find_module_loads(text), forced = find_module_loads(text + "\n# ml x\n");
+        with_loads += !plain.loads.empty();
+        if (names(plain) != names(forced)) {
+            ++differ;
+            if (differ <= 3) FAIL_CHECK("the quick test changed the result of: " << text);
+        }
+    }
+    CHECK(differ == 0);
+    CHECK(with_loads > 20000);  // the property was exercised on scripts that do load modules
 }

@@ -88,3 +88,18 @@ TEST_CASE("script findings: ignored_directives = off | warn | reject, under mode
     // Nothing found: nothing said.
     CHECK_FALSE(judge_script_findings(c, r, find_ignored_directives("#!/bin/sh\n#SBATCH -n 1\necho\n"), "", false).found);
 }
+
+TEST_CASE("script findings: names from the module index reach the user escaped, as the script's own text does") {
+    ModuleIndex ix = ModuleIndex::parse(
+        "{\"gcc\": {\"/m/gcc/1.0\\u001b[2J.lua\": {\"fullName\": \"gcc/1.0\\u001b[2J\"}},"
+        " \"pyth\\u001bon\": {\"/m/p.lua\": {\"fullName\": \"pyth\\u001bon\"}}}");
+    for (const char *script : {"#!/bin/sh\nmodule load gcc/9\n", "#!/bin/sh\nmodule load python\n"}) {
+        auto found = missing_modules(find_module_loads(script), ix);
+        REQUIRE(found.size() == 1);
+        std::string s = missing_module_sentence(found[0]);
+        INFO(s);
+        CHECK(s.find('\x1b') == std::string::npos);
+        CHECK(s.find('\x07') == std::string::npos);
+        CHECK(s.find("\\x1b") != std::string::npos);
+    }
+}

@@ -3,6 +3,8 @@
 //          found is empty or much smaller than the last index (a module tree not mounted would make every
 //          module look missing, and in reject mode refuse every job that loads one)
 //   check  says what the plugin would say about scripts' module lines, as a user or admin runs it
+#include <dirent.h>
+#include <ftw.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -32,7 +34,7 @@ constexpr size_t kMaxIndexBytes = size_t{64} << 20;
 struct ModulesArgs {
     std::string conf, out, modulepath, spider, index;
     std::vector<std::string> scripts;
-    bool allow_shrink = false, quiet = false;
+    bool allow_shrink = false, quiet = false, allow_writers = false;
 };
 
 // A file's text, at most max bytes; throws naming the file when it cannot be read or is larger.
@@ -45,6 +47,47 @@ std::string read_capped(const std::string &path, size_t max, const char *what) {
     if (text.size() > max)
         throw std::runtime_error(std::string(what) + " " + path + " is larger than " + std::to_string(max >> 20) + " MiB");
     return text;
+}
+
+// The first file or directory under dir that someone other than root or this process's user could have
+// written (owned by another user, or writable by group or others), or empty. Lmod's spider runs each
+// modulefile it reads as this process: such a file is someone else's code running as us. Symbolic links
+// are not followed (their own mode means nothing). At most kMaxTreeEntries are looked at.
+constexpr size_t kMaxTreeEntries = 500000;
+std::string g_untrusted;
+size_t g_seen = 0;
+int visit_entry(const char *path, const struct stat *st, int type, FTW *) {
+    if (++g_seen > kMaxTreeEntries) {
+        g_untrusted = std::string(path) + ": more than 500,000 entries, the rest not checked";
+        return 1;
+    }
+    if (type == FTW_SL) return 0;
+    if ((st->st_uid != 0 && st->st_uid != ::geteuid()) || (st->st_mode & (S_IWGRP | S_IWOTH))) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st->st_mode & 07777));
+        g_untrusted = std::string(path) + " (owner uid " + std::to_string(st->st_uid) + ", mode " + mode + ")";
+        return 1;
+    }
+    return 0;
+}
+std::string untrusted_entry(const std::string &dir) {
+    g_untrusted.clear();
+    g_seen = 0;
+    ::nftw(dir.c_str(), visit_entry, 32, FTW_PHYS);
+    return g_untrusted;
+}
+
+bool is_empty_dir(const std::string &p) {
+    DIR *d = ::opendir(p.c_str());
+    if (!d) return false;  // unreadable: the spider will say so
+    bool empty = true;
+    while (const dirent *e = ::readdir(d))
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0) {
+            empty = false;
+            break;
+        }
+    ::closedir(d);
+    return empty;
 }
 
 bool is_dir(const std::string &p) {
@@ -86,7 +129,6 @@ std::string run_spider(const std::string &spider, const std::string &modulepath)
 }
 
 void run_index(ModulesArgs &a) {
-    ConfDefaults conf(a.conf);
     if (a.out.empty()) {
         auto cfg = load_site_conf(a.conf.empty() ? default_conf_path() : a.conf, !a.conf.empty());
         if (cfg) a.out = cfg->modules_index;
@@ -101,11 +143,31 @@ void run_index(ModulesArgs &a) {
     // A directory that is not there (a file system not mounted) would leave its modules out, and the
     // plugin would tell users they do not exist.
     std::stringstream dirs(a.modulepath);
-    for (std::string d; std::getline(dirs, d, ':');)
-        if (!d.empty() && !is_dir(d))
+    for (std::string d; std::getline(dirs, d, ':');) {
+        if (d.empty()) continue;
+        if (!is_dir(d))
             throw std::runtime_error("module directory " + d + " (in --modulepath) is not a directory here (a file "
                                      "system not mounted?): its modules would be missing from the index, and jobs "
                                      "loading them told they do not exist; nothing written");
+        // A mount point whose file system is not mounted is usually an empty directory.
+        if (is_empty_dir(d))
+            throw std::runtime_error("module directory " + d + " (in --modulepath) is empty (a file system not "
+                                     "mounted?): its modules would be missing from the index; nothing written (take "
+                                     "it out of --modulepath if it is meant to be empty)");
+    }
+    auto check_tree = [&](const std::string &d, const char *what) {
+        if (a.allow_writers) return;
+        std::string bad = untrusted_entry(d);
+        if (!bad.empty())
+            throw std::runtime_error(std::string(what) + " " + d + " holds " + bad + ", which a user other than root or this one (uid " +
+                                     std::to_string(::geteuid()) + ") could have written: Lmod's spider would run it as this user. "
+                                     "Nothing run, nothing written. Make the tree writable by root alone, or run the spider as an "
+                                     "unprivileged user and install its output yourself (admin guide, \"Module checks\"); "
+                                     "--allow-writers accepts such a tree");
+    };
+    std::stringstream again(a.modulepath);
+    for (std::string d; std::getline(again, d, ':');)
+        if (!d.empty()) check_tree(d, "module directory");
     const std::string spider = find_spider(a.spider);
     std::string text = run_spider(spider, a.modulepath);
     std::string_view trimmed = trim(text);
@@ -118,6 +180,10 @@ void run_index(ModulesArgs &a) {
     } catch (const std::exception &e) {
         throw std::runtime_error("Lmod's spider (" + spider + ") gave no module index: " + e.what() + "; nothing written");
     }
+    // The directories the modulefiles added (the compiler and MPI levels) were read too: the same rule, so
+    // that an index built from a tree others can write is not installed.
+    for (const std::string &d : ix.directories())
+        check_tree(d, "module directory (a level the modulefiles add)");
     // The last index, when there is one and it reads: a tree that shrank by more than half is more likely
     // a directory gone than modules removed.
     std::ifstream old_in(a.out, std::ios::binary);
@@ -187,6 +253,8 @@ void add_modules_command(CLI::App &app) {
     ix->add_option("--modulepath", a->modulepath, "module directories, colon-separated (default: $MODULEPATH)");
     ix->add_option("--spider", a->spider, "Lmod's spider (default: $LMOD_DIR/spider, else /usr/share/lmod/lmod/libexec/spider)");
     ix->add_flag("--allow-shrink", a->allow_shrink, "replace the index even when it lists less than half the modules it did");
+    ix->add_flag("--allow-writers", a->allow_writers, "run the spider over a tree others than root and this user may write "
+                                                      "(their modulefiles then run as this user)");
     ix->add_flag("-q,--quiet", a->quiet, "print nothing on success");
     ix->callback([a] { run_index(*a); });
     auto *ck = m->add_subcommand("check", "Say what the plugin would say about these scripts' module loads; exit 2 "
