@@ -38,6 +38,7 @@ public:
     // on the submit path asks it for a few findings per job, not for every name a user writes).
     ModuleLookup lookup(std::string_view requested, bool suggest = true) const;
     size_t names() const { return by_name_.size(); }
+    bool knows_name(const std::string &name) const { return by_name_.count(name) != 0; }
     size_t modules() const { return modules_; }
     size_t behind_hierarchy() const { return behind_hierarchy_; }  // module files found only behind a level
     const std::vector<std::string> &directories() const { return mpaths_; }  // every "mpath" the spider read, sorted

@@ -73,6 +73,18 @@ grep -qF "1 module files of 1 names" "$W/out" || fail "--allow-shrink wrote: $(c
 "$JFP" modules index -q --out "$IX" --modulepath "$W/tree/Core" >"$W/out" || fail "back to the whole tree: $(cat "$W/out")"
 [ ! -s "$W/out" ] || fail "--quiet printed: $(cat "$W/out")"
 
+# Aliases and symbolic versions of the tree's rc files: Lmod loads them, so the index lists them.
+printf 'module_alias("py", "python/3.11.4")\nmodule_version("python/3.11.4", "3.11-latest")\n' >"$W/tree/Core/python/.modulerc.lua"
+chmod 644 "$W/tree/Core/python/.modulerc.lua"
+out=$("$JFP" modules index --out "$IX" --modulepath "$W/tree/Core")
+case "$out" in *"2 of them aliases or symbolic versions from 1 rc files"*) ;; *) fail "the rc files' names: $out" ;; esac
+printf '#!/bin/bash\nsource /usr/share/lmod/lmod/init/bash\nset -e\nmodule load py\nmodule load python/3.11-latest\necho ran\n' >"$W/rc.sh"
+env -i PATH=/usr/bin:/bin HOME="$W" MODULEPATH="$W/tree/Core" bash "$W/rc.sh" >"$W/lmod.out" 2>&1 ||
+    fail "Lmod itself did not load the alias and the symbolic version: $(cat "$W/lmod.out")"
+"$JFP" modules check --index "$IX" "$W/rc.sh" >"$W/out" 2>&1 || fail "an alias or symbolic version Lmod loads was called missing: $(cat "$W/out")"
+rm "$W/tree/Core/python/.modulerc.lua"
+"$JFP" modules index -q --out "$IX" --modulepath "$W/tree/Core" >"$W/out" 2>&1 || fail "without the rc file: $(cat "$W/out")"
+
 # check: the plugin's sentences; not judged lines said; exit 2 on a missing module, 0 otherwise
 printf '#!/bin/bash\nsource /usr/share/lmod/lmod/init/bash\nmodule load pyhton/3.11 gcc\nml openmpi\nmodule use %s\nmodule load mytool/1.0\n' \
     "$W/tree/Extra" >"$W/bad.sh"

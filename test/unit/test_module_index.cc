@@ -4,6 +4,7 @@
 #include "catch.h"
 #include "model/policy/script_findings.h"
 #include "model/script/module_index.h"
+#include "model/script/module_rc.h"
 #include "model/script/module_lines.h"
 
 using namespace jfp;
@@ -113,4 +114,24 @@ TEST_CASE("module findings: the line, the name, the closest names; what the inde
     c.mode = Mode::Warn;
     c.missing_modules = FindingAction::Off;
     CHECK_FALSE(judge_module_findings(c, r, found, "", false).found);
+}
+
+TEST_CASE("module rc files: aliases and symbolic versions Lmod loads, in Lua and TCL; what is not a literal is left out") {
+    auto names = module_rc_names("-- site aliases\n"
+                                 "module_alias(\"py\", \"python/3.11.4\")\n"
+                                 "module_version('python/3.11.4', '3.11-latest', \"stable\")\n"
+                                 "module_alias(\"x\" .. suffix, \"python/3.11.4\")\n"   // not a literal: not knowable
+                                 "module_version(\"3.10.12\", \"old\")\n"                  // relative to the rc's module
+                                 "#%Module\n"
+                                 "module-alias ompi openmpi/4.1.5\n"
+                                 "module-version /4.1.5 mpi-default\n"
+                                 "module-version openmpi/4.1.5 $v\n",                     // a variable: left out
+                                 "python");
+    CHECK(names == std::vector<std::string>{"py", "python/3.11-latest", "python/stable", "python/old", "ompi",
+                                            "python/mpi-default"});
+    CHECK(module_rc_names("module_version(\"3.1\", \"x\")\n", "").empty());  // relative, at a tree's top: no module
+    CHECK(module_rc_names(std::string(20000, 'm') + "\nmodule_alias(\"a\",\"b\")", "").size() == 1);
+    std::string many;
+    for (int i = 0; i < 20; ++i) many += "module_alias(\"a" + std::to_string(i) + "\", \"b\")\n";
+    CHECK(module_rc_names(many, "", 5).size() == 5);
 }

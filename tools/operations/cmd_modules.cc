@@ -15,10 +15,13 @@
 #include <fstream>
 #include <sstream>
 
+#include <nlohmann/json.hpp>
+
 #include "model/files/atomic_file.h"
 #include "model/policy/script_findings.h"
 #include "model/script/module_index.h"
 #include "model/script/module_lines.h"
+#include "model/script/module_rc.h"
 #include "model/util/text.h"
 #include "tools/ingest/slurm_queue.h"
 #include "tools/operations/operations.h"
@@ -75,6 +78,34 @@ std::string untrusted_entry(const std::string &dir) {
     g_seen = 0;
     ::nftw(dir.c_str(), visit_entry, 32, FTW_PHYS);
     return g_untrusted;
+}
+
+// The rc files of a tree (.modulerc.lua, .modulerc at any depth) and the names they make loadable
+// (module_rc.h), added to the spider's output as module files of their own so that the plugin finds them.
+struct RcNames {
+    std::vector<std::pair<std::string, std::string>> names;  // (full name, the rc file that gives it)
+    size_t files = 0;
+};
+RcNames *g_rc = nullptr;
+std::string g_rc_root;
+int visit_rc(const char *path, const struct stat *st, int type, FTW *f) {
+    if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_size > (1 << 20) || g_rc->names.size() >= 10000) return 0;
+    std::string_view base(path + f->base);
+    if (base != ".modulerc.lua" && base != ".modulerc") return 0;
+    std::string dir(path, f->base > 0 ? static_cast<size_t>(f->base - 1) : 0);
+    std::string module_dir = dir.size() > g_rc_root.size() ? dir.substr(g_rc_root.size() + 1) : std::string();
+    std::ifstream in(path, std::ios::binary);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    ++g_rc->files;
+    for (auto &n : module_rc_names(text, module_dir)) g_rc->names.emplace_back(std::move(n), path);
+    return 0;
+}
+void read_rc_files(const std::string &root, RcNames &out) {
+    g_rc = &out;
+    g_rc_root = root;
+    while (g_rc_root.size() > 1 && g_rc_root.back() == '/') g_rc_root.pop_back();
+    ::nftw(root.c_str(), visit_rc, 32, FTW_PHYS);
+    g_rc = nullptr;
 }
 
 bool is_empty_dir(const std::string &p) {
@@ -184,6 +215,45 @@ void run_index(ModulesArgs &a) {
     // that an index built from a tree others can write is not installed.
     for (const std::string &d : ix.directories())
         check_tree(d, "module directory (a level the modulefiles add)");
+    // Aliases and symbolic versions: in the trees' rc files and Lmod's global ones, not in the spider's
+    // output; Lmod loads them, so the index lists them (as module files of their own).
+    RcNames rc;
+    std::vector<std::string> roots = ix.directories();
+    std::stringstream dirs2(a.modulepath);
+    for (std::string d; std::getline(dirs2, d, ':');)
+        if (!d.empty()) roots.push_back(d);
+    std::sort(roots.begin(), roots.end());
+    roots.erase(std::unique(roots.begin(), roots.end()), roots.end());
+    for (const auto &d : roots) read_rc_files(d, rc);
+    std::vector<std::string> global;
+    if (const char *g = std::getenv("LMOD_MODULERCFILE"); g && *g) {
+        std::stringstream gs(g);
+        for (std::string f; std::getline(gs, f, ':');) global.push_back(f);
+    }
+    for (const char *f : {"/etc/lmod/modulerc.lua", "/etc/lmod/modulerc", "/usr/share/lmod/etc/rc.lua", "/usr/share/lmod/etc/rc"})
+        global.emplace_back(f);
+    for (const auto &f : global) {
+        std::ifstream in(f, std::ios::binary);
+        if (!in) continue;
+        std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        if (t.size() > (1 << 20)) continue;
+        ++rc.files;
+        for (auto &n : module_rc_names(t, "")) rc.names.emplace_back(std::move(n), f);
+    }
+    if (!rc.names.empty()) {
+        nlohmann::json j = nlohmann::json::parse(text);
+        for (const auto &[full, file] : rc.names) {
+            // An alias is a module of its own name; a symbolic version a version of its module.
+            std::string name = full, entry = file + "#" + full;
+            if (!ix.knows_name(full)) {
+                size_t slash = full.rfind('/');
+                if (slash != std::string::npos && ix.knows_name(full.substr(0, slash))) name = full.substr(0, slash);
+            }
+            j[name][entry] = {{"fullName", full}, {"hidden", false}, {"jfpFrom", file}};
+        }
+        text = j.dump();
+        ix = ModuleIndex::parse(text);
+    }
     // The last index, when there is one and it reads: a tree that shrank by more than half is more likely
     // a directory gone than modules removed.
     std::ifstream old_in(a.out, std::ios::binary);
@@ -202,10 +272,15 @@ void run_index(ModulesArgs &a) {
         }
     }
     write_file_atomically(a.out, text, 0644, "new");
-    if (!a.quiet)
-        std::printf("jfp modules index: wrote %s: %zu module files of %zu names (%zu behind a compiler or MPI level), "
+    if (!a.quiet) {
+        std::string from_rc = rc.names.empty() ? std::string()
+                                               : ", " + std::to_string(rc.names.size()) + " of them aliases or symbolic versions from " +
+                                                     std::to_string(rc.files) + " rc files";
+        std::printf("jfp modules index: wrote %s: %zu module files of %zu names (%zu behind a compiler or MPI level%s), "
                     "from %s\n",
-                    printable(a.out).c_str(), ix.modules(), ix.names(), ix.behind_hierarchy(), printable(a.modulepath).c_str());
+                    printable(a.out).c_str(), ix.modules(), ix.names(), ix.behind_hierarchy(), from_rc.c_str(),
+                    printable(a.modulepath).c_str());
+    }
 }
 
 void run_check(ModulesArgs &a) {
