@@ -73,6 +73,11 @@ std::vector<ModuleFinding> missing_modules(const ModuleScan &scan, const ModuleI
     };
     for (const ModuleLoad &m : scan.loads) {
         if (out.size() >= max_found) break;
+        // A path (module load /opt/x/modulefile, ./mod, ../mod) is a file Lmod reads, not an index name.
+        if (m.name.front() == '/' || m.name.front() == '.') {
+            skip(m, "a path, not a module name");
+            continue;
+        }
         // The closest-name search reads every name of the index: for the first two findings only.
         ModuleLookup l = index.lookup(m.name, out.size() < 2);
         if (l.result == ModuleLookup::Result::Found) continue;

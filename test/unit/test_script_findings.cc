@@ -103,3 +103,14 @@ TEST_CASE("script findings: names from the module index reach the user escaped, 
         CHECK(s.find("\\x1b") != std::string::npos);
     }
 }
+
+TEST_CASE("script findings: a module loaded by its path is not judged against the index") {
+    ModuleIndex ix = ModuleIndex::parse(R"({"python": {"/m/python/3.11.4.lua": {"fullName": "python/3.11.4"}}})");
+    std::vector<std::string> not_told;
+    auto found = missing_modules(find_module_loads("#!/bin/sh\nmodule load /opt/mods/python/3.11.4.lua\nml ./local/mod ../x\nmodule load pyhton\n"),
+                                 ix, &not_told);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0].load.name == "pyhton");
+    CHECK(not_told.size() == 3);
+    for (const auto &n : not_told) CHECK(n.find("a path, not a module name") != std::string::npos);
+}
