@@ -350,6 +350,8 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &given) {
         unscored_log_.log(LogLevel::Error, "no usable model (" + st->model_note + "): jobs pass unscored");
         return out;
     }
+    // What the script shows for certain needs no history: found before its lock is taken.
+    const ScriptEvidence ev = find_script_evidence(*st, req);
     auto history_lock = read_history(*st);
     std::string user = user_name(*st, req.uid);
     // Scanning the script was a third of this call (bench/hotpath). A model that splits on no script
@@ -363,7 +365,6 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &given) {
     }
     Candidate c;
     judge(*st, req, user, privileged(req.uid), neutral_comment, scan, nullptr, c);
-    const ScriptEvidence ev = find_script_evidence(*st, req);
     fill_outcome(*st, c, neutral_comment, req.uid, out, false, true, std::move(deferred), ev.annotation_field());
     history_lock = {};
     if (!ev.directives.ignored.empty()) judge_directives(*st, req, c.r, neutral_comment, ev.directives, out);

@@ -94,7 +94,7 @@ inline bool word_before(const char *p, size_t i) {
 inline bool word_after(const char *p, size_t i, size_t n) {
     if (i >= n) return true;
     char c = p[i];
-    return is_space(c) || c == '\n' || c == ';';
+    return is_space(c) || c == '\n' || c == ';' || c == '\0';  // NUL: where the line scan ends the text
 }
 #if defined(__x86_64__)
 bool has_avx2() {
@@ -165,11 +165,13 @@ ModuleScan find_module_loads(std::string_view script, size_t max_loads, size_t m
         script = script.substr(0, max_bytes);
         out.complete = false;
     }
-    // What the shell runs ends at a NUL (slurmctld writes the script up to it).
-    if (const void *z = std::memchr(script.data(), '\0', script.size()))
-        script = script.substr(0, static_cast<size_t>(static_cast<const char *>(z) - script.data()));
+    // The quick test reads past a NUL (what it finds there only sends the script to the line scan);
+    // the line scan stops at it, as the shell does (slurmctld writes the script up to it). So a script
+    // without module lines is read once, not twice.
     const Mentions said = mentions(script);
     if (!said.modules) return out;
+    if (const void *z = std::memchr(script.data(), '\0', script.size()))
+        script = script.substr(0, static_cast<size_t>(static_cast<const char *>(z) - script.data()));
     const bool mentions_path = said.path;
     HeredocTracker heredocs;
     uint32_t lineno = 0, path_change = 0;

@@ -130,11 +130,18 @@ TEST_CASE("module lines: bounded in bytes and names, whatever a user writes") {
 // The quick test (does the text hold a command word "module" or "ml" at all?) must never skip a script
 // whose lines the full scan reports: a script and the same script with a line that forces the full scan
 // ("# ml x", a comment) give the same loads, over random scripts of the words and blanks that matter.
+TEST_CASE("module lines: the script ends at its first NUL, as slurmctld writes it") {
+    using namespace std::string_literals;
+    CHECK(names(find_module_loads("#!/bin/sh\nmodule load a\0\nmodule load b\n"s)) == std::vector<std::string>{"a"});
+    CHECK(names(find_module_loads("#!/bin/sh\nml a\0b\n"s)) == std::vector<std::string>{"a"});
+    CHECK(find_module_loads("#!/bin/sh\necho\0\nmodule load b\n"s).loads.empty());
+}
+
 TEST_CASE("module lines: the quick test never decides what the line scan would have found") {
     std::mt19937_64 rng(37);
     const std::vector<std::string> parts = {"module", "ml", "load", "add", "use", "source", " ", "\t", "\v", "\f", "\r",
                                             "\n", ";", "&", "|", "(", "x/1", "py", "#", "m", "l", "o", "MODULEPATH=",
-                                            "/usr/share/lmod/lmod/init/bash", "<<EOF", "EOF", "\\", "\nmodule load ", "\nml ", "\vmodule add "};
+                                            "/usr/share/lmod/lmod/init/bash", "<<EOF", "EOF", "\\", "\nmodule load ", "\nml ", "\vmodule add ", std::string(1, '\0')};
     std::uniform_int_distribution<size_t> pick(0, parts.size() - 1), len(1, 40);
     size_t differ = 0, with_loads = 0;
     for (int round = 0; round < 200000; ++round) {

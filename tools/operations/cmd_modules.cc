@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
@@ -52,32 +53,36 @@ std::string read_capped(const std::string &path, size_t max, const char *what) {
     return text;
 }
 
+// nftw(3) with a callable: one walker for the trust check and the rc files (nftw takes a plain function).
+using TreeVisit = std::function<int(const char *path, const struct stat *st, int type, const FTW *f)>;
+const TreeVisit *g_visit = nullptr;
+int visit_trampoline(const char *path, const struct stat *st, int type, FTW *f) { return (*g_visit)(path, st, type, f); }
+void walk_tree(const std::string &dir, const TreeVisit &visit) {
+    g_visit = &visit;
+    ::nftw(dir.c_str(), visit_trampoline, 32, FTW_PHYS);  // links not followed
+    g_visit = nullptr;
+}
+
 // The first file or directory under dir that someone other than root or this process's user could have
 // written (owned by another user, or writable by group or others), or empty. Lmod's spider runs each
-// modulefile it reads as this process: such a file is someone else's code running as us. Symbolic links
-// are not followed (their own mode means nothing). At most kMaxTreeEntries are looked at.
-constexpr size_t kMaxTreeEntries = 500000;
-std::string g_untrusted;
-size_t g_seen = 0;
-int visit_entry(const char *path, const struct stat *st, int type, FTW *) {
-    if (++g_seen > kMaxTreeEntries) {
-        g_untrusted = std::string(path) + ": more than 500,000 entries, the rest not checked";
-        return 1;
-    }
-    if (type == FTW_SL) return 0;
-    if ((st->st_uid != 0 && st->st_uid != ::geteuid()) || (st->st_mode & (S_IWGRP | S_IWOTH))) {
+// modulefile it reads as this process: such a file is someone else's code running as us. A symbolic
+// link's own mode means nothing. At most 500,000 entries are looked at.
+std::string untrusted_entry(const std::string &dir) {
+    std::string found;
+    size_t seen = 0;
+    walk_tree(dir, [&](const char *path, const struct stat *st, int type, const FTW *) {
+        if (++seen > 500000) {
+            found = std::string(path) + ": more than 500,000 entries, the rest not checked";
+            return 1;
+        }
+        if (type == FTW_SL || ((st->st_uid == 0 || st->st_uid == ::geteuid()) && !(st->st_mode & (S_IWGRP | S_IWOTH))))
+            return 0;
         char mode[8];
         std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st->st_mode & 07777));
-        g_untrusted = std::string(path) + " (owner uid " + std::to_string(st->st_uid) + ", mode " + mode + ")";
+        found = std::string(path) + " (owner uid " + std::to_string(st->st_uid) + ", mode " + mode + ")";
         return 1;
-    }
-    return 0;
-}
-std::string untrusted_entry(const std::string &dir) {
-    g_untrusted.clear();
-    g_seen = 0;
-    ::nftw(dir.c_str(), visit_entry, 32, FTW_PHYS);
-    return g_untrusted;
+    });
+    return found;
 }
 
 // The rc files of a tree (.modulerc.lua, .modulerc at any depth) and the names they make loadable
@@ -86,26 +91,20 @@ struct RcNames {
     std::vector<std::pair<std::string, std::string>> names;  // (full name, the rc file that gives it)
     size_t files = 0;
 };
-RcNames *g_rc = nullptr;
-std::string g_rc_root;
-int visit_rc(const char *path, const struct stat *st, int type, FTW *f) {
-    if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_size > (1 << 20) || g_rc->names.size() >= 10000) return 0;
-    std::string_view base(path + f->base);
-    if (base != ".modulerc.lua" && base != ".modulerc") return 0;
-    std::string dir(path, f->base > 0 ? static_cast<size_t>(f->base - 1) : 0);
-    std::string module_dir = dir.size() > g_rc_root.size() ? dir.substr(g_rc_root.size() + 1) : std::string();
-    std::ifstream in(path, std::ios::binary);
-    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    ++g_rc->files;
-    for (auto &n : module_rc_names(text, module_dir)) g_rc->names.emplace_back(std::move(n), path);
-    return 0;
-}
-void read_rc_files(const std::string &root, RcNames &out) {
-    g_rc = &out;
-    g_rc_root = root;
-    while (g_rc_root.size() > 1 && g_rc_root.back() == '/') g_rc_root.pop_back();
-    ::nftw(root.c_str(), visit_rc, 32, FTW_PHYS);
-    g_rc = nullptr;
+void read_rc_files(std::string root, RcNames &out) {
+    while (root.size() > 1 && root.back() == '/') root.pop_back();
+    walk_tree(root, [&](const char *path, const struct stat *st, int type, const FTW *f) {
+        if (type != FTW_F || !S_ISREG(st->st_mode) || st->st_size > (1 << 20) || out.names.size() >= 10000) return 0;
+        std::string_view base(path + f->base);
+        if (base != ".modulerc.lua" && base != ".modulerc") return 0;
+        const std::string dir(path, f->base > 0 ? static_cast<size_t>(f->base - 1) : 0);
+        const std::string module_dir = dir.size() > root.size() ? dir.substr(root.size() + 1) : std::string();
+        std::ifstream in(path, std::ios::binary);
+        const std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+        ++out.files;
+        for (auto &n : module_rc_names(text, module_dir)) out.names.emplace_back(std::move(n), path);
+        return 0;
+    });
 }
 
 bool is_empty_dir(const std::string &p) {
