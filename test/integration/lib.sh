@@ -57,10 +57,13 @@ cluster_cleanup() {
     local rc=$?
     if [ -n "$CLUSTER_DIR" ]; then
         "$TESTCLUSTER" kill "$CLUSTER_DIR" || true
-        # A daemon a signal ended, other than the KILL a test or this teardown sent (or the TERM of a stop
-        # it did not catch): a crash, whatever the test checked (testcluster's watcher writes the line).
+        # A crash, whatever the test checked (testcluster's watcher writes the line): any daemon ended by a
+        # fault signal, or slurmctld (the process jfp runs in) by any signal but the KILL a test or this
+        # teardown sent or the TERM of a stop. Other daemons' own signal exits are Slurm's (seen: 26.05's
+        # slurmdbd, stopped 3 s after it started, ended by its own SIGUSR1).
         local crashed
         crashed=$(cat "$CLUSTER_DIR"/log/*.out 2>/dev/null | grep -E '^testcluster: .* exited with status [0-9]+ \(signal' |
+            grep -E '\(signal (SEGV|ABRT|BUS|FPE|ILL|TRAP|SYS)\)$|^testcluster: slurmctld' |
             grep -v -E '\(signal (KILL|TERM)\)$' || true)
         if [ -n "$crashed" ]; then
             echo "FAIL: a daemon crashed during the test:" >&2
@@ -132,6 +135,16 @@ wait_accounting_complete() {
         sleep 0.5
     done
     fail "sacct still has incomplete job records after ${secs}s"
+}
+
+# wait_accounting_jobs N [SECS]: until sacct lists N jobs that ended, with complete records. A job's end
+# reaches slurmdbd after squeue stops listing it (seen: a wave of 7 short jobs absent from an export taken
+# right after them).
+wait_accounting_jobs() {
+    local n=$1 secs=${2:-60}
+    wait_until "$secs" "sacct to list $n ended jobs" \
+        "[ \"\$(sacct $SACCT_WINDOW -a -n -X -P -o End | grep -c -v -x Unknown)\" -ge $n ]"
+    wait_accounting_complete "$secs"
 }
 
 # sacct_field ID FIELD: one field of one job, exactly as sacct prints it with --parsable2.

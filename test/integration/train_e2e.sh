@@ -7,6 +7,8 @@
 require_cluster
 
 export JFP_JOB_SUBMIT_PLUGINS=""
+# A wave's seven jobs only exit: on a node of the machine's 2 CPUs they ran in four rounds, 11 s a wave.
+export JFP_NODE_CPUS=8
 cluster_start
 
 wave() {  # wave N: one job per application; the exit status depends on the wave
@@ -26,7 +28,7 @@ for n in $(seq 0 17); do
     wait_until 120 "wave $n's jobs did not all end" '[ -z "$(squeue -h -o %i)" ]'
     sleep 1  # the next wave is submitted strictly after this one ended
 done
-wait_accounting_complete
+wait_accounting_jobs 126
 sacct --allusers --parsable2 $SACCT_WINDOW --format="$SACCT_FORMAT" >"$CLUSTER_DIR/export.txt"
 jobs=$(grep -c '^[0-9]*|' "$CLUSTER_DIR/export.txt" || true)
 [ "$jobs" -ge 120 ] || fail "expected 126 jobs in the export, found $jobs"
