@@ -189,8 +189,26 @@ FORMS = [
     ("mem-generic", r"If it needs more memory, ask for it \(--mem or --mem-per-cpu\)\."),
     ("node-fail", r"Node failures are rarely the job's fault; if it keeps happening, tell your admins\."),
 ]
+
+
+def required_literal(pattern):
+    """The longest run of plain characters every match of PATTERN contains (a fast `in` test before the
+    regex: most forms are absent from most messages, and searching for them was most of the check's time)."""
+    parser = getattr(re, "_parser", None)
+    if parser is None:
+        import sre_parse as parser  # Python < 3.11
+    best, run = "", ""
+    for op, av in parser.parse(pattern):
+        if op == parser.LITERAL:
+            run += chr(av)
+            best = max(best, run, key=len)
+        else:
+            run = ""
+    return best
+
+
 # Each form starts a sentence or a clause.
-FORMS = [(form, re.compile(r"(?:^|(?<=; )|(?<=\. ))" + p)) for form, p in FORMS]
+FORMS = [(form, re.compile(r"(?:^|(?<=; )|(?<=\. ))" + p), required_literal(p)) for form, p in FORMS]
 QUAL_RUNS = " (counting only runs that completed or failed)"
 
 
@@ -235,18 +253,24 @@ class Checker:
             bad("class %s but predicted %s" % (head.group(2), row["predicted_class"]))
         body = msg[head.end():]
 
+        seen = {}
+
         def series_for(q):
             """The history a quoted run name refers to: the job's own name, or its stem with '*'."""
-            if name and q == quoted(name):
-                return self.hist(("un", user, name), t)
-            if name and q == quoted(name_stem(name) + "*") and name_stem(name) != name:
-                return self.hist(("us", user, name_stem(name)), t)
-            bad("names %s, which is neither the job's name %s nor its stem" % (q, quoted(name)))
-            return None
+            if q not in seen:
+                if name and q == quoted(name):
+                    seen[q] = self.hist(("un", user, name), t)
+                elif name and q == quoted(name_stem(name) + "*") and name_stem(name) != name:
+                    seen[q] = self.hist(("us", user, name_stem(name)), t)
+                else:
+                    seen[q] = None
+            if seen[q] is None:
+                bad("names %s, which is neither the job's name %s nor its stem" % (q, quoted(name)))
+            return seen[q]
 
         rest = body
-        for form, pattern in FORMS:
-            if not pattern.search(rest):
+        for form, pattern, literal in FORMS:
+            if literal not in rest or not pattern.search(rest):
                 continue
             for m in list(pattern.finditer(rest)):
                 self.coverage[form] += 1
