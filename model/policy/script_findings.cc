@@ -65,6 +65,16 @@ std::string ignored_directive_sentence(const IgnoredDirective &d, uint32_t first
     return s;
 }
 
+std::vector<std::string> script_finding_sentences(std::string_view script, const ModuleIndex *index, const JobRequest &r) {
+    std::vector<std::string> out;
+    DirectiveScan scan = find_ignored_directives(script);
+    for (const auto &d : scan.ignored) out.push_back(ignored_directive_sentence(d, scan.first_command_line, r));
+    if (index) {
+        for (const auto &f : missing_modules(find_module_loads(script), *index)) out.push_back(missing_module_sentence(f));
+    }
+    return out;
+}
+
 std::vector<ModuleFinding> missing_modules(const ModuleScan &scan, const ModuleIndex &index, std::vector<std::string> *not_told,
                                            size_t max_found) {
     std::vector<ModuleFinding> out;

@@ -48,6 +48,12 @@ std::vector<ModuleFinding> missing_modules(const ModuleScan &scan, const ModuleI
 // spider python` lists its versions)"
 std::string missing_module_sentence(const ModuleFinding &f);
 
+// Every finding the plugin would tell about script, one sentence each: the #SBATCH lines sbatch ignored
+// (with what the job got instead when r knows it; a default JobRequest knows nothing) and, with an index,
+// the modules it does not have. For the CLI (jfp scripts show); the plugin judges each kind by its own
+// setting in jfp.conf.
+std::vector<std::string> script_finding_sentences(std::string_view script, const ModuleIndex *index, const JobRequest &r);
+
 ScriptFindingsVerdict judge_module_findings(const Config &c, const JobRequest &r, const std::vector<ModuleFinding> &found,
                                             std::string_view comment, bool privileged);
 

@@ -5,11 +5,13 @@
 # script draw nothing.
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
-start_site_cluster "mode = warn"
+new_site
+start_site_cluster "mode = warn
+script_archive = $W/archive.db"
 S=$(mktemp -d /tmp/jfp-scripts.XXXXXX)
 CLEANUP_HOOK="rm -rf '$S'; $CLEANUP_HOOK"
 chmod 755 "$S"
-printf '#!/bin/bash\n#SBATCH -J late\necho start\n#SBATCH --mem=300\ntrue\n' >"$S/late.sh"
+printf '#!/bin/bash\n#SBATCH -J late\necho start\n#SBATCH --mem=300\ntrue\nmodule load pyhton/3.11\n' >"$S/late.sh"
 printf '#!/bin/bash\n#SBATCH -J heredoc\ncat > "$TMPDIR/next.sh" <<EOF\n#!/bin/bash\n#SBATCH --mem=300\nEOF\ntrue\n' >"$S/heredoc.sh"
 printf '#!/bin/bash\n  #SBATCH -t 5\n#SBATCH -J indented\ntrue\n' >"$S/indented.sh"
 chmod 644 "$S"/*.sh
@@ -26,6 +28,21 @@ per=$(scontrol show job "$id" | grep -o 'MinMemory[A-Za-z]*' | head -n1)
 [ "$per" = MinMemoryCPU ] && given=$((given * cpus))
 [ -n "$said" ] && [ "$said" = "$given" ] || fail "the warning says $said MB, slurmctld gave the job $given MB ($per): $(cat "$S/out")"
 note "warned: $(grep -F 'line 4:' "$S/out" | sed 's/^ *//' | cut -c1-160)"
+
+# Support staff read the same findings from the archive: the script byte for byte on stdout, what it shows
+# on stderr (with an index, its module loads too; this jfp.conf has none, so the plugin judged none).
+printf '{"python": {"/m/python/3.11.4.lua": {"fullName": "python/3.11.4"}}}' >"$S/index.json"
+show() { "$JFP" scripts show "$id" --archive "$W/archive.db" --db "$W/history.db" "$@" >"$S/shown" 2>"$S/head"; }
+wait_until 20 "jfp scripts show $id: $(cat "$S/head" 2>/dev/null)" 'show --modules-index "$S/index.json"'
+cmp -s "$S/shown" "$S/late.sh" || fail "jfp scripts show: not the script submitted"
+grep -qF "# finding: line 4: '#SBATCH --mem=300' comes after the script's first command (line 3): sbatch ignored it" "$S/head" ||
+    fail "jfp scripts show: no ignored line: $(cat "$S/head")"
+grep -qF "# finding: line 6: 'module load pyhton/3.11': this cluster has no module 'pyhton'; did you mean python?" "$S/head" ||
+    fail "jfp scripts show: no missing module: $(cat "$S/head")"
+note "jfp scripts show: $(grep -F 'module load' "$S/head" | cut -c1-120)"
+show || fail "jfp scripts show without an index: $(cat "$S/head")"
+grep -qF "# module loads not checked: no module index" "$S/head" || fail "jfp scripts show: the unchecked modules are not said: $(cat "$S/head")"
+[ "$(grep -c '^# finding:' "$S/head")" = 1 ] || fail "jfp scripts show without an index: $(cat "$S/head")"
 
 as_user "$S/indented.sh" || fail "the indented script was refused: $(cat "$S/out")"
 grep -qF "line 2: '#SBATCH -t 5' is indented" "$S/out" || fail "the indented line: $(cat "$S/out")"

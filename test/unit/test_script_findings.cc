@@ -114,3 +114,26 @@ TEST_CASE("script findings: a module loaded by its path is not judged against th
     CHECK(not_told.size() == 3);
     for (const auto &n : not_told) CHECK(n.find("a path, not a module name") != std::string::npos);
 }
+
+TEST_CASE("script findings: the CLI's sentences are the plugin's, ignored lines first, modules only with an index") {
+    ModuleIndex ix = ModuleIndex::parse(R"({"python": {"/m/python/3.11.4.lua": {"fullName": "python/3.11.4"}}})");
+    const std::string script = "#!/bin/sh\nmodule load pyhton/3.11\n#SBATCH --mem=64G\nmodule load python/3.11\n";
+    JobRequest r;
+    r.req_mem_mb = 4096;
+    auto with = script_finding_sentences(script, &ix, r);
+    REQUIRE(with.size() == 2);
+    DirectiveScan scan = find_ignored_directives(script);
+    REQUIRE(scan.ignored.size() == 1);
+    CHECK(with[0] == ignored_directive_sentence(scan.ignored[0], scan.first_command_line, r));
+    CHECK(with[0].find("the job asks for 4096 MB of memory") != std::string::npos);
+    auto found = missing_modules(find_module_loads(script), ix);
+    REQUIRE(found.size() == 1);
+    CHECK(with[1] == missing_module_sentence(found[0]));
+    CHECK(with[1].find("pyhton") != std::string::npos);
+    // Without an index only the ignored line; without the job's request the sentence says no figure.
+    auto without = script_finding_sentences(script, nullptr, JobRequest{});
+    REQUIRE(without.size() == 1);
+    CHECK(without[0].find("asks for") == std::string::npos);
+    CHECK(without[0].find("line 3: '#SBATCH --mem=64G'") == 0);
+    CHECK(script_finding_sentences("#!/bin/sh\n#SBATCH -t 5\nmodule load python\n", &ix, r).empty());
+}

@@ -289,12 +289,7 @@ void run_check(ModulesArgs &a) {
         if (a.index.empty())
             throw CLI::ValidationError("--index", "no module index named: give --index, or set modules_index in jfp.conf");
     }
-    ModuleIndex ix;
-    try {
-        ix = ModuleIndex::parse(read_capped(a.index, kMaxIndexBytes, "the module index"));
-    } catch (const std::runtime_error &e) {
-        throw std::runtime_error("module index " + a.index + ": " + e.what());
-    }
+    ModuleIndex ix = read_module_index(a.index);
     size_t with_findings = 0;
     for (const auto &path : a.scripts) {
         const std::string text = read_capped(path, size_t{4} << 20, "the script");  // Slurm's default max_script_size
@@ -315,6 +310,15 @@ void run_check(ModulesArgs &a) {
 }
 
 }  // namespace
+
+ModuleIndex read_module_index(const std::string &path) {
+    std::string text = read_capped(path, kMaxIndexBytes, "the module index");
+    try {
+        return ModuleIndex::parse(text);
+    } catch (const std::runtime_error &e) {
+        throw std::runtime_error("module index " + path + ": " + e.what());
+    }
+}
 
 void add_modules_command(CLI::App &app) {
     auto a = std::make_shared<ModulesArgs>();

@@ -17,6 +17,8 @@
 #include "model/history/history_store.h"
 #include "model/jobs/outcome.h"
 #include "model/policy/config.h"
+#include "model/policy/script_findings.h"
+#include "model/scoring/features.h"
 #include "model/util/text.h"
 #include "model/util/time_util.h"
 #include "tools/operations/operations.h"
@@ -29,6 +31,7 @@ namespace {
 
 struct ScriptsArgs {
     std::string archive, db, conf, squeue = "squeue";
+    std::string modules_index;  // show: the index to check the script's module loads against
     // show
     std::string job;
     bool by_token = false, env = false, quiet = false;
@@ -46,7 +49,7 @@ struct ScriptsArgs {
 
 // --archive and --db, or else script_archive and store from jfp.conf.
 void resolve_paths(ScriptsArgs &a) {
-    if (!a.archive.empty() && !a.db.empty()) return;
+    if (!a.archive.empty() && !a.db.empty() && !a.modules_index.empty()) return;
     std::string conf = a.conf.empty() ? default_conf_path() : a.conf;
     ConfigParseResult r = load_config_file(conf);
     if (!r.ok()) {
@@ -62,7 +65,9 @@ void resolve_paths(ScriptsArgs &a) {
         a.archive = r.config.script_archive_path;
     }
     if (a.db.empty() && ::access(r.config.store_path.c_str(), R_OK) == 0) a.db = r.config.store_path;
+    if (a.modules_index.empty()) a.modules_index = r.config.modules_index;
 }
+
 
 std::unique_ptr<HistoryStore> open_store(const ScriptsArgs &a, bool required, const char *why) {
     if (a.db.empty()) {
@@ -155,6 +160,28 @@ void write_all(const std::string &bytes) {
         throw std::runtime_error("cannot write to standard output");
 }
 
+// What the script itself shows, as the plugin would tell its user: ignored #SBATCH lines (with what the
+// job got instead, when the store has the job) and modules the site's index does not have.
+void print_findings(const ScriptsArgs &a, const Found &f, const std::string &script) {
+    std::unique_ptr<ModuleIndex> index;
+    std::string index_note;
+    if (a.modules_index.empty()) {
+        index_note = "module loads not checked: no module index (modules_index in jfp.conf, or --modules-index)";
+    } else {
+        try {
+            index = std::make_unique<ModuleIndex>(read_module_index(a.modules_index));
+        } catch (const std::runtime_error &e) {
+            index_note = std::string("module loads not checked: ") + e.what();
+        }
+    }
+    const std::vector<std::string> found =
+        script_finding_sentences(script, index.get(), f.job ? request_from_record(*f.job) : JobRequest{});
+    for (const auto &line : found) std::fprintf(stderr, "# finding: %s\n", printable(line, 2000).c_str());
+    if (found.empty())
+        std::fprintf(stderr, "# findings: none (no #SBATCH line sbatch ignored%s)\n", index ? ", no module the index lacks" : "");
+    if (!index_note.empty()) std::fprintf(stderr, "# %s\n", printable(index_note, 2000).c_str());
+}
+
 void run_show(ScriptsArgs &a) {
     resolve_paths(a);
     ScriptArchive archive(a.archive, ScriptArchive::Access::ReadOnly);
@@ -171,6 +198,7 @@ void run_show(ScriptsArgs &a) {
             std::fprintf(stderr, "# only its first %zu of %lld bytes were kept (a script past slurm.conf's max_script_size, "
                                  "or its user had added script_archive_user_mb_per_day to the archive that day)\n",
                          bytes.size(), static_cast<long long>(f.sub.script_bytes));
+        if (!a.env) print_findings(a, f, bytes);
     }
     // Exact bytes: into a file they are the script that ran; on a terminal the CLI's TerminalGuard shows them.
     write_all(a.env ? env_lines(bytes) : bytes);
@@ -395,7 +423,9 @@ void add_scripts_command(CLI::App &app) {
     show->add_option("job", a->job, "job id (or a join token with --token)")->required();
     show->add_flag("--token", a->by_token, "the argument is a join token (slurmctld's log names it for rejected jobs)");
     show->add_flag("--env", a->env, "print the job's submit environment instead, a NAME=value line each");
-    show->add_flag("-q,--quiet", a->quiet, "no header line on stderr");
+    show->add_flag("-q,--quiet", a->quiet, "no header lines on stderr (the job, and what its script shows)");
+    show->add_option("--modules-index", a->modules_index, "the module index to check its module loads against "
+                                                          "(default: modules_index in jfp.conf)");
     add_paths(show, a.get());
     show->callback([a] { run_show(*a); });
 
