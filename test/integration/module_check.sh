@@ -24,7 +24,8 @@ T=$(mktemp -d /tmp/jfp-modules.XXXXXX)  # the test's own files
 CLEANUP_HOOK="rm -rf '$T'; $CLEANUP_HOOK"
 chmod 755 "$T"
 start_site_cluster "mode = warn
-modules_index = $W/modules.json"
+modules_index = $W/modules.json
+script_archive = $W/archive.db"
 
 # ---- the index, by the shipped unit as SlurmUser (test/integration/run_unit.py: its sandbox, its user)
 if [ -n "${JFP_INSTALLED:-}" ]; then
@@ -125,6 +126,31 @@ print(f"# {len(rows)} scripts run as jobs: {len(failed)} failed in Lmod, {len(fl
 assert flagged <= failed, f"told, but Lmod loaded it: {sorted(flagged - failed)}"
 assert planted <= flagged, f"planted, not told: {sorted(planted - flagged)}"
 PY
+
+# ---- jfp simulate replays the archived scripts against the index: the same findings, with their outcomes
+wait_accounting_complete
+sacct --allusers --parsable2 $SACCT_WINDOW --format="$SACCT_FORMAT" >"$T/export.txt"
+"$JFP" ingest -q --strict --db "$T/sim.db" "$T/export.txt"
+printf '%s\nmode = warn\nmodules_index = %s\nscript_archive = %s\n' "$SITE_CONF" "$W/modules.json" "$W/archive.db" >"$T/sim.conf"
+"$JFP" simulate --conf "$T/sim.conf" --db "$T/sim.db" --model "$W/model.json" --after 1970-01-01 --jobs "$T/sim.csv" >"$T/sim.txt" ||
+    fail "jfp simulate: $(cat "$T/sim.txt")"
+/usr/bin/python3 - "$T/truth" "$T/sim.csv" "$T/sim.txt" <<'PY' || fail "jfp simulate's script findings (above)"
+import csv, sys
+truth = {r[2]: r for r in (l.split() for l in open(sys.argv[1]))}
+sim = {r["JobIDRaw"]: r for r in csv.DictReader(open(sys.argv[2]))}
+for jid, (name, label, _, flag, state) in truth.items():
+    r = sim.get(jid)
+    assert r, f"{name} (job {jid}) is not in the replay"
+    want = "missing_module" if flag == "yes" else "none"
+    assert r["script"] == want, f"{name}: simulate says {r['script']}, the plugin told {flag}"
+    assert r["script_action"] == ("warn" if flag == "yes" else "none"), f"{name}: {r['script_action']}"
+told = sum(1 for t in truth.values() if t[3] == "yes")
+text = open(sys.argv[3]).read()
+line = f"of the {told} with a finding that finished, {told} failed"
+assert line in text, f"no '{line}' in: {text}"
+print(f"# simulate: the {len(truth)} archived scripts replayed, {told} loading a module the index lacks, all failed")
+PY
+note "$(grep -F 'script findings' "$T/sim.txt" | sed 's/^ *//')"
 
 # ---- missing_modules = reject: refused with the sentence and the fix; the clean ones still go in
 set_conf "$SITE_CONF

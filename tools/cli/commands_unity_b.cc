@@ -1,4 +1,5 @@
 // The second half of the jfp program's sources: see commands_unity_a.cc for why they are joined.
+#include "tools/options/module_index_file.cc"
 #include "tools/operations/cmd_modules.cc"
 #include "tools/commands/cmd_parity.cc"
 #include "tools/commands/cmd_predict.cc"

@@ -13,6 +13,8 @@
 #include "tools/commands/commands.h"
 #include "tools/options/site_conf.h"
 #include "tools/evaluate/policy_replay.h"
+#include "tools/evaluate/script_replay.h"
+#include "tools/options/module_index_file.h"
 
 namespace jfp {
 
@@ -57,6 +59,64 @@ void print_table(const char *title, const std::map<std::string, Tally> &by, size
     }
 }
 
+// "not archived", "none", "ignored_sbatch", "missing_module" or both joined by '+' (the annotation's words).
+std::string script_kinds(const SimulatedJob &j) {
+    if (!j.script_archived) return "not archived";
+    if (!j.ignored_sbatch && !j.missing_module) return "none";
+    if (j.ignored_sbatch && j.missing_module) return "ignored_sbatch+missing_module";
+    return j.ignored_sbatch ? "ignored_sbatch" : "missing_module";
+}
+
+// The archived scripts (script_archive in jfp.conf) against the module index (modules_index): what they
+// show. Returns why a part could not be replayed, or empty.
+std::string replay_scripts(const Config &cfg, std::vector<SimulatedJob> &jobs) {
+    if (cfg.script_archive_path.empty())
+        return "script findings not replayed: jfp.conf sets no script_archive, so no script was kept";
+    std::unique_ptr<ScriptArchive> archive;
+    try {
+        archive = std::make_unique<ScriptArchive>(cfg.script_archive_path, ScriptArchive::Access::ReadOnly);
+    } catch (const std::exception &e) {
+        return std::string("script findings not replayed: ") + e.what();
+    }
+    std::unique_ptr<ModuleIndex> index;
+    std::string note;
+    if (cfg.modules_index.empty()) {
+        note = "module loads not replayed: jfp.conf sets no modules_index";
+    } else {
+        try {
+            index = std::make_unique<ModuleIndex>(read_module_index(cfg.modules_index));
+        } catch (const std::exception &e) {
+            note = std::string("module loads not replayed: ") + e.what();
+        }
+    }
+    replay_script_findings(*archive, index.get(), cfg, jobs);
+    return note;
+}
+
+void print_script_findings(const Config &cfg, const std::vector<SimulatedJob> &jobs) {
+    uint64_t archived = 0, sbatch = 0, modules = 0, warned = 0, rejected = 0, finished = 0, failed = 0;
+    for (const auto &j : jobs) {
+        if (!j.script_archived) continue;
+        ++archived;
+        sbatch += j.ignored_sbatch;
+        modules += j.missing_module;
+        warned += j.script_action == Action::Warn;
+        rejected += j.script_action == Action::Reject;
+        if ((j.ignored_sbatch || j.missing_module) && j.labeled) ++finished, failed += j.failed;
+    }
+    if (!archived) return;
+    std::printf("  script findings, %llu of the jobs' scripts archived: %llu with #SBATCH lines sbatch ignored "
+                "(ignored_directives = %s), %llu loading a module the index lacks (missing_modules = %s); "
+                "would reject %llu, warn %llu\n",
+                static_cast<unsigned long long>(archived), static_cast<unsigned long long>(sbatch),
+                finding_action_name(cfg.ignored_directives), static_cast<unsigned long long>(modules),
+                finding_action_name(cfg.missing_modules), static_cast<unsigned long long>(rejected),
+                static_cast<unsigned long long>(warned));
+    if (finished)
+        std::printf("    of the %llu with a finding that finished, %llu failed\n", static_cast<unsigned long long>(finished),
+                    static_cast<unsigned long long>(failed));
+}
+
 void run_simulate(SimulateArgs &a) {
     a.conf.fill(a.db, ConfPath::Store, "--db", true);
     a.conf.fill(a.model, ConfPath::Model, "--model", true);
@@ -72,6 +132,7 @@ void run_simulate(SimulateArgs &a) {
     if (struct passwd *pw = ::getpwnam(sc.get("SlurmUser", "root").c_str())) trusted.push_back(pw->pw_uid);
 
     std::vector<SimulatedJob> jobs = replay_policy(store, bundle, *cfg, after, trusted);
+    std::string scripts_note = replay_scripts(*cfg, jobs);
     if (jobs.empty()) throw std::runtime_error("no job in " + a.db + " was submitted at or after " + format_sacct_time(after) + "; choose an earlier --after");
     Tally all;
     std::map<std::string, Tally> by_user, by_partition;
@@ -94,16 +155,19 @@ void run_simulate(SimulateArgs &a) {
                     "by failures, %.1f used by jobs that completed (good work a rejection blocks)\n",
                     static_cast<unsigned long long>(finished), static_cast<unsigned long long>(all.acted_failed),
                     static_cast<double>(all.acted_failed) / static_cast<double>(finished), all.failed_core_h, all.good_core_h);
+    if (!scripts_note.empty()) std::printf("  %s\n", printable(scripts_note, 2000).c_str());
+    print_script_findings(*cfg, jobs);
     print_table("user", by_user, a.top);
     print_table("partition", by_partition, a.top);
     std::printf("  (overrides are not in sacct's history: a job a user would have resubmitted with jfp:override counts as rejected)\n");
     if (!a.jobs_csv.empty()) {
         std::ofstream f(a.jobs_csv);
-        f << "JobIDRaw,token,User,Partition,p_fail,action,State\n";
+        f << "JobIDRaw,token,User,Partition,p_fail,action,State,script,script_action\n";
         for (const auto &j : jobs)
             f << csv_field(j.job_key) << ',' << csv_field(j.token) << ',' << csv_field(j.user) << ','
               << csv_field(j.partition) << ',' << j.p_fail << ','
-              << action_name(j.action) << ',' << (!j.labeled ? "other" : j.failed ? "failed" : "completed") << '\n';
+              << action_name(j.action) << ',' << (!j.labeled ? "other" : j.failed ? "failed" : "completed") << ','
+              << script_kinds(j) << ',' << action_name(j.script_action) << '\n';
         if (!f) throw std::runtime_error("cannot write " + a.jobs_csv);
     }
 }

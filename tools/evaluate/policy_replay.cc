@@ -31,6 +31,7 @@ std::vector<SimulatedJob> replay_policy(const HistoryStore &store, const ModelBu
         o.labeled = is_labeled(j.outcome);
         o.failed = is_failure(j.outcome);
         if (known(j.elapsed_s) && known(j.req_cpus)) o.core_hours = j.elapsed_s * j.req_cpus / 3600.0;
+        o.request = std::move(r);
         out.push_back(std::move(o));
     });
     return out;

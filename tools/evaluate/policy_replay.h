@@ -22,6 +22,10 @@ struct SimulatedJob {
     bool above = false;
     bool labeled = false, failed = false;  // finished as COMPLETED or a failure; which
     double core_hours = -1;                // elapsed x CPUs; -1 unknown
+    JobRequest request;                    // as the plugin saw it (privileged set from trusted_uids)
+    // What the archived script shows (tools/evaluate/script_replay.h); all false when not replayed.
+    bool script_archived = false, ignored_sbatch = false, missing_module = false;
+    Action script_action = Action::None;  // what ignored_directives / missing_modules would have done
 };
 
 // trusted_uids: root and SlurmUser, warned rather than rejected unless reject_privileged.

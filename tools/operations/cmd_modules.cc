@@ -26,32 +26,18 @@
 #include "model/util/text.h"
 #include "tools/ingest/slurm_queue.h"
 #include "tools/operations/operations.h"
+#include "tools/options/module_index_file.h"
 #include "tools/options/site_conf.h"
 
 namespace jfp {
 
 namespace {
 
-// What the plugin reads at most (model/runtime: kMaxModulesIndexBytes).
-constexpr size_t kMaxIndexBytes = size_t{64} << 20;
-
 struct ModulesArgs {
     std::string conf, out, modulepath, spider, index;
     std::vector<std::string> scripts;
     bool allow_shrink = false, quiet = false, allow_writers = false;
 };
-
-// A file's text, at most max bytes; throws naming the file when it cannot be read or is larger.
-std::string read_capped(const std::string &path, size_t max, const char *what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + std::string(what) + " " + path + ": " + std::strerror(errno));
-    std::string text(max + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<size_t>(in.gcount()));
-    if (text.size() > max)
-        throw std::runtime_error(std::string(what) + " " + path + " is larger than " + std::to_string(max >> 20) + " MiB");
-    return text;
-}
 
 // nftw(3) with a callable: one walker for the trust check and the rc files (nftw takes a plain function).
 using TreeVisit = std::function<int(const char *path, const struct stat *st, int type, const FTW *f)>;
@@ -143,10 +129,10 @@ std::string run_spider(const std::string &spider, const std::string &modulepath)
     std::string text;
     char buf[65536];
     size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0 && text.size() <= kMaxIndexBytes) text.append(buf, n);
+    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0 && text.size() <= kMaxModuleIndexBytes) text.append(buf, n);
     int rc = pclose(p);
-    if (text.size() > kMaxIndexBytes)
-        throw std::runtime_error(cmd + " wrote more than " + std::to_string(kMaxIndexBytes >> 20) +
+    if (text.size() > kMaxModuleIndexBytes)
+        throw std::runtime_error(cmd + " wrote more than " + std::to_string(kMaxModuleIndexBytes >> 20) +
                                  " MiB, more than the plugin reads; nothing written");
     if (rc != 0) {
         std::string how = rc == -1                ? std::string("could not be waited for")
@@ -292,7 +278,7 @@ void run_check(ModulesArgs &a) {
     ModuleIndex ix = read_module_index(a.index);
     size_t with_findings = 0;
     for (const auto &path : a.scripts) {
-        const std::string text = read_capped(path, size_t{4} << 20, "the script");  // Slurm's default max_script_size
+        const std::string text = read_file_capped(path, size_t{4} << 20, "the script");  // Slurm's default max_script_size
         const std::string shown = printable(path);
         ModuleScan scan = find_module_loads(text);  // as the plugin reads it: the first 16 KiB
         std::vector<std::string> not_told;
@@ -310,15 +296,6 @@ void run_check(ModulesArgs &a) {
 }
 
 }  // namespace
-
-ModuleIndex read_module_index(const std::string &path) {
-    std::string text = read_capped(path, kMaxIndexBytes, "the module index");
-    try {
-        return ModuleIndex::parse(text);
-    } catch (const std::runtime_error &e) {
-        throw std::runtime_error("module index " + path + ": " + e.what());
-    }
-}
 
 void add_modules_command(CLI::App &app) {
     auto a = std::make_shared<ModulesArgs>();

@@ -22,6 +22,7 @@
 #include "model/util/text.h"
 #include "model/util/time_util.h"
 #include "tools/operations/operations.h"
+#include "tools/options/module_index_file.h"
 #include "tools/options/site_conf.h"
 #include "tools/ingest/slurm_queue.h"
 

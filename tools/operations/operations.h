@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 
-#include "model/script/module_index.h"
 #include "tools/options/cli_options.h"
 
 namespace jfp {
@@ -17,9 +16,5 @@ void add_check_command(CLI::App &app);
 void add_status_command(CLI::App &app);
 void add_prune_command(CLI::App &app);
 void add_modules_command(CLI::App &app);
-
-// The module index at path, read as the plugin reads it (at most 64 MiB); throws naming the file and
-// what is wrong with it.
-ModuleIndex read_module_index(const std::string &path);
 
 }  // namespace jfp
