@@ -151,6 +151,21 @@ assert line in text, f"no '{line}' in: {text}"
 print(f"# simulate: the {len(truth)} archived scripts replayed, {told} loading a module the index lacks, all failed")
 PY
 note "$(grep -F 'script findings' "$T/sim.txt" | sed 's/^ *//')"
+# ... and jfp report's table of them, against the same outcomes
+"$JFP" report --db "$T/sim.db" --model "$W/model.json" --after 1970-01-01 -o "$T/report.html" \
+    --script-archive "$W/archive.db" --modules-index "$W/modules.json" >"$T/report.out" 2>&1 || fail "jfp report: $(cat "$T/report.out")"
+/usr/bin/python3 - "$T/report.html" "$T/truth" <<'PY' || fail "jfp report's script findings (above)"
+import re, sys
+html = open(sys.argv[1]).read()
+table = re.search(r'<table id="script-findings">(.*?)</table>', html, re.S)
+assert table, "no script-findings table in the report"
+rows = {c[0]: c[1:] for c in (re.findall(r"<td>(.*?)</td>", r) for r in table.group(1).split("</tr>")) if c}
+truth = [l.split() for l in open(sys.argv[2])]
+told = sum(1 for t in truth if t[3] == "yes")
+assert rows.get("a module the index lacks", [None])[:2] == [str(told), str(told)], f"module row: {rows}"
+assert rows.get("#SBATCH lines sbatch ignored", [None])[:2] == ["0", "0"], f"sbatch row: {rows}"
+print(f"# report: {rows['all archived'][0]} archived scripts; {told} load a module the index lacks, {told} of them failed")
+PY
 
 # ---- missing_modules = reject: refused with the sentence and the fix; the clean ones still go in
 set_conf "$SITE_CONF

@@ -16,6 +16,8 @@
 #include "tools/options/site_conf.h"
 #include "tools/evaluate/live_monitor.h"
 #include "tools/evaluate/metrics.h"
+#include "tools/evaluate/script_replay.h"
+#include "tools/options/module_index_file.h"
 #include "tools/evaluate/svg_chart.h"
 #include "tools/evaluate/verdict.h"
 #include "tools/terminal/progress.h"
@@ -27,6 +29,7 @@ namespace {
 struct ReportArgs {
     ConfDefaults conf;  // --conf: the paths not given
     std::string db, model, after, output, feature_log, since;
+    std::string script_archive, modules_index;  // the script findings section
     double threshold = -1;
 };
 
@@ -108,6 +111,41 @@ const char *kStyle =
 
 std::string ratio_cell(double v) { return v < 0 ? "-" : fmt("%.3f", v); }
 
+// What the evaluated jobs' archived scripts show with certainty, against how those jobs ended.
+std::string script_section(const ReportArgs &a, size_t evaluated, std::vector<SimulatedJob> &jobs) {
+    ScriptArchive archive(a.script_archive, ScriptArchive::Access::ReadOnly);
+    std::unique_ptr<ModuleIndex> index;
+    if (!a.modules_index.empty()) index = std::make_unique<ModuleIndex>(read_module_index(a.modules_index));
+    replay_script_findings(archive, index.get(), Config{}, jobs);
+    struct Count {
+        size_t jobs = 0, failed = 0;
+    } sbatch, modules, none, archived;
+    for (const auto &j : jobs) {
+        if (!j.script_archived) continue;
+        auto add = [&](Count &c) { ++c.jobs, c.failed += j.failed; };
+        add(archived);
+        if (j.ignored_sbatch) add(sbatch);
+        if (j.missing_module) add(modules);
+        if (!j.ignored_sbatch && !j.missing_module) add(none);
+    }
+    std::string h = "<h2>What the scripts showed</h2><p class=\"note\">" + std::to_string(archived.jobs) + " of the " +
+                    std::to_string(evaluated) + " jobs evaluated have their script in the archive (" +
+                    html_escape(a.script_archive) + "); what each script shows with certainty, as the plugin tells it "
+                    "(ignored_directives, missing_modules in jfp.conf), against how the job ended. A finding is said "
+                    "whatever the model scores.";
+    if (!index) h += " Module loads were not checked: give --modules-index (modules_index in jfp.conf).";
+    h += "</p><table id=\"script-findings\"><tr><th>finding</th><th>jobs</th><th>failed</th><th>failure rate</th></tr>";
+    auto row = [&](const char *label, const Count &c) {
+        h += "<tr><td>" + std::string(label) + "</td><td>" + std::to_string(c.jobs) + "</td><td>" + std::to_string(c.failed) +
+             "</td><td>" + (c.jobs ? fmt("%.3f", static_cast<double>(c.failed) / static_cast<double>(c.jobs)) : "-") + "</td></tr>";
+    };
+    row("#SBATCH lines sbatch ignored", sbatch);
+    if (index) row("a module the index lacks", modules);
+    row("no finding", none);
+    row("all archived", archived);
+    return h + "</table>";
+}
+
 // The deployed model on live traffic, as jfp monitor reports it.
 std::string live_section(const HistoryStore &store, const ModelBundle &bundle, const ReportArgs &a) {
     int64_t since = a.since.empty() ? 0 : parse_time_option(a.since, "--since");
@@ -156,10 +194,19 @@ void run_report(const ReportArgs &a) {
     Progress progress(true);
     const long jobs_total = static_cast<long>(store.job_count());
     long jobs_seen = 0;
+    std::vector<SimulatedJob> scripted;  // the evaluated jobs the archive may hold a script of
     sweep_submissions(store, [&](const Submission &sub) {
         const JobRecord &j = sub.job;
         progress.update(++jobs_seen, jobs_total, "jobs");
         if (j.submit < after || !is_labeled(j.outcome)) return;
+        if (!a.script_archive.empty() && !j.jfp_token.empty()) {
+            SimulatedJob o;
+            o.token = j.jfp_token;
+            o.labeled = true;
+            o.failed = is_failure(j.outcome);
+            o.request = sub.request;
+            scripted.push_back(std::move(o));
+        }
         Score s = bundle.score(sub.x);
         Row r;
         r.p = s.p_fail;
@@ -372,6 +419,7 @@ void run_report(const ReportArgs &a) {
          std::string(bundle.is_rules() ? " A rules bundle has no trees: its score is the rule's, and its reason the history the rule read." : "") +
          "</p><table id=\"features\">"
          "<tr><th>feature</th><th>mean |contribution|</th><th>mean on failed jobs</th></tr>" + features + "</table>";
+    if (!a.script_archive.empty()) h += script_section(a, rows.size(), scripted);
     if (!a.feature_log.empty()) h += live_section(store, bundle, a);
     h += "<h2>Training</h2><table id=\"metadata\">" + meta + "</table></body></html>\n";
 
@@ -399,6 +447,9 @@ void add_report_command(CLI::App &app) {
     c->add_option("--threshold", a->threshold, "decision threshold (default: the bundle's)");
     c->add_option("--feature-log", a->feature_log, "the plugin's feature log: adds the live section (as jfp monitor)");
     c->add_option("--since", a->since, "with --feature-log: live jobs scored at or after this time");
+    c->add_option("--script-archive", a->script_archive, "the plugin's script archive: adds what the jobs' scripts showed "
+                                                          "(ignored #SBATCH lines, missing modules) against their outcomes");
+    c->add_option("--modules-index", a->modules_index, "with --script-archive: the module index to check module loads against");
     a->conf.add_option(c);
     c->callback([a] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);
