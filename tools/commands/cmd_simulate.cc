@@ -78,19 +78,10 @@ std::string replay_scripts(const Config &cfg, std::vector<SimulatedJob> &jobs) {
     } catch (const std::exception &e) {
         return std::string("script findings not replayed: ") + e.what();
     }
-    std::unique_ptr<ModuleIndex> index;
-    std::string note;
-    if (cfg.modules_index.empty()) {
-        note = "module loads not replayed: jfp.conf sets no modules_index";
-    } else {
-        try {
-            index = std::make_unique<ModuleIndex>(read_module_index(cfg.modules_index));
-        } catch (const std::exception &e) {
-            note = std::string("module loads not replayed: ") + e.what();
-        }
-    }
+    std::string why_not;
+    std::unique_ptr<ModuleIndex> index = optional_module_index(cfg.modules_index, "jfp.conf sets no modules_index", why_not);
     replay_script_findings(*archive, index.get(), cfg, jobs);
-    return note;
+    return index ? std::string() : "module loads not replayed: " + why_not;
 }
 
 void print_script_findings(const Config &cfg, const std::vector<SimulatedJob> &jobs) {

@@ -24,7 +24,8 @@ void replay_script_findings(const ScriptArchive &archive, const ModuleIndex *ind
         ScriptFindingsVerdict dv = judge_script_findings(cfg, j.request, scan, "", j.request.privileged);
         j.ignored_sbatch = !scan.ignored.empty();
         std::vector<ModuleFinding> found;
-        if (index && cfg.missing_modules != FindingAction::Off) {
+        // Found whatever the setting (as the ignored lines are): missing_modules = off only stops the action.
+        if (index) {
             ModuleScan loads = find_module_loads(script);
             if (!loads.loads.empty()) found = missing_modules(loads, *index);
         }

@@ -164,23 +164,15 @@ void write_all(const std::string &bytes) {
 // What the script itself shows, as the plugin would tell its user: ignored #SBATCH lines (with what the
 // job got instead, when the store has the job) and modules the site's index does not have.
 void print_findings(const ScriptsArgs &a, const Found &f, const std::string &script) {
-    std::unique_ptr<ModuleIndex> index;
-    std::string index_note;
-    if (a.modules_index.empty()) {
-        index_note = "module loads not checked: no module index (modules_index in jfp.conf, or --modules-index)";
-    } else {
-        try {
-            index = std::make_unique<ModuleIndex>(read_module_index(a.modules_index));
-        } catch (const std::runtime_error &e) {
-            index_note = std::string("module loads not checked: ") + e.what();
-        }
-    }
+    std::string why_not;
+    std::unique_ptr<ModuleIndex> index =
+        optional_module_index(a.modules_index, "modules_index in jfp.conf, or --modules-index", why_not);
     const std::vector<std::string> found =
         script_finding_sentences(script, index.get(), f.job ? request_from_record(*f.job) : JobRequest{});
     for (const auto &line : found) std::fprintf(stderr, "# finding: %s\n", printable(line, 2000).c_str());
     if (found.empty())
         std::fprintf(stderr, "# findings: none (no #SBATCH line sbatch ignored%s)\n", index ? ", no module the index lacks" : "");
-    if (!index_note.empty()) std::fprintf(stderr, "# %s\n", printable(index_note, 2000).c_str());
+    if (!index) std::fprintf(stderr, "# module loads not checked: %s\n", printable(why_not, 2000).c_str());
 }
 
 void run_show(ScriptsArgs &a) {

@@ -27,4 +27,17 @@ ModuleIndex read_module_index(const std::string &path) {
     }
 }
 
+std::unique_ptr<ModuleIndex> optional_module_index(const std::string &path, const char *how_to_name_one, std::string &why_not) {
+    if (path.empty()) {
+        why_not = std::string("no module index (") + how_to_name_one + ")";
+        return nullptr;
+    }
+    try {
+        return std::make_unique<ModuleIndex>(read_module_index(path));
+    } catch (const std::exception &e) {
+        why_not = e.what();
+        return nullptr;
+    }
+}
+
 }  // namespace jfp

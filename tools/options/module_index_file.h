@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstddef>
+#include <memory>
 #include <string>
 
 #include "model/script/module_index.h"
@@ -17,5 +18,9 @@ std::string read_file_capped(const std::string &path, size_t max, const char *wh
 
 // Throws naming the file and what is wrong with it.
 ModuleIndex read_module_index(const std::string &path);
+
+// For the commands whose index is optional: the index at path, or null with why_not set ("no module index
+// (HOW_TO_NAME_ONE)" when path is empty, else what read_module_index said).
+std::unique_ptr<ModuleIndex> optional_module_index(const std::string &path, const char *how_to_name_one, std::string &why_not);
 
 }  // namespace jfp
