@@ -42,6 +42,11 @@ struct JobRequest {
     std::string_view script;
     bool script_known = false;
     std::string_view submit_line;
+    // What the script shows for certain (model/script), where it was looked for; NaN where not: #SBATCH
+    // lines sbatch ignored (count_ignored_directives), and module loads the site's index lacks (the plugin
+    // alone has the index at submission; the trainer reads that count from the feature log).
+    double script_ignored_sbatch = kUnknown;
+    double script_missing_modules = kUnknown;
     std::string_view work_dir;
 };
 

@@ -33,7 +33,7 @@ std::string format_minutes(double minutes) {
 
 namespace {
 
-enum Theme { kUserName, kTime, kMemory, kUserStem, kUser, kPartition, kAccount, kScript, kRequest, kThemes };
+enum Theme { kUserName, kTime, kMemory, kUserStem, kUser, kPartition, kAccount, kScript, kFindings, kRequest, kThemes };
 
 Theme theme_of(int f) {
     switch (f) {
@@ -52,6 +52,7 @@ Theme theme_of(int f) {
             return kUser;
         case F_p_fail_rate: case F_p_recent_fail_rate: return kPartition;
         case F_a_fail_rate: case F_a_recent_fail_rate: return kAccount;
+        case F_script_ignored_sbatch: case F_script_missing_modules: return kFindings;
         default:
             if (f >= F_script_bytes && f <= F_script_set_e) return kScript;
             return kRequest;
@@ -151,6 +152,11 @@ std::optional<std::string> reason(Theme t, const JobRequest &r, const HistoryVie
         case kScript:
             if (!r.script_known) return std::nullopt;
             return std::string("its job script has traits the model associates with failure");
+        // Said only when there is a finding: the finding's own sentence (script_findings.h) gives the line.
+        case kFindings:
+            if (r.script_missing_modules > 0) return std::string("its job script loads a module this cluster does not have");
+            if (r.script_ignored_sbatch > 0) return std::string("its job script has #SBATCH lines that sbatch ignored");
+            return std::nullopt;
         case kRequest: {
             std::string parts;
             char buf[64];

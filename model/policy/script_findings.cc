@@ -88,6 +88,9 @@ std::vector<ModuleFinding> missing_modules(const ModuleScan &scan, const ModuleI
             skip(m, "a path, not a module name");
             continue;
         }
+        // One sentence per name and line ("module load R R" is one mistake).
+        if (std::any_of(out.begin(), out.end(), [&](const ModuleFinding &f) { return f.load.line == m.line && f.load.name == m.name; }))
+            continue;
         // The closest-name search reads every name of the index: for the first two findings only.
         ModuleLookup l = index.lookup(m.name, out.size() < 2);
         if (l.result == ModuleLookup::Result::Found) continue;

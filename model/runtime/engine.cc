@@ -149,12 +149,15 @@ int severity(const Decision &d) { return static_cast<int>(d.action) * 2 + (d.abo
 }  // namespace
 
 void Engine::judge(const State &st, const SubmitRequest &req, const std::string &user, bool privileged,
-                   std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, Candidate &best) {
+                   std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, const FindingCounts &findings,
+                   Candidate &best) {
     const ModelBundle &model = *st.model;
     const HistorySnapshot *history = st.history.get();
     auto score = [&](Candidate &c, const SubmitRequest &one, ScriptScan how) {
         c.r = resolve_request(one, user, *st.defaults, history);
         c.r.privileged = privileged;
+        c.r.script_ignored_sbatch = findings.ignored_sbatch;
+        c.r.script_missing_modules = findings.missing_modules;
         if (facts) {  // an update: the script is not at hand, its traits (and the array) are the submission's
             c.r.script_known = false;
             c.r.array_size = facts->array_size;
@@ -364,7 +367,7 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &given) {
         if (deferred.pending() || !st->feature_log) scan = ScriptScan::Later;
     }
     Candidate c;
-    judge(*st, req, user, privileged(req.uid), neutral_comment, scan, nullptr, c);
+    judge(*st, req, user, privileged(req.uid), neutral_comment, scan, nullptr, ev.counts, c);
     fill_outcome(*st, c, neutral_comment, req.uid, out, false, true, std::move(deferred), ev.annotation_field());
     history_lock = {};
     if (!ev.directives.ignored.empty()) judge_directives(*st, req, c.r, neutral_comment, ev.directives, out);
@@ -434,7 +437,7 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
     auto history_lock = read_history(*st);
     std::string user = user_name(*st, owner);
     Candidate c;
-    judge(*st, after, user, privileged(updater_uid), comment, ScriptScan::Now, &*facts, c);
+    judge(*st, after, user, privileged(updater_uid), comment, ScriptScan::Now, &*facts, facts->findings, c);
     out.token = token;  // the job keeps its token; its feature-log row is replaced
     // No token (a job from before jfp, or a record jfp cannot read): nothing to tie a log row to.
     fill_outcome(*st, c, comment, owner, out, true, !token.empty());
@@ -626,10 +629,15 @@ std::string Engine::describe() const {
 Engine::ScriptEvidence Engine::find_script_evidence(const State &st, const SubmitRequest &req) const {
     ScriptEvidence ev;
     if (!req.has_script) return ev;
-    if (st.config.ignored_directives != FindingAction::Off) ev.directives = find_ignored_directives(req.script);
+    // Counted even when jfp.conf turns the finding off: the model's feature must not depend on the setting.
+    DirectiveScan directives = find_ignored_directives(req.script);
+    ev.counts.ignored_sbatch = count_ignored_directives(directives);
+    if (st.config.ignored_directives != FindingAction::Off) ev.directives = std::move(directives);
+    // Only with an index, and not when turned off (the scan is what `off` saves).
     if (st.modules && st.config.missing_modules != FindingAction::Off) {
         ModuleScan scan = find_module_loads(req.script);
         if (!scan.loads.empty()) ev.modules = missing_modules(scan, *st.modules, &ev.not_told);
+        ev.counts.missing_modules = static_cast<double>(ev.modules.size());
     }
     return ev;
 }

@@ -154,13 +154,15 @@ private:
     // Scores req in each partition it may run in and keeps the strictest decision in best (a list of one
     // is the usual case). script: the update's script features from the job's AdminComment.
     void judge(const State &st, const SubmitRequest &req, const std::string &user, bool privileged,
-               std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, Candidate &best);
+               std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, const FindingCounts &findings,
+               Candidate &best);
     // What the script shows with certainty (ignored #SBATCH lines, missing modules), found before the
     // outcome is filled so that the annotation carries it, and judged after.
     struct ScriptEvidence {
         DirectiveScan directives;
         std::vector<ModuleFinding> modules;
         std::vector<std::string> not_told;  // module loads not judged, and why (debug log)
+        FindingCounts counts;  // the model's features, whatever jfp.conf does with the findings
         std::string annotation_field() const;  // ",script=ignored_sbatch+missing_module", or empty
     };
     ScriptEvidence find_script_evidence(const State &st, const SubmitRequest &req) const;

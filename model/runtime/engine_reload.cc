@@ -191,7 +191,13 @@ void Engine::poll(bool load_history) {
                     next->model_note = std::string("model ") + b->model_id();
                     counters_.model_loads.fetch_add(1);
                     publish(next);  // score with it now, not after the history has loaded too
-                    log_info(std::string(buf) + " from " + cfg.model_path);
+                    // A bundle of an earlier schema scores as it did, blind to the features added since.
+                    std::string older;
+                    if (b->feature_schema() != kFeatureSchemaVersion)
+                        older = "; trained on feature schema " + std::to_string(b->feature_schema()) + ", read as the first " +
+                                std::to_string(feature_count_of_schema(b->feature_schema())) + " of this jfp's " +
+                                std::to_string(kNumFeatures) + " features: retrain (jfp train) for it to learn from the others";
+                    log_info(std::string(buf) + " from " + cfg.model_path + older);
                     last_model_error_.clear();
                     model_faults_.clear();
                     changed = true;

@@ -53,7 +53,8 @@ std::string_view user_part_of_comment(std::string_view comment) {
 void append_submission_facts(std::string &admin, double array_size, const FeatureVector &x) {
     bool script = !std::isnan(x[F_script_bytes]);
     bool array = known(array_size) && array_size != 1;
-    if (!script && !array) return;
+    bool findings = !std::isnan(x[F_script_ignored_sbatch]) || !std::isnan(x[F_script_missing_modules]);
+    if (!script && !array && !findings) return;
     admin += " jfp:s=";
     char num[32];
     auto put = [&](double v) {
@@ -65,6 +66,10 @@ void append_submission_facts(std::string &admin, double array_size, const Featur
     for (int i = 0; i < kScriptFeatureCount; ++i) {
         admin += '.';
         if (script) put(static_cast<double>(x[static_cast<size_t>(F_script_bytes + i)]));
+    }
+    for (int f : {F_script_ignored_sbatch, F_script_missing_modules}) {
+        admin += '.';
+        put(static_cast<double>(x[static_cast<size_t>(f)]));
     }
 }
 
@@ -81,14 +86,18 @@ std::optional<SubmissionFacts> parse_submission_facts(std::string_view admin) {
         // A dot may also be a number's decimal point: to_chars writes none for whole numbers, which every
         // fact is, so fields are split on every dot and a fraction is refused as malformed.
         std::string_view v = rest.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
-        if (field > static_cast<size_t>(kScriptFeatureCount)) return std::nullopt;
+        if (field > static_cast<size_t>(kScriptFeatureCount) + 2) return std::nullopt;
         if (!v.empty()) {
             auto d = parse_double(v);
             if (!d || !std::isfinite(*d) || *d < 0) return std::nullopt;
             if (field == 0) f.array_size = *d;
-            else {
+            else if (field <= static_cast<size_t>(kScriptFeatureCount)) {
                 f.script[field - 1] = static_cast<float>(*d);
                 ++known_script;
+            } else if (field == static_cast<size_t>(kScriptFeatureCount) + 1) {
+                f.findings.ignored_sbatch = *d;
+            } else {
+                f.findings.missing_modules = *d;
             }
         } else if (field == 0) {
             return std::nullopt;
@@ -97,7 +106,9 @@ std::optional<SubmissionFacts> parse_submission_facts(std::string_view admin) {
         if (dot == std::string_view::npos) break;
         start = dot + 1;
     }
-    if (field != static_cast<size_t>(kScriptFeatureCount) + 1) return std::nullopt;
+    // 12 fields: a job submitted before the findings were kept.
+    if (field != static_cast<size_t>(kScriptFeatureCount) + 1 && field != static_cast<size_t>(kScriptFeatureCount) + 3)
+        return std::nullopt;
     if (known_script != 0 && known_script != kScriptFeatureCount) return std::nullopt;
     f.script_known = known_script == kScriptFeatureCount;
     return f;

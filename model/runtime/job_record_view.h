@@ -31,15 +31,24 @@ SubmitRequest merge_update(const SubmitRequest &job, const SubmitRequest &delta)
 // only the plugin can write) taken off.
 std::string_view user_part_of_comment(std::string_view comment);
 
-// What an update cannot change and the record does not hold in a form jfp reads: the array's size and the
-// script's traits as scanned at submission. jfp writes them into AdminComment beside the token
-// ("jfp:s=<array size>.<11 script features>", empty where unknown), which only admins and plugins can
-// write and slurmctld keeps across restarts and takeovers.
+// The script's findings as the model reads them (JobRequest::script_ignored_sbatch, script_missing_modules):
+// NaN where they were not looked for.
+struct FindingCounts {
+    double ignored_sbatch = kUnknown;
+    double missing_modules = kUnknown;
+};
+
+// What an update cannot change and the record does not hold in a form jfp reads: the array's size, the
+// script's traits as scanned at submission and its findings. jfp writes them into AdminComment beside the
+// token ("jfp:s=<array size>.<11 script features>.<2 findings>", empty where unknown; jobs submitted before
+// the findings carry 12 fields), which only admins and plugins can write and slurmctld keeps across
+// restarts and takeovers.
 inline constexpr int kScriptFeatureCount = F_script_set_e - F_script_bytes + 1;
 struct SubmissionFacts {
     double array_size = 1;
     bool script_known = false;  // the script was scanned at submission
     std::array<float, kScriptFeatureCount> script{};
+    FindingCounts findings;
 };
 // Appends " jfp:s=..." to admin when there is something to keep (an array, or a scanned script).
 void append_submission_facts(std::string &admin, double array_size, const FeatureVector &x);

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <cstring>
 #include <functional>
+#include <limits>
 #include <memory>
 
 #include "model/util/background_thread.h"
@@ -109,10 +110,16 @@ void keep_script_features(Stmt &previous, FeatureLogEntry &e) {
     if (!previous.step()) return;
     int n = 0;
     const void *blob = previous.blob_at(0, n);
-    if (blob && n == static_cast<int>(sizeof(float) * kNumFeatures))
-        for (int f = F_script_bytes; f <= F_script_set_e; ++f)
-            std::memcpy(&e.x[static_cast<size_t>(f)], static_cast<const char *>(blob) + sizeof(float) * static_cast<size_t>(f),
-                        sizeof(float));
+    auto copy = [&](int f) {
+        std::memcpy(&e.x[static_cast<size_t>(f)], static_cast<const char *>(blob) + sizeof(float) * static_cast<size_t>(f),
+                    sizeof(float));
+    };
+    if (blob && n == static_cast<int>(sizeof(float) * kNumFeatures)) {
+        for (int f = F_script_bytes; f <= F_script_set_e; ++f) copy(f);
+        // The findings, when the job's AdminComment did not carry them (a job submitted before schema 3).
+        for (int f : {F_script_ignored_sbatch, F_script_missing_modules})
+            if (std::isnan(e.x[static_cast<size_t>(f)])) copy(f);
+    }
     previous.reset();
 }
 
@@ -224,7 +231,10 @@ std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::stri
         f.threshold = static_cast<float>(s.real_at(6));
         int n = 0;
         const void *blob = s.blob_at(4, n);
-        if (f.schema_version != kFeatureSchemaVersion || n != static_cast<int>(sizeof(float) * kNumFeatures)) continue;
+        // A row of an earlier schema holds a prefix of ours: the features it lacks are unknown.
+        const int count = feature_count_of_schema(f.schema_version);
+        if (count == 0 || n != static_cast<int>(sizeof(float)) * count) continue;
+        f.x.fill(std::numeric_limits<float>::quiet_NaN());
         std::memcpy(f.x.data(), blob, static_cast<size_t>(n));
         out.emplace(s.text_at(0), f);
     }

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <limits>
 
+#include "model/script/ignored_directives.h"
 #include "model/util/time_util.h"
 
 namespace jfp {
@@ -42,6 +43,14 @@ const std::array<const char *, kNumFeatures> &feature_names() {
 #undef JFP_NAME
     };
     return names;
+}
+
+int feature_count_of_schema(int version) {
+    switch (version) {
+        case 2: return F_script_ignored_sbatch;
+        case kFeatureSchemaVersion: return kNumFeatures;
+        default: return 0;
+    }
 }
 
 int feature_index(const char *name) {
@@ -82,6 +91,12 @@ void build_features(const JobRequest &r, const HistoryView &h, FeatureVector &ou
     out[F_submit_weekday] = static_cast<float>(weekday(r.submit_time));
 
     if (r.script_known && scan == ScriptScan::Now) fill_script_features(scan_script(r.script), out);
+    // The findings: the plugin found them before scoring (it acts on them); the trainer, which has the
+    // archived script but not the module index the plugin had then, counts the ignored lines here alike.
+    double ignored = r.script_ignored_sbatch;
+    if (std::isnan(ignored) && r.script_known && scan == ScriptScan::Now) ignored = count_ignored_directives(r.script);
+    out[F_script_ignored_sbatch] = f(ignored);
+    out[F_script_missing_modules] = f(r.script_missing_modules);
 
     const int64_t now = r.submit_time;
     // Absent history is "zero prior runs", not unknown: the model must learn what a first run looks like.

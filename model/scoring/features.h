@@ -1,6 +1,9 @@
 // The feature vector: one definition, used by the trainer over sacct history and by the plugin over a
 // job descriptor. Every feature is named and the schema is versioned: a model bundle records both, and
-// the plugin refuses (fails open on) a bundle whose names differ from the code it runs.
+// the plugin refuses (fails open on) a bundle whose names differ from the code it runs. From schema 2 on
+// the list only grows at its end: a bundle or a logged row of an earlier schema whose names are a prefix
+// of ours is read with the features it lacks unknown (NaN), so adding a feature does not turn away every
+// deployed bundle until the site retrains.
 #pragma once
 
 #include <array>
@@ -13,7 +16,10 @@
 namespace jfp {
 
 // Bump when a feature's meaning, order or set changes. 2: counts of prior runs capped at kCountCap.
-inline constexpr int kFeatureSchemaVersion = 2;
+// 3: the script's certain findings appended (script_ignored_sbatch, script_missing_modules).
+inline constexpr int kFeatureSchemaVersion = 3;
+// The oldest schema read as a prefix of ours (feature_count_of_schema).
+inline constexpr int kOldestPrefixSchema = 2;
 inline constexpr uint32_t kCountCap = 20;
 
 #define JFP_FEATURES(X)                                                                       \
@@ -35,7 +41,9 @@ inline constexpr uint32_t kCountCap = 20;
     X(u_n) X(u_fail_rate) X(u_recent_fail_rate) X(u_last_outcome) X(u_streak)                 \
     X(u_hours_since_end) X(u_hours_since_fail)                                                \
     /* everyone's jobs in the partition / account */                                         \
-    X(p_fail_rate) X(p_recent_fail_rate) X(a_fail_rate) X(a_recent_fail_rate)
+    X(p_fail_rate) X(p_recent_fail_rate) X(a_fail_rate) X(a_recent_fail_rate)                 \
+    /* schema 3: what the script shows for certain (model/script), counted where looked for */ \
+    X(script_ignored_sbatch) X(script_missing_modules)
 
 enum Feature : int {
 #define JFP_ENUM(name) F_##name,
@@ -47,6 +55,9 @@ enum Feature : int {
 using FeatureVector = std::array<float, kNumFeatures>;
 
 const std::array<const char *, kNumFeatures> &feature_names();
+// How many features schema `version` had (its names are the first that many of ours); 0 for a schema this
+// build cannot read as a prefix (older than kOldestPrefixSchema, or newer than ours).
+int feature_count_of_schema(int version);
 // -1 when no feature has that name.
 int feature_index(const char *name);
 

@@ -68,19 +68,23 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
         int sv = static_cast<int>(json_int(schema.at("version"), INT32_MIN, INT32_MAX, "the feature schema version"));
         const auto &names = schema.at("names");
         const auto &ours = feature_names();
-        std::string differs;  // the first feature that differs, when version and count agree
+        // From kOldestPrefixSchema on, a bundle of an earlier schema names a prefix of our features: its
+        // trees read those, and the features appended since are there for them to ignore.
+        const int count = feature_count_of_schema(sv);
+        std::string differs;  // the first feature that differs
         for (size_t i = 0; differs.empty() && i < ours.size() && i < names.size(); ++i)
             if (names[i].get<std::string>() != ours[i])
                 differs = "feature " + std::to_string(i) + " is " + quote_for_message(names[i].get<std::string>(), 60) +
                           " in the bundle, " + quote_for_message(ours[i], 60) + " here";
-        if (sv != kFeatureSchemaVersion || names.size() != ours.size() || !differs.empty())
+        if (count == 0 || names.size() != static_cast<size_t>(count) || !differs.empty())
             fail("feature schema mismatch: the bundle was trained on schema " + std::to_string(sv) + " with " +
                  std::to_string(names.size()) + " features, this build computes schema " +
-                 std::to_string(kFeatureSchemaVersion) + " with " + std::to_string(ours.size()) +
-                 (differs.empty() || sv != kFeatureSchemaVersion || names.size() != ours.size() ? "" : ", but " + differs) +
+                 std::to_string(kFeatureSchemaVersion) + " with " + std::to_string(ours.size()) + " and reads schemas " +
+                 std::to_string(kOldestPrefixSchema) + " to " + std::to_string(kFeatureSchemaVersion) +
+                 (differs.empty() || count == 0 || names.size() != static_cast<size_t>(count) ? "" : ", but " + differs) +
                  "; retrain the model with this jfp (jfp train)");
-
         ModelBundle b;
+        b.schema_version_ = sv;
         b.model_id_ = j.at("model_id").get<std::string>();
         b.threshold_ = j.at("threshold").get<double>();
         if (!(b.threshold_ >= 0 && b.threshold_ <= 1)) fail("threshold outside [0, 1]");
@@ -95,7 +99,8 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
                 }() + " (retrain with this jfp)");
         } else if (kind == "tree") {
             try {
-                b.failure_ = TreeEnsemble::from_xgboost_json(j.at("failure_model"), kNumFeatures);
+                b.failure_ = TreeEnsemble::from_xgboost_json(j.at("failure_model"), count);
+                b.failure_.widen(kNumFeatures);
             } catch (const std::exception &e) {
                 fail(std::string("failure model: ") + e.what());
             }
@@ -105,7 +110,8 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
         }
         if (j.contains("class_model") && !j.at("class_model").is_null()) {
             try {
-                b.class_model_ = TreeEnsemble::from_xgboost_json(j.at("class_model"), kNumFeatures);
+                b.class_model_ = TreeEnsemble::from_xgboost_json(j.at("class_model"), count);
+                b.class_model_->widen(kNumFeatures);
             } catch (const std::exception &e) {
                 fail(std::string("class model: ") + e.what());
             }
@@ -124,7 +130,8 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
         if (j.contains("reference_rows")) {
             for (const auto &row : j.at("reference_rows")) {
                 FeatureVector x;
-                features_from_json(row.at("x"), x.data(), kNumFeatures);
+                x.fill(std::numeric_limits<float>::quiet_NaN());
+                features_from_json(row.at("x"), x.data(), count);
                 double want = row.at("p_fail").get<double>();
                 Score s = b.score(x);
                 if (std::fabs(s.p_fail - want) > 1e-5)

@@ -57,12 +57,15 @@ public:
     const TreeEnsemble *class_model() const { return class_model_ ? &*class_model_ : nullptr; }
     const nlohmann::json &metadata() const { return metadata_; }  // everything except the models
     size_t reference_rows_checked() const { return reference_checked_; }
+    // The feature schema it was trained on: kFeatureSchemaVersion, or an earlier one read as a prefix.
+    int feature_schema() const { return schema_version_; }
     // jfp train recorded that no threshold reached its target precision on validation (it fell back to
     // the best F1). False for bundles that record nothing (older jfp).
     bool below_target() const { return below_target_; }
 
 private:
     std::string model_id_;
+    int schema_version_ = 0;
     double threshold_ = 0.5;
     TreeEnsemble failure_;
     std::optional<Rule> rule_;

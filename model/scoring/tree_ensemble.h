@@ -21,6 +21,11 @@ public:
     static TreeEnsemble from_xgboost_json(const nlohmann::json &model, int expected_features);
 
     int num_features() const { return num_features_; }
+    // Read as a model of n >= num_features() features (one of an earlier feature schema, whose features
+    // are the first of ours): its trees index only the first ones; contributions put the bias at n.
+    void widen(int n) {
+        if (n > num_features_) num_features_ = n;
+    }
     int num_classes() const { return num_groups_ == 1 ? 2 : num_groups_; }
     size_t num_trees() const { return tree_root_.size(); }
     size_t num_nodes() const { return nodes_.size(); }

@@ -30,4 +30,11 @@ struct DirectiveScan {
 // Reads at most max_bytes of the script (a user sizes it) and reports at most max_found lines.
 DirectiveScan find_ignored_directives(std::string_view script, size_t max_found = 8, size_t max_bytes = 65536);
 
+// The model's feature script_ignored_sbatch: how many such lines the scan above reports (at most its
+// max_found), the same count in the plugin and in the trainer.
+inline double count_ignored_directives(const DirectiveScan &scan) { return static_cast<double>(scan.ignored.size()); }
+inline double count_ignored_directives(std::string_view script) {
+    return count_ignored_directives(find_ignored_directives(script));
+}
+
 }  // namespace jfp

@@ -48,7 +48,7 @@ for c in "$forged_p" \
         expect_eq "$(model_of "$got")" "$model_id" "case $i: the annotation's model"
     fi
     # The trustworthy copy: AdminComment, which only operators can set.
-    grep -qE "^jfp:t=[0-9a-f]{16} jfp:p=[0-9.]+(,class=[A-Z_]+)?,model=$model_id\$" <<<"$admin" \
+    grep -qE "^jfp:t=[0-9a-f]{16}( jfp:s=[0-9.]+)? jfp:p=[0-9.]+(,class=[A-Z_]+)?,model=$model_id\$" <<<"$admin" \
         || fail "case $i: AdminComment is not jfp's: '$admin'"
     note "case $i: comment ends '${got: -70}'; AdminComment '$admin'"
 done

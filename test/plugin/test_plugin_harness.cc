@@ -86,7 +86,8 @@ TEST_CASE("harness: annotate appends within Slurm's limit and writes the join to
     j.d.admin_comment = slurm_xstrdup("set by an admin");
     REQUIRE(p.submit(&j.d, getuid(), &j.err) == SLURM_SUCCESS);
     CHECK(j.admin().rfind("set by an admin jfp:t=", 0) == 0);
-    CHECK(j.admin().size() == std::string("set by an admin jfp:t=").size() + 16);
+    // The token (16 hex digits), then what an update needs: the script's findings (none ignored; no index).
+    CHECK(j.admin().substr(std::string("set by an admin jfp:t=").size() + 16) == " jfp:s=1............0.");
 
     std::string near_full(1000, 'c');
     Job full("sim", near_full.c_str());
@@ -284,7 +285,7 @@ TEST_CASE("harness: slurmctld's exit writes every queued row and script, whateve
                 Job j("warmup", "", ("#!/bin/bash\necho warmup " + std::to_string(round) + "\n").c_str());
                 p.submit(&j.d, getuid(), &j.err);
                 scored = j.admin().rfind("jfp:t=", 0) == 0;
-                if (scored) out += j.admin().substr(6) + "\n";
+                if (scored) out += j.admin().substr(6, 16) + "\n";
             }
             if (!scored) _exit(4);
             usleep(300000);  // the warm-up job archived: the archive's libraries are initialised by now
@@ -293,7 +294,7 @@ TEST_CASE("harness: slurmctld's exit writes every queued row and script, whateve
                 Job j("burst", "", script.c_str());
                 p.submit(&j.d, getuid(), &j.err);
                 if (j.admin().rfind("jfp:t=", 0) != 0) _exit(5);
-                out += j.admin().substr(6) + "\n";
+                out += j.admin().substr(6, 16) + "\n";
             }
             jfp::test::write_file(tokens, out);
             std::exit(0);  // as slurmctld: no fini, the writers' queues not empty

@@ -175,6 +175,7 @@ FORMS = [
     ("account", r"(\d+) of the last (\d+) completed or failed jobs of account ('[^']*') failed"),
     ("request", r"the model associates its request \(([^)]*)\) with failure"),
     ("script", r"its job script has traits the model associates with failure"),
+    ("script-finding", r"its job script (?:loads a module this cluster does not have|has #SBATCH lines that sbatch ignored)"),
     ("resembles", r"it resembles jobs that failed"),
     ("check-last", r"Check the error output of your last (failed )?run of ('[^']*')"
                    r"((?: \(sacct -X -u \$USER --name=\S+ -S (\d{4}-\d\d-\d\d) -o JobID,State,ExitCode,End\))?)"
@@ -373,7 +374,7 @@ class Checker:
                 text += ", with GPUs" if text else "GPUs"
             if g[0] != text:
                 bad("%s: the request is (%s)" % (m.group(0), text))
-        elif form == "script":
+        elif form in ("script", "script-finding"):
             bad("%s: a replay from sacct has no job script" % m.group(0))
         elif form == "check-last":
             h = series_for(g[1])

@@ -22,49 +22,12 @@
 #include "model/util/bounded_queue.h"
 #include "model/files/sqlite_util.h"
 #include "model/util/time_util.h"
+#include "engine_site.h"
 #include "test_support.h"
 
 using namespace jfp;
-
-namespace {
-
-// A site in a temporary directory: store, model and jfp.conf, owned by whoever runs the test.
-struct Site {
-    test::TempDir dir;
-    std::string store, model, conf, slurm_conf;
-    Site() {
-        chmod(dir.path().c_str(), 0755);
-        store = test::build_store(dir, 12000, 9);
-        model = test::train_small_bundle(dir, store);
-        conf = dir.file("jfp.conf");
-        slurm_conf = dir.file("slurm.conf");
-        test::write_file(slurm_conf, "PartitionName=batch Default=YES DefaultTime=60\nDefMemPerCPU=1000\n");
-    }
-    void config(const std::string &extra) {
-        test::write_file(conf, "model = " + model + "\nstore = " + store + "\nreload_interval = 0\n" + extra);
-    }
-    EngineOptions options() const {
-        EngineOptions o;
-        o.config_path = conf;
-        o.slurm_conf_path = slurm_conf;
-        o.trusted_uids = {0, getuid()};
-        o.background = false;
-        return o;
-    }
-};
-
-SubmitRequest request(const char *name = "sim", const char *comment = "") {
-    SubmitRequest s;
-    s.uid = 4242;
-    s.name = name;
-    s.comment = comment;
-    s.has_script = true;
-    s.script = "#!/bin/bash\n#SBATCH -n 1\nmodule load x\nsrun ./a.out\n";
-    s.submit_time = *parse_sacct_time("2026-01-01T12:00:00");
-    return s;
-}
-
-}  // namespace
+using test::request;
+using test::Site;
 
 TEST_CASE("queue: bounded, never blocks, nothing lost or duplicated across threads") {
     BoundedQueue<int> q(1000);
@@ -435,7 +398,9 @@ TEST_CASE("engine: annotate mode appends to the user's comment and hands out a j
     // The likeliest failure class is named only at or above the threshold.
     CHECK(a->cls.empty() == !out.decision.above);
     CHECK(out.token.size() == 16);
-    CHECK(out.admin_comment_append == "jfp:t=" + out.token.str());
+    // The token, then what an update needs and slurmctld's record lacks: here the script's findings (none
+    // of its #SBATCH lines ignored; no module index, so modules unknown).
+    CHECK(out.admin_comment_append == "jfp:t=" + out.token.str() + " jfp:s=1............0.");
     CHECK_FALSE(out.reject);
     auto out2 = e.evaluate(request());
     CHECK(out2.token != out.token);
@@ -453,7 +418,7 @@ TEST_CASE("engine: with both fields annotated, the comment carries the same anno
     REQUIRE(e.mode() == Mode::Annotate);
     auto out = e.evaluate(request("sim", "mine"));
     REQUIRE(out.new_comment);
-    std::string head = "jfp:t=" + out.token.str() + " ";
+    std::string head = "jfp:t=" + out.token.str() + " jfp:s=1............0. ";
     REQUIRE(out.admin_comment_append.rfind(head, 0) == 0);
     std::string annotation = out.admin_comment_append.substr(head.size());
     CHECK(annotation.rfind("jfp:p=", 0) == 0);
@@ -465,7 +430,7 @@ TEST_CASE("engine: with both fields annotated, the comment carries the same anno
     e.poll();
     auto admin_only = e.evaluate(request("sim", "mine"));
     CHECK_FALSE(admin_only.new_comment);
-    std::string head2 = "jfp:t=" + admin_only.token.str() + " jfp:p=";
+    std::string head2 = "jfp:t=" + admin_only.token.str() + " jfp:s=1............0. jfp:p=";
     CHECK(admin_only.admin_comment_append.rfind(head2, 0) == 0);
 }
 

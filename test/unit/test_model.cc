@@ -279,6 +279,14 @@ TEST_CASE("bundle: corrupt, foreign, mismatched and tampered bundles are refused
     j["failure_model"]["learner"]["gradient_booster"]["model"]["trees"][0]["split_conditions"][leaf_i] = "Infinity";
     expect_refused(j, "non-finite leaf");
 
+    // An earlier schema's names must be exactly its own prefix of ours.
+    j = bundle;
+    j["feature_schema"]["version"] = kOldestPrefixSchema - 1;
+    expect_refused(j, "reads schemas 2 to");
+    j = bundle;
+    j["feature_schema"]["version"] = 2;  // schema 2 with schema 3's names
+    expect_refused(j, "feature schema mismatch");
+
     std::string path = dir.file("bad.json");
     {
         std::ofstream f(path);
@@ -286,4 +294,55 @@ TEST_CASE("bundle: corrupt, foreign, mismatched and tampered bundles are refused
     }
     CHECK_THROWS_WITH(ModelBundle::load_file(path), HasText("not a model bundle"));
     CHECK_THROWS_WITH(ModelBundle::load_file(dir.file("missing.json")), HasText("cannot read"));
+}
+
+// Schema 3 appended the script's findings: a bundle trained on schema 2 (its 53 names a prefix of ours) must
+// go on scoring exactly as before, not be refused until the site retrains.
+TEST_CASE("bundle: one of the earlier schema 2 is read as a prefix and scores as it did; its features must be ours") {
+    test::TempDir dir;
+    std::string db = test::build_store(dir, 6000, 5);
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    TrainOptions opt;
+    opt.nthread = 1;
+    opt.rounds = 20;
+    opt.kind = "tree";
+    TrainSummary s;
+    auto bundle = train_bundle(store, opt, s);
+    const auto now = ModelBundle::from_json(bundle, "now");
+    REQUIRE(now.feature_schema() == kFeatureSchemaVersion);
+    const int old_count = feature_count_of_schema(2);
+    REQUIRE(old_count == F_script_ignored_sbatch);
+    // Synthetic history has no scripts: nothing to split on past schema 2's features.
+    for (int f = old_count; f < kNumFeatures; ++f) REQUIRE_FALSE(now.uses_feature(f));
+
+    // The same trees written as schema 2 wrote them.
+    auto old = test::as_schema_2(bundle);
+    const auto read = ModelBundle::from_json(old, "old");
+    CHECK(read.feature_schema() == 2);
+    CHECK(read.reference_rows_checked() == now.reference_rows_checked());
+    std::mt19937 g(11);
+    for (int i = 0; i < 2000; ++i) {
+        FeatureVector x;
+        for (auto &v : x) v = g() % 5 == 0 ? std::nanf("") : static_cast<float>(g() % 1000) / 10.0f;
+        Score a = now.score(x), b = read.score(x);
+        CHECK(a.p_fail == b.p_fail);
+        CHECK(a.top_class == b.top_class);
+        // Contributions cover our features, the bias last, whatever the bundle's schema.
+        std::array<float, kNumFeatures + 1> ca{}, cb{};
+        now.failure_model().contributions(x.data(), ca.data());
+        read.failure_model().contributions(x.data(), cb.data());
+        CHECK(ca == cb);
+    }
+
+    // A schema-2 bundle cannot split on a feature schema 2 did not have.
+    auto bad = old;
+    auto &tree0 = bad["failure_model"]["learner"]["gradient_booster"]["model"]["trees"][0];
+    size_t split = 0;
+    while (tree0["left_children"][split].get<int64_t>() < 0) ++split;
+    tree0["split_indices"][split] = old_count;
+    CHECK_THROWS_WITH(ModelBundle::from_json(bad, "b.json"), HasText("splits on feature " + std::to_string(old_count) + " of " + std::to_string(old_count)));
+    // Nor be given under another schema's names.
+    bad = old;
+    bad["feature_schema"]["names"][old_count - 1] = "renamed";
+    CHECK_THROWS_WITH(ModelBundle::from_json(bad, "b.json"), HasText("feature schema mismatch"));
 }

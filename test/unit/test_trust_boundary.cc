@@ -89,26 +89,50 @@ TEST_CASE("update: the facts kept in AdminComment come back as written; anything
     append_submission_facts(admin, 1, x);
     CHECK(admin == "jfp:t=0123456789abcdef");  // a plain job, script not scanned: nothing to keep
     append_submission_facts(admin, 100, x);
-    CHECK(admin == "jfp:t=0123456789abcdef jfp:s=100...........");
+    CHECK(admin == "jfp:t=0123456789abcdef jfp:s=100.............");
     auto f = parse_submission_facts(admin);
     REQUIRE(f);
     CHECK(f->array_size == 100);
     CHECK_FALSE(f->script_known);
+    CHECK(std::isnan(f->findings.ignored_sbatch));
+    CHECK(std::isnan(f->findings.missing_modules));
+    // A job submitted before the findings were kept (12 fields): read, the findings unknown.
+    auto old = parse_submission_facts("jfp:s=1.20.3.0.1.2.0.1.0.0.0.1");
+    REQUIRE(old);
+    CHECK(old->script_known);
+    CHECK(std::isnan(old->findings.ignored_sbatch));
+    // The findings alone (the script's scan left to the feature-log thread): kept, the script not.
+    std::string found = "jfp:t=0123456789abcdef";
+    x[F_script_ignored_sbatch] = 2;
+    append_submission_facts(found, 1, x);
+    CHECK(found == "jfp:t=0123456789abcdef jfp:s=1............2.");
+    auto ff = parse_submission_facts(found);
+    REQUIRE(ff);
+    CHECK_FALSE(ff->script_known);
+    CHECK(ff->findings.ignored_sbatch == 2);
+    CHECK(std::isnan(ff->findings.missing_modules));
     std::mt19937 g(7);
     for (int round = 0; round < 200; ++round) {
         for (int i = F_script_bytes; i <= F_script_set_e; ++i)
             x[static_cast<size_t>(i)] = static_cast<float>(g() % (i == F_script_bytes ? 20000000u : 300u));
         std::string a = "jfp:t=0123456789abcdef jfp:p=0.5,model=m";
         double array = 1 + g() % 5000;
+        // Each finding counted (0 to the scan's cap) or not looked for (NaN).
+        for (int i : {F_script_ignored_sbatch, F_script_missing_modules})
+            x[static_cast<size_t>(i)] = g() % 3 == 0 ? std::nanf("") : static_cast<float>(g() % 9);
         append_submission_facts(a, array, x);
         auto back = parse_submission_facts(a);
         REQUIRE(back);
         CHECK(back->array_size == array);
         REQUIRE(back->script_known);
         for (int i = 0; i < kScriptFeatureCount; ++i) CHECK(back->script[static_cast<size_t>(i)] == x[static_cast<size_t>(F_script_bytes + i)]);
+        auto same = [](double got, float want) { return std::isnan(want) ? std::isnan(got) : got == static_cast<double>(want); };
+        CHECK(same(back->findings.ignored_sbatch, x[F_script_ignored_sbatch]));
+        CHECK(same(back->findings.missing_modules, x[F_script_missing_modules]));
     }
     for (const char *bad : {"jfp:s=", "jfp:s=.1.2", "jfp:s=1.2.3", "jfp:s=1.........../", "jfp:s=-1...........",
-                            "jfp:s=1.1.1.1.1.1.1.1.1.1.1.1.1", "jfp:s=1.1..........", "jfp:s=nan..........."})
+                            "jfp:s=1.1.1.1.1.1.1.1.1.1.1.1.1", "jfp:s=1.1.1.1.1.1.1.1.1.1.1.1.1.1.1",
+                            "jfp:s=1.............-1", "jfp:s=1.1..........", "jfp:s=nan..........."})
         CHECK_FALSE(parse_submission_facts(bad));
 }
 

@@ -62,7 +62,9 @@ std::string monotone_constraints() {
         bool up = f == F_un_fail_rate || f == F_un_recent_fail_rate || f == F_un_streak || f == F_un_timeout_rate ||
                   f == F_un_oom_rate || f == F_us_fail_rate || f == F_us_recent_fail_rate || f == F_us_streak ||
                   f == F_u_fail_rate || f == F_u_recent_fail_rate || f == F_u_streak || f == F_p_fail_rate ||
-                  f == F_p_recent_fail_rate || f == F_a_fail_rate || f == F_a_recent_fail_rate;
+                  f == F_p_recent_fail_rate || f == F_a_fail_rate || f == F_a_recent_fail_rate ||
+                  // a finding only makes failure likelier
+                  f == F_script_ignored_sbatch || f == F_script_missing_modules;
         out += (f ? "," : "");
         out += up ? "1" : "0";
     }

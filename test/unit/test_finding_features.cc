@@ -1,0 +1,227 @@
+// The script's certain findings (ignored #SBATCH lines, modules the index lacks) as the model's features
+// (schema 3): logged by the plugin, kept for updates, rebuilt alike by the trainer; and the feature log's
+// rows of schema 2 read as a prefix.
+#include <chrono>
+#include <memory>
+#include <thread>
+#include <cmath>
+#include <fstream>
+#include <random>
+#include <string>
+
+#include "catch.h"
+#include "engine_site.h"
+#include "model/files/sqlite_util.h"
+#include "model/policy/policy.h"
+#include "model/runtime/job_record_view.h"
+#include "model/scoring/feature_log.h"
+#include "model/scoring/features.h"
+#include "model/script/ignored_directives.h"
+#include "test_support.h"
+
+using namespace jfp;
+using test::request;
+using test::Site;
+
+namespace {
+const char *kIndex = R"({"python": {"/m/python/3.11.4.lua": {"fullName": "python/3.11.4"}}})";
+
+float logged_feature(const std::string &log, const JoinToken &token, int f) {
+    return read_feature_log(log).at(token.str()).x[static_cast<size_t>(f)];
+}
+
+// An engine as slurmctld runs it (the feature log is written by its background thread), once its model,
+// feature log and (when `modules`) module index are loaded.
+std::unique_ptr<Engine> started(const Site &site, bool modules) {
+    EngineOptions o = site.options();
+    o.background = true;
+    auto e = std::make_unique<Engine>(o);
+    auto ready = [&] {
+        if (e->model_id().empty() || e->background_writers() != 1) return false;
+        if (!modules) return true;
+        SubmitRequest probe = request("probe");
+        probe.script = "#!/bin/bash\nmodule load nosuchmodule\n";
+        auto out = e->evaluate(probe);
+        auto a = out.new_comment ? parse_annotation(*out.new_comment) : std::nullopt;
+        return a && a->script == "missing_module";
+    };
+    for (int i = 0; i < 1200 && !ready(); ++i) std::this_thread::sleep_for(std::chrono::milliseconds(25));
+    REQUIRE(ready());
+    return e;
+}
+}  // namespace
+
+TEST_CASE("finding features: the plugin logs each finding's count, NaN where it was not looked for") {
+    Site site;
+    const std::string index = site.dir.file("modules.json"), log = site.dir.file("features.db");
+    test::write_file(index, kIndex);
+    site.config("mode = annotate\nfeature_log = " + log + "\nmodules_index = " + index + "\n");
+    struct Case {
+        const char *script;
+        float ignored, missing;
+    };
+    const Case cases[] = {
+        {"#!/bin/bash\nmodule load python/3.11\nsrun ./a.out\n", 0, 0},
+        {"#!/bin/bash\nmodule load pyhton/3.11\nmodule load gcc/99\nsrun ./a.out\n", 0, 2},
+        {"#!/bin/bash\nsrun ./a.out\n#SBATCH --mem=4G\n#SBATCH -t 10\n", 2, 0},
+        {"#!/bin/bash\nmodule load pyhton\n#SBATCH --mem=4G\n", 1, 1},
+    };
+    std::vector<std::pair<JoinToken, Case>> sent;
+    {
+        auto engine = started(site, true);
+        Engine &e = *engine;
+        for (const Case &c : cases) {
+            SubmitRequest r = request("sim");
+            r.script = c.script;
+            auto out = e.evaluate(r);
+            REQUIRE_FALSE(out.token.empty());
+            sent.emplace_back(out.token, c);
+        }
+        // salloc/srun: no script, so neither finding was looked for.
+        SubmitRequest r = request("interactive");
+        r.has_script = false;
+        r.script = {};
+        auto out = e.evaluate(r);
+        REQUIRE(e.flush_for_exit(std::chrono::seconds(30)));
+        CHECK(std::isnan(logged_feature(log, out.token, F_script_ignored_sbatch)));
+        CHECK(std::isnan(logged_feature(log, out.token, F_script_missing_modules)));
+    }
+    for (const auto &[token, c] : sent) {
+        INFO(c.script);
+        CHECK(logged_feature(log, token, F_script_ignored_sbatch) == c.ignored);
+        CHECK(logged_feature(log, token, F_script_missing_modules) == c.missing);
+    }
+
+    // The actions off: ignored lines are still counted (the feature must not depend on the setting); the
+    // module scan, which is what `off` saves, is not run.
+    site.config("mode = annotate\nfeature_log = " + log + "\nmodules_index = " + index +
+                "\nmissing_modules = off\nignored_directives = off\n");
+    JoinToken token;
+    {
+        auto engine = started(site, false);
+        Engine &e = *engine;
+        SubmitRequest r = request("sim");
+        r.script = cases[3].script;
+        token = e.evaluate(r).token;
+        REQUIRE(e.flush_for_exit(std::chrono::seconds(30)));
+    }
+    CHECK(logged_feature(log, token, F_script_ignored_sbatch) == 1);
+    CHECK(std::isnan(logged_feature(log, token, F_script_missing_modules)));
+}
+
+TEST_CASE("finding features: an update, whose script is not at hand, scores with the submission's findings") {
+    Site site;
+    const std::string index = site.dir.file("modules.json"), log = site.dir.file("features.db");
+    test::write_file(index, kIndex);
+    site.config("mode = annotate\nfeature_log = " + log + "\nmodules_index = " + index + "\n");
+    auto engine = started(site, true);
+    Engine &e = *engine;
+    SubmitRequest r = request("sim");
+    r.script = "#!/bin/bash\nmodule load pyhton\nsrun ./a.out\n#SBATCH --mem=4G\n";
+    auto out = e.evaluate(r);
+    auto facts = parse_submission_facts(out.admin_comment_append);
+    REQUIRE(facts);
+    CHECK(facts->findings.ignored_sbatch == 1);
+    CHECK(facts->findings.missing_modules == 1);
+
+    JobRecordView job;
+    job.readable = true;
+    job.owner_uid = 4242;
+    job.job = request("sim");
+    job.job.has_script = false;  // slurmctld's record of a job does not give jfp its script
+    std::string admin = out.admin_comment_append;
+    job.admin_comment = admin;
+    SubmitRequest delta;
+    delta.uid = 4242;
+    delta.time_limit_min = 30;
+    auto upd = e.evaluate_update("77", delta, 4242, job);
+    REQUIRE(upd.decision.scored);
+    REQUIRE(e.flush_for_exit(std::chrono::seconds(30)));
+    CHECK(logged_feature(log, out.token, F_script_ignored_sbatch) == 1);
+    CHECK(logged_feature(log, out.token, F_script_missing_modules) == 1);
+}
+
+TEST_CASE("finding features: the trainer counts ignored lines in an archived script as the plugin did") {
+    // Random scripts of directive, command, comment, here-document and blank lines: build_features over
+    // the script (the trainer's way) equals the plugin's evidence count, up to the scan's cap.
+    const char *pieces[] = {"#SBATCH --mem=4G\n", "  #SBATCH -t 5\n", "srun ./a\n", "# a comment\n", "\n",
+                            "cat <<EOF\n#SBATCH -n 2\nEOF\n", "module load x\n", "#SBATCHING\n", "echo hi\\\n", "#!/bin/bash\n"};
+    std::mt19937 g(5);
+    for (int round = 0; round < 3000; ++round) {
+        std::string script;
+        for (int n = static_cast<int>(g() % 20); n > 0; --n) script += pieces[g() % (sizeof pieces / sizeof *pieces)];
+        JobRequest r;
+        r.script = script;
+        r.script_known = true;
+        r.submit_time = 1700000000;
+        FeatureVector x;
+        build_features(r, HistoryView{}, x);
+        INFO(script);
+        CHECK(x[F_script_ignored_sbatch] == static_cast<float>(find_ignored_directives(script).ignored.size()));
+        CHECK(std::isnan(x[F_script_missing_modules]));  // only the plugin has the index at submission
+    }
+    // No script known (a sacct row without an archived script): unknown, not zero.
+    JobRequest none;
+    FeatureVector x;
+    build_features(none, HistoryView{}, x);
+    CHECK(std::isnan(x[F_script_ignored_sbatch]));
+}
+
+TEST_CASE("finding features: a feature log row of schema 2 reads as a prefix, the appended features unknown") {
+    test::TempDir dir;
+    const std::string path = dir.file("f.db");
+    FeatureVector x;
+    for (int f = 0; f < kNumFeatures; ++f) x[static_cast<size_t>(f)] = static_cast<float>(f) + 0.5f;
+    {
+        FeatureLogWriter w(path, 16);
+        for (const char *t : {"now", "then", "older", "wrongwidth"}) {
+            FeatureLogEntry e;
+            e.token = t;
+            e.model_id = std::make_shared<const std::string>("m");
+            e.x = x;
+            REQUIRE(w.push(std::move(e)));
+        }
+        w.flush();
+    }
+    {
+        // As a jfp of schema 2 wrote them: 53 floats; one of schema 1 (not a prefix), one of a wrong width.
+        Db db(path, SQLITE_OPEN_READWRITE);
+        const int old = feature_count_of_schema(2) * static_cast<int>(sizeof(float));
+        const std::string width = std::to_string(old);
+        db.exec(("UPDATE scored SET schema_version = 2, features = substr(features, 1, " + width + ") WHERE token = 'then'").c_str());
+        db.exec(("UPDATE scored SET schema_version = 1, features = substr(features, 1, " + width + ") WHERE token = 'older'").c_str());
+        db.exec("UPDATE scored SET schema_version = 2 WHERE token = 'wrongwidth'");
+    }
+    auto log = read_feature_log(path);
+    REQUIRE(log.count("now") == 1);
+    REQUIRE(log.count("then") == 1);
+    CHECK(log.count("older") == 0);
+    CHECK(log.count("wrongwidth") == 0);
+    CHECK(log.at("now").x == x);
+    const FeatureVector &then = log.at("then").x;
+    for (int f = 0; f < kNumFeatures; ++f) {
+        INFO(feature_names()[static_cast<size_t>(f)]);
+        if (f < feature_count_of_schema(2)) CHECK(then[static_cast<size_t>(f)] == x[static_cast<size_t>(f)]);
+        else CHECK(std::isnan(then[static_cast<size_t>(f)]));
+    }
+    CHECK(log.at("then").schema_version == 2);
+}
+
+TEST_CASE("finding features: the plugin scores with a deployed schema-2 bundle after the upgrade, and says so") {
+    Site site;
+    std::ifstream in(site.model);
+    nlohmann::json b = nlohmann::json::parse(in);
+    test::write_file(site.model, test::as_schema_2(b).dump());
+    site.config("mode = annotate\n");
+    Engine e(site.options());
+    REQUIRE_FALSE(e.model_id().empty());  // loaded, not refused
+    auto out = e.evaluate(request("sim"));
+    CHECK(out.decision.scored);
+    CHECK(out.new_comment);
+    // The same score as the bundle it was made from, written as schema 3.
+    test::write_file(site.model, b.dump());
+    site.config("mode = annotate\n# reload\n");
+    Engine now(site.options());
+    auto again = now.evaluate(request("sim"));
+    CHECK(again.decision.p_fail == out.decision.p_fail);
+}
