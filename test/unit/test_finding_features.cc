@@ -14,10 +14,14 @@
 #include "model/files/sqlite_util.h"
 #include "model/policy/policy.h"
 #include "model/runtime/job_record_view.h"
+#include "model/jobs/outcome.h"
 #include "model/scoring/feature_log.h"
+#include "model/scoring/feature_sweep.h"
+#include "model/scoring/model_bundle.h"
 #include "model/scoring/features.h"
 #include "model/script/ignored_directives.h"
 #include "test_support.h"
+#include "tools/train/trainer.h"
 
 using namespace jfp;
 using test::request;
@@ -224,4 +228,59 @@ TEST_CASE("finding features: the plugin scores with a deployed schema-2 bundle a
     Engine now(site.options());
     auto again = now.evaluate(request("sim"));
     CHECK(again.decision.p_fail == out.decision.p_fail);
+}
+
+TEST_CASE("finding features: the trainer learns a finding's failure rate from the plugin's feature log") {
+    test::TempDir dir;
+    const std::string db = test::build_store(dir, 12000, 13), log = dir.file("features.db");
+    {
+        Db w(db, SQLITE_OPEN_READWRITE);
+        w.exec("UPDATE jobs SET jfp_token = printf('%016x', rowid)");  // as if every job carried jfp's token
+    }
+    // The plugin's log: each job's vector as rebuilt from sacct, with an ignored #SBATCH line in a third of
+    // the jobs that failed and in 1 in 100 of the others (sacct alone knows nothing of it).
+    std::mt19937 g(3);
+    uint64_t planted_failed = 0, planted_ok = 0;
+    {
+        HistoryStore store(db, HistoryStore::Access::ReadOnly);
+        FeatureLogWriter w(log, 1 << 15);
+        auto model_id = std::make_shared<const std::string>("m");
+        sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
+            FeatureLogEntry e;
+            e.token = j.jfp_token;
+            e.model_id = model_id;
+            e.scored_at = j.submit;
+            e.x = x;
+            const bool failed = is_failure(j.outcome), found = failed ? g() % 3 == 0 : g() % 100 == 0;
+            e.x[F_script_ignored_sbatch] = found ? 1.0f : 0.0f;
+            (failed ? planted_failed : planted_ok) += found;
+            REQUIRE(w.push(std::move(e)));
+        });
+        w.flush();
+    }
+    REQUIRE(planted_failed > 100);
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    TrainOptions opt;
+    opt.nthread = 1;
+    opt.rounds = 60;
+    opt.kind = "tree";
+    opt.feature_log = log;
+    TrainSummary s;
+    const auto bundle = ModelBundle::from_json(train_bundle(store, opt, s), "b");
+    CHECK(s.logged_vectors > 10000);
+    CHECK(bundle.uses_feature(F_script_ignored_sbatch));
+    // The same job with the finding scores higher, never lower (the feature is raise-only).
+    double raised = 0;
+    int n = 0;
+    sweep_features(store, [&](const JobRecord &, const FeatureVector &x) {
+        if (n >= 2000) return;
+        FeatureVector without = x, with = x;
+        without[F_script_ignored_sbatch] = 0;
+        with[F_script_ignored_sbatch] = 1;
+        const float a = bundle.score(without).p_fail, b = bundle.score(with).p_fail;
+        CHECK(b >= a);
+        raised += b - a;
+        ++n;
+    });
+    CHECK(raised / n > 0.05);
 }
