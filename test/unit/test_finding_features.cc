@@ -1,6 +1,7 @@
 // The script's certain findings (ignored #SBATCH lines, modules the index lacks) as the model's features
 // (schema 3): logged by the plugin, kept for updates, rebuilt alike by the trainer; and the feature log's
 // rows of schema 2 read as a prefix.
+#include <algorithm>
 #include <chrono>
 #include <memory>
 #include <thread>
@@ -18,6 +19,7 @@
 #include "model/scoring/feature_log.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/scoring/model_bundle.h"
+#include "model/util/log.h"
 #include "model/scoring/features.h"
 #include "model/script/ignored_directives.h"
 #include "test_support.h"
@@ -217,8 +219,19 @@ TEST_CASE("finding features: the plugin scores with a deployed schema-2 bundle a
     nlohmann::json b = nlohmann::json::parse(in);
     test::write_file(site.model, test::as_schema_2(b).dump());
     site.config("mode = annotate\n");
+    static std::vector<std::string> logged;
+    logged.clear();
+    set_log_sink([](LogLevel, const char *m) { logged.emplace_back(m); });
     Engine e(site.options());
+    set_log_sink(nullptr);
     REQUIRE_FALSE(e.model_id().empty());  // loaded, not refused
+    // The load line the admin guide quotes ("Upgrades and removal").
+    const std::string says = "; trained on feature schema 2, read as the first " + std::to_string(F_script_ignored_sbatch) +
+                             " of this jfp's " + std::to_string(kNumFeatures) +
+                             " features: retrain (jfp train) for it to learn from the others";
+    CHECK(std::any_of(logged.begin(), logged.end(), [&](const std::string &l) {
+        return l.rfind("loaded model ", 0) == 0 && l.size() > says.size() && l.compare(l.size() - says.size(), says.size(), says) == 0;
+    }));
     auto out = e.evaluate(request("sim"));
     CHECK(out.decision.scored);
     CHECK(out.new_comment);
