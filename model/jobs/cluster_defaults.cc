@@ -61,6 +61,7 @@ void parse_into(ClusterDefaults &d, ConfNodes &n, std::string_view text, const s
             if (depth >= 8) continue;
             std::string path(trim(line.substr(8)));
             if (!path.empty() && path[0] != '/') path = base_dir + "/" + path;
+            if (d.included.size() < 64) d.included.push_back(path);
             std::ifstream in(path);
             if (!in) continue;
             std::ostringstream ss;

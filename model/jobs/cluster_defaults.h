@@ -6,6 +6,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <vector>
 #include <string_view>
 
 namespace jfp {
@@ -25,6 +26,8 @@ struct ClusterDefaults {
     std::optional<double> def_mem_per_cpu_mb;   // global DefMemPerCPU
     std::optional<double> def_mem_per_node_mb;  // global DefMemPerNode
     std::string origin;
+    // Every file an Include line named (read or not), in order: a change to one is a change to slurm.conf.
+    std::vector<std::string> included;
 
     const PartitionDefaults *partition(std::string_view name) const;
 };

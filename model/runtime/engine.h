@@ -197,6 +197,7 @@ private:
 
     // Loader bookkeeping (background thread only).
     FileSig config_sig_, model_sig_, store_sig_, slurm_conf_sig_, modules_sig_;
+    std::vector<std::pair<std::string, FileSig>> slurm_conf_included_;  // the files its Include lines name
     std::string modules_path_loaded_, last_modules_error_;
     // A connection kept open to the store: PRAGMA data_version changes when another connection (jfp ingest)
     // commits. The store's files cannot tell: merely reading a WAL database touches its -wal and -shm.

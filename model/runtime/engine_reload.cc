@@ -289,11 +289,16 @@ void Engine::poll(bool load_history) {
     // ---- slurm.conf: partition defaults
     if (!opt_.slurm_conf_path.empty()) {
         FileSig sc = file_sig(opt_.slurm_conf_path);
-        if (sc != slurm_conf_sig_) {
+        // A file slurm.conf includes (its nodes or partitions, often) changes the defaults as much.
+        bool included_changed = std::any_of(slurm_conf_included_.begin(), slurm_conf_included_.end(),
+                                            [](const auto &f) { return file_sig(f.first) != f.second; });
+        if (sc != slurm_conf_sig_ || included_changed) {
             slurm_conf_sig_ = sc;
             std::string err;
             auto d = std::make_shared<const ClusterDefaults>(load_slurm_conf(opt_.slurm_conf_path, &err));
             if (!err.empty()) log_error("partition defaults: " + err + "; unset requests stay unknown");
+            slurm_conf_included_.clear();
+            for (const auto &f : d->included) slurm_conf_included_.emplace_back(f, file_sig(f));
             next->defaults = d;
             changed = true;
         }

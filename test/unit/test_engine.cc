@@ -1,4 +1,5 @@
 #include <dirent.h>
+#include <fcntl.h>
 #include <pwd.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -865,6 +866,24 @@ TEST_CASE("latency histogram: buckets within 25%, quantiles of what was recorded
     CHECK(one.max_us == Approx(89.0));
     CHECK(one.p50_us == Approx(89.0));
     CHECK(one.p99_us == Approx(89.0));
+}
+
+TEST_CASE("engine: a change to a file slurm.conf includes reloads the partition defaults, as one to slurm.conf does") {
+    Site site;
+    const std::string parts = site.dir.file("partitions.conf");
+    test::write_file(parts, "PartitionName=batch Default=YES DefaultTime=60\nPartitionName=long DefaultTime=600\n");
+    test::write_file(site.slurm_conf, "ClusterName=c\nInclude partitions.conf\nDefMemPerCPU=1000\n");
+    site.config("mode = reject\nthreshold = 1.0\nthreshold.partition.long = 0.0\nmin_history = 0\nreject_below_target = yes\n");
+    Engine e(site.options());
+    SubmitRequest r = request("steady_job");
+    r.partition = {};  // the default partition's
+    CHECK_FALSE(e.evaluate(r).reject);  // batch: threshold 1.0
+    // The included file makes long the default; slurm.conf itself is untouched.
+    test::write_file(parts, "PartitionName=batch DefaultTime=60\nPartitionName=long Default=YES DefaultTime=600\n");
+    struct timespec later[2] = {{0, UTIME_NOW}, {time(nullptr) + 5, 0}};  // a new mtime whatever the clock's grain
+    utimensat(AT_FDCWD, parts.c_str(), later, 0);
+    e.poll();
+    CHECK(e.evaluate(r).reject);  // long: threshold 0
 }
 
 TEST_CASE("engine: an update is judged as the job slurmctld holds will be after it, with or without history") {

@@ -4,6 +4,7 @@
 #include <vector>
 
 #include "catch.h"
+#include "test_support.h"
 #include "model/jobs/cluster_defaults.h"
 #include "model/policy/policy.h"
 #include "model/runtime/submit_request.h"
@@ -242,6 +243,19 @@ NodeName=gpu1 RealMemory=256000
     CHECK(resolve_request(SubmitRequest{}, "amy", with_default, nullptr).req_mem_mb == 100);
     auto none = parse_slurm_conf("NodeName=n1 RealMemory=8000\nPartitionName=p Nodes=n1 Default=YES\n", ".", "c");
     CHECK(resolve_request(SubmitRequest{}, "amy", none, nullptr).req_mem_mb == 8000);
+}
+
+TEST_CASE("slurm.conf: Include lines are followed and listed, so that a change to one is seen") {
+    test::TempDir dir;
+    test::write_file(dir.file("parts.conf"), "PartitionName=p Default=YES DefaultTime=30\n");
+    test::write_file(dir.file("slurm.conf"), "ClusterName=c\nInclude parts.conf\ninclude /nonexistent/x.conf\n");
+    std::string err;
+    auto d = load_slurm_conf(dir.file("slurm.conf"), &err);
+    CHECK(err.empty());
+    CHECK(d.default_partition == "p");
+    REQUIRE(d.included.size() == 2);
+    CHECK(d.included[0] == dir.file("parts.conf"));
+    CHECK(d.included[1] == "/nonexistent/x.conf");  // listed too: its appearing is a change
 }
 
 TEST_CASE("submit request: unset values resolve to what slurmctld applies (and sacct shows)") {
