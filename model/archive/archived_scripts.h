@@ -1,6 +1,6 @@
 // The script archive as a feature source for history: a job whose join token the archive holds gets the
-// script features the plugin's scanner computes from the archived bytes, exactly as at submission. Each
-// distinct script is read and scanned once.
+// script features the plugin computes from the archived bytes, exactly as at submission: the scanner's
+// traits and the #SBATCH lines sbatch ignored. Each distinct script is read and scanned once.
 #pragma once
 
 #include <cstdint>
@@ -13,12 +13,17 @@
 
 namespace jfp {
 
+struct ArchivedScriptFeatures {
+    ScriptTraits traits;
+    double ignored_sbatch = 0;  // count_ignored_directives
+};
+
 class ArchivedScripts {
 public:
     explicit ArchivedScripts(const std::string &archive_path);
 
-    // The traits of the script submitted with this token; nullopt when the archive lacks it.
-    std::optional<ScriptTraits> traits(const std::string &token);
+    // The features of the script submitted with this token; nullopt when the archive lacks it.
+    std::optional<ArchivedScriptFeatures> features(const std::string &token);
 
     uint64_t found() const { return found_; }
     uint64_t missing() const { return missing_; }
@@ -27,7 +32,7 @@ public:
 
 private:
     ScriptArchive archive_;
-    std::unordered_map<std::string, ScriptTraits> by_hash_;
+    std::unordered_map<std::string, ArchivedScriptFeatures> by_hash_;
     uint64_t found_ = 0, missing_ = 0;
 };
 

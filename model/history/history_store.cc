@@ -415,6 +415,12 @@ HistoryStore::Coverage HistoryStore::coverage_since(int64_t since) const {
     return c;
 }
 
+std::optional<int64_t> HistoryStore::first_token_submit() const {
+    Stmt s(db_, "SELECT min(submit) FROM jobs WHERE jfp_token IS NOT NULL");
+    if (s.step() && !s.is_null(0)) return s.int_at(0);
+    return std::nullopt;
+}
+
 std::vector<BadLine> HistoryStore::bad_lines(int64_t ingest_id) const {
     std::vector<BadLine> out;
     Stmt s(db_, "SELECT line, last_line, reason, text FROM ingest_errors WHERE ingest_id=?1 ORDER BY line");

@@ -109,6 +109,8 @@ public:
         uint64_t jobs = 0, with_uid = 0, with_token = 0;
     };
     Coverage coverage_since(int64_t since) const;
+    // The submit time of the earliest job that carries the plugin's token: when the plugin began scoring.
+    std::optional<int64_t> first_token_submit() const;
     // The bad lines recorded by one ingest (all of them, not only those printed).
     std::vector<BadLine> bad_lines(int64_t ingest_id) const;
 

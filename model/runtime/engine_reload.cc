@@ -173,7 +173,12 @@ void Engine::poll(bool load_history) {
             model_path_loaded_ = cfg.model_path;
             std::string err;
             if (!ms.exists) {
-                err = "missing (train one with jfp train --out " + cfg.model_path + ")";
+                // The guide's layout: trained beside it (model.new.json), installed through the publish gate.
+                const std::string &m = cfg.model_path;
+                const bool json = m.size() > 5 && m.compare(m.size() - 5, 5, ".json") == 0;
+                const std::string beside = json ? m.substr(0, m.size() - 5) + ".new.json" : m + ".new";
+                err = "missing (train one beside it, jfp train --out " + beside + ", and install it with jfp publish " +
+                      beside + ": admin guide, Enable)";
             } else if (TrustedRead f = read_trusted_file(cfg.model_path, opt_.trusted_uids, kMaxBundleBytes); !f.problem.empty()) {
                 err = "refused: " + f.problem;
             } else if (f.too_big) {

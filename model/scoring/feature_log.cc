@@ -149,9 +149,12 @@ void FeatureLogWriter::run() {
             insert.reset();
             previous.reset();
             db.reset();
-            errors.log(LogLevel::Error, std::string("feature log: ") + ex.what() +
-                                            "; scored jobs are not logged until it can be written (check feature_log "
-                                            "in jfp.conf and the directory's permissions)");
+            // The hint once: opening the file already says what to check.
+            const std::string what = ex.what();
+            errors.log(LogLevel::Error, "feature log: " + what + "; scored jobs are not logged until it can be written" +
+                                            (what.find("(check ") != std::string::npos
+                                                 ? ""
+                                                 : " (check feature_log in jfp.conf and the directory's permissions)"));
             return false;
         }
     };

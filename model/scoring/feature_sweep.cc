@@ -41,7 +41,10 @@ void sweep(const HistoryStore &store, const std::unordered_map<std::string, Logg
         HistoryView view = index.lookup(req);
         build_features(req, view, x);
         if (scripts && !job.jfp_token.empty())
-            if (auto t = scripts->traits(job.jfp_token)) fill_script_features(*t, x);  // as the plugin scanned it
+            if (auto f = scripts->features(job.jfp_token)) {  // as the plugin scanned it
+                fill_script_features(f->traits, x);
+                x[F_script_ignored_sbatch] = static_cast<float>(f->ignored_sbatch);
+            }
         fn(job, &req, &view, x);
     }
 }

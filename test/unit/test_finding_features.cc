@@ -147,7 +147,7 @@ TEST_CASE("finding features: an update, whose script is not at hand, scores with
     CHECK(logged_feature(log, out.token, F_script_missing_modules) == 1);
 }
 
-TEST_CASE("finding features: the trainer counts ignored lines in an archived script as the plugin did") {
+TEST_CASE("finding features: build_features counts ignored lines in a known script as the plugin's evidence does") {
     // Random scripts of directive, command, comment, here-document and blank lines: build_features over
     // the script (the trainer's way) equals the plugin's evidence count, up to the scan's cap.
     const char *pieces[] = {"#SBATCH --mem=4G\n", "  #SBATCH -t 5\n", "srun ./a\n", "# a comment\n", "\n",

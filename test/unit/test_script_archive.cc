@@ -320,7 +320,7 @@ TEST_CASE("training: script features come from the archive by join token, as the
     test::TempDir dir;
     std::string db = dir.file("h.db"), archive_path = dir.file("scripts.db");
     const std::string good = "#!/bin/bash\n#SBATCH -n 4\nmodule load gcc/12\nsrun ./solver\n";
-    const std::string bad = "#!/bin/bash\n#SBATCH -n 4\nmodule load gcc/12\nmodule load broken/0.1\nsrun ./solver\n";
+    const std::string bad = "#!/bin/bash\n#SBATCH -n 4\nmodule load gcc/12\nmodule load broken/0.1\nsrun ./solver\n#SBATCH --mem=64G\n";
     std::string text = "JobIDRaw|User|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|AdminComment\n";
     std::mt19937_64 rng(3);
     {
@@ -351,6 +351,7 @@ TEST_CASE("training: script features come from the archive by join token, as the
         ++seen;
         bool failed = j.outcome == Outcome::Failed;
         CHECK(x[F_script_module_loads] == (failed ? 2.0f : 1.0f));
+        CHECK(x[F_script_ignored_sbatch] == (failed ? 1.0f : 0.0f));  // counted from the archive as the plugin counts it
         if (failed)
             for (int f = F_script_bytes; f <= F_script_set_e; ++f) CHECK(x[static_cast<size_t>(f)] == want_bad[static_cast<size_t>(f)]);
     }, nullptr, nullptr, &scripts);

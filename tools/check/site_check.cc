@@ -251,19 +251,29 @@ void check_store(Report &r, const Config &cfg, const Account &slurm, const SiteC
             return;
         }
         double hours = static_cast<double>(opt.now - *latest) / 3600.0;
-        char buf[200];
+        char buf[320];
         std::snprintf(buf, sizeof buf, "the store's latest job ended %s, %.1f hours ago", format_sacct_time(*latest).c_str(), hours);
         if (hours > opt.stale_hours)
             r.problem(std::string(buf) + ": nothing is feeding it, and the plugin scores on old history",
                       "run jfp ingest --follow as SlurmUser (systemctl enable --now jfp-ingest.service)");
         else
             r.ok(buf);
-        auto c = store.coverage_since(*latest - 7 * 86400);
+        const int64_t week = *latest - 7 * 86400;
+        auto c = store.coverage_since(week);
+        // Tokens are counted from the plugin's first scored job on: jobs from before it was enabled have none.
+        const auto first = store.first_token_submit();
+        auto t = first && *first > week ? store.coverage_since(*first) : c;
         if (c.jobs > 0) {
             double uid = static_cast<double>(c.with_uid) / static_cast<double>(c.jobs);
-            double tok = static_cast<double>(c.with_token) / static_cast<double>(c.jobs);
-            std::snprintf(buf, sizeof buf, "of the %llu jobs submitted in the store's last 7 days, %.0f%% have a UID and %.0f%% the plugin's token",
-                          static_cast<unsigned long long>(c.jobs), 100 * uid, 100 * tok);
+            double tok = t.jobs ? static_cast<double>(t.with_token) / static_cast<double>(t.jobs) : 0;
+            if (t.jobs == c.jobs)
+                std::snprintf(buf, sizeof buf, "of the %llu jobs submitted in the store's last 7 days, %.0f%% have a UID and %.0f%% the plugin's token",
+                              static_cast<unsigned long long>(c.jobs), 100 * uid, 100 * tok);
+            else
+                std::snprintf(buf, sizeof buf, "of the %llu jobs submitted in the store's last 7 days, %.0f%% have a UID; of the %llu since "
+                              "the plugin's first token (%s), %.0f%% carry one",
+                              static_cast<unsigned long long>(c.jobs), 100 * uid, static_cast<unsigned long long>(t.jobs),
+                              format_sacct_time(*first).c_str(), 100 * tok);
             if (uid < 0.99)
                 r.warn(buf, "export with the UID column (jfp ingest --from-sacct does); users are otherwise looked up by name");
             else if (cfg.mode != Mode::Off && tok < 0.5)

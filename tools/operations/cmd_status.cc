@@ -6,6 +6,8 @@
 #include <cmath>
 #include <cstdio>
 #include <ctime>
+#include <cerrno>
+#include <cstring>
 #include <fstream>
 #include <map>
 #include <sstream>
@@ -72,9 +74,18 @@ std::string ago(double seconds) {
 void run_status(StatusArgs &a) {
     a.conf.fill(a.metrics, ConfPath::Metrics, "--metrics", true);
     std::ifstream in(a.metrics);
-    if (!in)
-        throw std::runtime_error(a.metrics + ": cannot read the plugin's metrics file (is slurmctld running with " +
-                                 "metrics_file set, and has a metrics_interval passed since it started?)");
+    if (!in) {
+        const int err = errno;
+        // Not there is the plugin's to fix; there but unreadable is this user's.
+        if (err == EACCES || err == EPERM)
+            throw std::runtime_error(a.metrics + ": cannot read the plugin's metrics file: " + std::strerror(err) +
+                                     " (run jfp status as root or SlurmUser, or let this user read the file and its "
+                                     "directory: admin guide, Prometheus)");
+        throw std::runtime_error(a.metrics + ": cannot read the plugin's metrics file" +
+                                 (err ? std::string(": ") + std::strerror(err) : std::string()) +
+                                 " (is slurmctld running with metrics_file set, and has a metrics_interval passed since "
+                                 "it started?)");
+    }
     std::map<std::string, double> jobs;
     std::vector<std::pair<double, double>> buckets;  // le (s), cumulative count
     Sample s;
