@@ -64,9 +64,14 @@ expect_eq "$rc" 2 "monitor exit status below the precision target"
 expect_contains "$out" "ALERT: live precision 1.000 is below 1.010 (6 of 6 flagged jobs failed)" "precision alert"
 rc=0
 out=$("$JFP" monitor --db "$W/history.db" --feature-log "$W/features.db" --model "$W/model.json" --since "$since") || rc=$?
+expect_eq "$rc" 0 "monitor exit status with too few jobs to judge drift (12 scored, 50 needed) or precision: notes, no alert"
+expect_contains "$out" "too few to judge drift (--min-scored)" "drift over 12 jobs is not judged by default"
+expect_contains "$out" "too few to judge precision" "too few flagged jobs are not judged"
+rc=0
+out=$("$JFP" monitor --db "$W/history.db" --feature-log "$W/features.db" --model "$W/model.json" --since "$since" \
+    --min-scored 10) || rc=$?
 expect_eq "$rc" 2 "monitor exit status past the drift limit"
 expect_contains "$out" "drifted: PSI" "drift alert"
-expect_contains "$out" "too few to judge precision" "too few flagged jobs are not judged"
 printf '%s\n' "$out" | sed 's/^/# /'
 
 # jfp report takes the same inputs and adds the live section.

@@ -224,6 +224,9 @@ TEST_CASE("verdict: unfit below the best rule, reject only when the target was r
     std::array<BinaryMetrics, kNumRules> rules{};
     for (size_t r = 0; r < kNumRules; ++r) rules[r].pr_auc = 0.2 + 0.05 * static_cast<double>(r);  // best: the last, 0.35
     BinaryMetrics model;
+    model.n = 10;
+    model.positives = 3;
+    model.roc_auc = 0.8;
     model.pr_auc = 0.30;
     Verdict v = judge(reached, model, rules, "these 10 jobs");
     CHECK_FALSE(v.fit);
@@ -241,6 +244,23 @@ TEST_CASE("verdict: unfit below the best rule, reject only when the target was r
     CHECK(v.line.find("reject mode warns") != std::string::npos);
     model.pr_auc = 0.3494;  // one thousandth below: a loss, not a tie
     CHECK_FALSE(judge(reached, model, rules, "x").fit);
+
+    // Nothing to rank on, or no better than chance: never fit, whatever the rules did (they tie with a
+    // ranking of nothing when the history is empty).
+    BinaryMetrics degenerate = model;
+    degenerate.pr_auc = 0.9;
+    for (size_t failed : {size_t(0), size_t(10)}) {
+        degenerate.positives = failed;
+        v = judge(reached, degenerate, rules, "these 10 jobs");
+        CHECK_FALSE(v.fit);
+        CHECK(v.modes == "none");
+        CHECK(v.line.rfind("verdict: cannot judge: 10 finished jobs on these 10 jobs, " + std::to_string(failed) + " of them failed", 0) == 0);
+    }
+    degenerate.positives = 3;
+    degenerate.roc_auc = 0.5;
+    v = judge(reached, degenerate, rules, "these 10 jobs");
+    CHECK_FALSE(v.fit);
+    CHECK(v.line.find("no better than chance on these 10 jobs (ROC-AUC 0.500") != std::string::npos);
 
     // What train recorded reads back as the same comparison.
     auto rec = recorded_comparison(reached);

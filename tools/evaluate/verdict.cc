@@ -42,6 +42,31 @@ Verdict judge(const ModelBundle &bundle, const BinaryMetrics &model, const std::
         }
     }
     char buf[700];
+    // Judged against the rules alone, a model that ranks nothing would tie with rules that rank nothing
+    // either (a young cluster's first jobs, no history yet): a ranking needs failures and completions to be
+    // judged on, and must beat chance.
+    if (model.positives == 0 || model.positives == model.n) {
+        v.fit = false;
+        v.modes = "none";
+        std::snprintf(buf, sizeof buf,
+                      "verdict: cannot judge: %zu finished jobs on %s, %zu of them failed: a ranking is judged on both "
+                      "failures and completions; wait until more jobs have ended and retrain (jfp publish --force "
+                      "installs it unjudged)",
+                      model.n, where.c_str(), model.positives);
+        v.line = buf;
+        return v;
+    }
+    if (model.roc_auc <= 0.5) {
+        v.fit = false;
+        v.modes = "none";
+        std::snprintf(buf, sizeof buf,
+                      "verdict: not fit to publish: %s ranks failures no better than chance on %s (ROC-AUC %.3f, PR-AUC "
+                      "%.3f where %zu of %zu jobs failed): its warnings would fall at random; retrain once the history "
+                      "holds runs to learn from",
+                      what.c_str(), where.c_str(), model.roc_auc, model.pr_auc, model.positives, model.n);
+        v.line = buf;
+        return v;
+    }
     if (!v.fit) {
         v.modes = "none";
         std::snprintf(buf, sizeof buf,
@@ -139,6 +164,13 @@ std::optional<RuleComparison> recorded_comparison(const ModelBundle &bundle) {
         if (!t.is_object()) return std::nullopt;
         c.model.pr_auc = t.value("pr_auc", 0.0);
         c.model.roc_auc = t.value("roc_auc", 0.0);
+    }
+    // The jobs the comparison was measured on, which judge() needs to know it had something to rank.
+    c.model.n = c.jobs;
+    c.model.positives = c.failures;
+    for (auto &r : c.rules) {
+        r.n = c.jobs;
+        r.positives = c.failures;
     }
     return c;
 }

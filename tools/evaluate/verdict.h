@@ -20,7 +20,7 @@ namespace jfp {
 inline constexpr double kVerdictTie = 0.0005;
 
 struct Verdict {
-    bool fit = false;           // at least as good as the best rule (PR-AUC)
+    bool fit = false;  // ranks better than chance, on failures and completions, and at least as well as the best rule (PR-AUC)
     bool target_reached = false;
     Rule best_rule = Rule::MostSpecificRecentRate;
     double model_pr_auc = 0, rule_pr_auc = 0;

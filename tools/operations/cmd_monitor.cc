@@ -25,6 +25,7 @@ struct MonitorArgs {
     double min_precision = -1;  // default: the bundle's target precision
     double max_psi = 0.25;
     size_t min_flagged = 20;
+    size_t min_scored = 50;  // PSI over fewer live jobs is noise
     bool json = false;
 };
 
@@ -92,12 +93,16 @@ void run_monitor(const MonitorArgs &a) {
     if (total.flagged >= a.min_flagged && !tj["precision"].is_null() && tj["precision"].get<double>() < target)
         alerts.push_back("live precision " + cell(tj["precision"], "%.3f") + " is below " + cell(target, "%.3f") + " (" +
                          std::to_string(total.tp) + " of " + std::to_string(total.flagged) + " flagged jobs failed)");
-    if (!drift.empty() && drift.front().first > a.max_psi)
+    const bool judge_drift = total.scored >= a.min_scored;
+    if (judge_drift && !drift.empty() && drift.front().first > a.max_psi)
         alerts.push_back(std::string("feature ") + feature_names()[static_cast<size_t>(drift.front().second)] +
                          " drifted: PSI " + cell(drift.front().first, "%.3f") + " > " + cell(a.max_psi, "%.3f"));
     std::string note = total.flagged < a.min_flagged ? "only " + std::to_string(total.flagged) +
                                                            " flagged jobs have an outcome: too few to judge precision (--min-flagged)"
                                                      : "";
+    if (!judge_drift)
+        note += std::string(note.empty() ? "" : "; ") + "only " + std::to_string(total.scored) +
+                " jobs scored: too few to judge drift (--min-scored)";
 
     if (a.json) {
         nlohmann::json per = nlohmann::json::array();
@@ -169,6 +174,7 @@ void add_monitor_command(CLI::App &app) {
     c->add_option("--min-precision", a->min_precision, "alert below this live precision (default: the bundle's target)");
     c->add_option("--max-psi", a->max_psi, "alert when a feature's PSI passes this")->capture_default_str();
     c->add_option("--min-flagged", a->min_flagged, "flagged jobs with an outcome needed to judge precision")->capture_default_str();
+    c->add_option("--min-scored", a->min_scored, "scored jobs needed to judge drift (PSI)")->capture_default_str();
     c->add_flag("--json", a->json, "print one JSON object");
     c->add_option("--metrics-file", a->metrics_file,
                   "also write live precision, recall and drift for node_exporter's textfile collector (Prometheus text)");
