@@ -177,9 +177,11 @@ struct HistoryCodec {
         StatsTable &t = ix.map_;
         uint64_t slots = 0, size = 0;
         if (!in.u64(ix.added_, "index") || !in.u64(slots, "index") || !in.u64(size, "index")) return false;
-        // A lookup probes until it meets an empty slot: the table must be a power of two with room left.
-        if (slots < 16 || (slots & (slots - 1)) != 0 || slots > (uint64_t{1} << 33) || size > slots / 4 * 3 ||
-            size >= StatsTable::kNone)
+        // A lookup probes until it meets an empty slot: the table must be a power of two with room left, or
+        // have no slot at all (an empty store's: lookups on it find nothing without probing).
+        const bool empty = slots == 0 && size == 0;
+        if (!empty && (slots < 16 || (slots & (slots - 1)) != 0 || slots > (uint64_t{1} << 33) || size > slots / 4 * 3 ||
+                       size >= StatsTable::kNone))
             return in.fail("its index has " + std::to_string(size) + " keys in " + std::to_string(slots) + " slots");
         if (slots > in.left() / kSlotBytes || size > (in.left() - slots * kSlotBytes) / kValueBytes)
             return in.fail("its index is larger than the snapshot");

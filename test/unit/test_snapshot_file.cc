@@ -104,6 +104,20 @@ TEST_CASE("snapshot file: the image decodes to the same history, and the file ro
     CHECK((st.st_mode & 0077) == 0);  // the store is 0600 here: so is its snapshot
 }
 
+TEST_CASE("snapshot file: an empty store's snapshot (after a prune removed every job) reads back as empty") {
+    TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    HistorySnapshot snap = load_history_snapshot(store);
+    REQUIRE(snap.index.keys() == 0);
+    std::string path = snapshot_path_for(dir.file("h.db"));
+    write_snapshot_file(path, snap, store.lineage(), store.newest_ingest_mark(), dir.file("h.db"));
+    SnapshotRead r = read_snapshot_file(path, me());
+    INFO(r.problem);
+    REQUIRE(r.ok);
+    CHECK(r.file.snap.index.keys() == 0);
+    CHECK(same_history(snap, r.file.snap));
+}
+
 TEST_CASE("snapshot file: resumed from any point of any ingest sequence, it equals a replay or says why not") {
     for (uint64_t seed : {21u, 22u, 23u, 24u}) {
         TempDir dir;

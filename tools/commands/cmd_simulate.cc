@@ -46,7 +46,13 @@ void print_table(const char *title, const std::map<std::string, Tally> &by, size
     std::sort(rows.begin(), rows.end(), [](const auto &a, const auto &b) {
         return a.second.acted() != b.second.acted() ? a.second.acted() > b.second.acted() : a.first < b.first;
     });
-    std::printf("  by %s (the %zu with most jobs acted on):\n", title, std::min(top, rows.size()));
+    size_t shown = 0;  // those with a job acted on, up to top: the count the heading says
+    while (shown < rows.size() && shown < top && rows[shown].second.acted() > 0) ++shown;
+    if (shown == 0) {
+        std::printf("  by %s: no job acted on\n", title);
+        return;
+    }
+    std::printf("  by %s (the %zu with most jobs acted on):\n", title, shown);
     std::printf("    %-20s %8s %8s %8s %8s %9s %12s %12s\n", title, "jobs", "rejected", "warned", "failed", "completed",
                 "failed core-h", "good core-h");
     for (size_t i = 0; i < rows.size() && i < top; ++i) {
