@@ -416,7 +416,7 @@ HistoryStore::Coverage HistoryStore::coverage_since(int64_t since) const {
 }
 
 std::optional<int64_t> HistoryStore::first_token_submit() const {
-    Stmt s(db_, "SELECT min(submit) FROM jobs WHERE jfp_token IS NOT NULL");
+    Stmt s(db_, "SELECT min(submit) FROM jobs WHERE jfp_token IS NOT NULL AND user IS NOT NULL");
     if (s.step() && !s.is_null(0)) return s.int_at(0);
     return std::nullopt;
 }

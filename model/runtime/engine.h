@@ -152,7 +152,8 @@ private:
         Decision d;
     };
     // Scores req in each partition it may run in and keeps the strictest decision in best (a list of one
-    // is the usual case). script: the update's script features from the job's AdminComment.
+    // is the usual case). facts: an update's array and script features, from the job's AdminComment;
+    // findings: the script's finding counts, the model's features (the evidence's, or the facts').
     void judge(const State &st, const SubmitRequest &req, const std::string &user, bool privileged,
                std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, const FindingCounts &findings,
                Candidate &best);

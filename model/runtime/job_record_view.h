@@ -50,7 +50,8 @@ struct SubmissionFacts {
     std::array<float, kScriptFeatureCount> script{};
     FindingCounts findings;
 };
-// Appends " jfp:s=..." to admin when there is something to keep (an array, or a scanned script).
+// Appends " jfp:s=..." to admin when there is something to keep (an array, a scanned script, or a finding
+// counted: every batch job).
 void append_submission_facts(std::string &admin, double array_size, const FeatureVector &x);
 // Facts found in an AdminComment; nullopt when it has none or they do not parse.
 std::optional<SubmissionFacts> parse_submission_facts(std::string_view admin_comment);

@@ -103,22 +103,24 @@ bool FeatureLogWriter::flush_for(std::chrono::milliseconds limit) {
 
 namespace {
 
-// The script features of the row an update replaces (its submission's, scanned then).
+// The script features of the row an update replaces (its submission's, scanned then), whatever schema
+// that row was written in (a job submitted before an upgrade): its features are a prefix of ours.
 void keep_script_features(Stmt &previous, FeatureLogEntry &e) {
     previous.reset();
-    previous.bind(1, e.token.view()).bind(2, static_cast<int64_t>(kFeatureSchemaVersion));
+    previous.bind(1, e.token.view());
     if (!previous.step()) return;
     int n = 0;
     const void *blob = previous.blob_at(0, n);
+    const int count = feature_count_of_schema(static_cast<int>(previous.int_at(1)));
     auto copy = [&](int f) {
         std::memcpy(&e.x[static_cast<size_t>(f)], static_cast<const char *>(blob) + sizeof(float) * static_cast<size_t>(f),
                     sizeof(float));
     };
-    if (blob && n == static_cast<int>(sizeof(float) * kNumFeatures)) {
+    if (blob && count > F_script_set_e && n == static_cast<int>(sizeof(float)) * count) {
         for (int f = F_script_bytes; f <= F_script_set_e; ++f) copy(f);
-        // The findings, when the job's AdminComment did not carry them (a job submitted before schema 3).
+        // The findings, when the job's AdminComment did not carry them and that row has them.
         for (int f : {F_script_ignored_sbatch, F_script_missing_modules})
-            if (std::isnan(e.x[static_cast<size_t>(f)])) copy(f);
+            if (f < count && std::isnan(e.x[static_cast<size_t>(f)])) copy(f);
     }
     previous.reset();
 }
@@ -142,7 +144,7 @@ void FeatureLogWriter::run() {
             insert = std::make_unique<Stmt>(
                 *db, "INSERT OR REPLACE INTO scored (token, scored_at, model_id, schema_version, uid, user, name, "
                      "p_fail, top_class, action, threshold, features) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
-            previous = std::make_unique<Stmt>(*db, "SELECT features FROM scored WHERE token = ?1 AND schema_version = ?2");
+            previous = std::make_unique<Stmt>(*db, "SELECT features, schema_version FROM scored WHERE token = ?1");
             watch.opened(path_);
             return true;
         } catch (const std::exception &ex) {

@@ -135,7 +135,12 @@ TEST_CASE("finding features: an update, whose script is not at hand, scores with
     job.owner_uid = 4242;
     job.job = request("sim");
     job.job.has_script = false;  // slurmctld's record of a job does not give jfp its script
+    // Counts the submission's log row does not hold: what the update logs can come only from AdminComment.
     std::string admin = out.admin_comment_append;
+    const size_t at = admin.find(".1.1");
+    REQUIRE(at != std::string::npos);
+    REQUIRE(admin.find(".1.1", at + 1) == std::string::npos);
+    admin.replace(at, 4, ".3.2");
     job.admin_comment = admin;
     SubmitRequest delta;
     delta.uid = 4242;
@@ -143,8 +148,8 @@ TEST_CASE("finding features: an update, whose script is not at hand, scores with
     auto upd = e.evaluate_update("77", delta, 4242, job);
     REQUIRE(upd.decision.scored);
     REQUIRE(e.flush_for_exit(std::chrono::seconds(30)));
-    CHECK(logged_feature(log, out.token, F_script_ignored_sbatch) == 1);
-    CHECK(logged_feature(log, out.token, F_script_missing_modules) == 1);
+    CHECK(logged_feature(log, out.token, F_script_ignored_sbatch) == 3);
+    CHECK(logged_feature(log, out.token, F_script_missing_modules) == 2);
 }
 
 TEST_CASE("finding features: build_features counts ignored lines in a known script as the plugin's evidence does") {
@@ -190,7 +195,7 @@ TEST_CASE("finding features: a feature log row of schema 2 reads as a prefix, th
         w.flush();
     }
     {
-        // As a jfp of schema 2 wrote them: 53 floats; one of schema 1 (not a prefix), one of a wrong width.
+        // As a jfp of schema 2 wrote them: 52 floats; one of schema 1 (not a prefix), one of a wrong width.
         Db db(path, SQLITE_OPEN_READWRITE);
         const int old = feature_count_of_schema(2) * static_cast<int>(sizeof(float));
         const std::string width = std::to_string(old);
@@ -211,6 +216,25 @@ TEST_CASE("finding features: a feature log row of schema 2 reads as a prefix, th
         else CHECK(std::isnan(then[static_cast<size_t>(f)]));
     }
     CHECK(log.at("then").schema_version == 2);
+
+    // An update of the job submitted before the upgrade (its script not at hand) keeps that row's script
+    // features; the findings, which schema 2 did not have, stay unknown.
+    {
+        FeatureLogWriter w(path, 16);
+        FeatureLogEntry e;
+        e.token = "then";
+        e.model_id = std::make_shared<const std::string>("m");
+        e.update = true;
+        e.x.fill(std::nanf(""));
+        REQUIRE(w.push(std::move(e)));
+        w.flush();
+    }
+    const auto after = read_feature_log(path);
+    const auto &updated = after.at("then");
+    CHECK(updated.schema_version == kFeatureSchemaVersion);
+    for (int f = F_script_bytes; f <= F_script_set_e; ++f) CHECK(updated.x[static_cast<size_t>(f)] == x[static_cast<size_t>(f)]);
+    CHECK(std::isnan(updated.x[F_script_ignored_sbatch]));
+    CHECK(std::isnan(updated.x[F_script_missing_modules]));
 }
 
 TEST_CASE("finding features: the plugin scores with a deployed schema-2 bundle after the upgrade, and says so") {

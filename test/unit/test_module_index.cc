@@ -253,12 +253,12 @@ TEST_CASE("module findings: on random trees and scripts, every sentence is true 
                 CHECK(lines[line - 1].find(name) != std::string::npos);
                 if (m[4].matched) {  // every suggestion is a name the tree has
                     std::string list = m[4];
-                    for (size_t at = 0; at <= list.size();) {
-                        size_t comma = list.find(", ", at);
-                        std::string one = list.substr(at, comma == std::string::npos ? std::string::npos : comma - at);
+                    for (size_t at = 0; at <= list.size();) {  // "a", or "a or b or c"
+                        size_t sep = list.find(" or ", at);
+                        std::string one = list.substr(at, sep == std::string::npos ? std::string::npos : sep - at);
                         CHECK(o.name_anywhere(one));
-                        if (comma == std::string::npos) break;
-                        at = comma + 2;
+                        if (sep == std::string::npos) break;
+                        at = sep + 4;
                     }
                 }
             } else {

@@ -263,6 +263,7 @@ void check_store(Report &r, const Config &cfg, const Account &slurm, const SiteC
         // Tokens are counted from the plugin's first scored job on: jobs from before it was enabled have none.
         const auto first = store.first_token_submit();
         auto t = first && *first > week ? store.coverage_since(*first) : c;
+        if (t.jobs == 0) t = c;  // only queued jobs carry one yet
         if (c.jobs > 0) {
             double uid = static_cast<double>(c.with_uid) / static_cast<double>(c.jobs);
             double tok = t.jobs ? static_cast<double>(t.with_token) / static_cast<double>(t.jobs) : 0;

@@ -42,11 +42,13 @@ LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle,
     uint64_t live_models_other = 0;
     // Outcomes by token, and the training window's features, in one pass over the store.
     std::unordered_map<std::string, Outcome> outcome_by_token;
+    // The training window as the trainer saw it: a job the plugin logged has the vector it logged (script
+    // features and findings included), as jfp train --feature-log reads it.
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
         if (j.submit >= t0 && j.submit <= t1 && is_labeled(j.outcome))
             for (int f = 0; f < kNumFeatures; ++f) train[static_cast<size_t>(f)].push_back(x[static_cast<size_t>(f)]);
         if (!j.jfp_token.empty()) outcome_by_token[j.jfp_token] = j.outcome;
-    });
+    }, &logged);
     for (const auto &[token, lf] : logged) {
         if (lf.scored_at < since) continue;
         if (lf.model_id != bundle.model_id()) ++live_models_other;
