@@ -254,7 +254,7 @@ TEST_CASE("verdict: unfit below the best rule, reject only when the target was r
         v = judge(reached, degenerate, rules, "these 10 jobs");
         CHECK_FALSE(v.fit);
         CHECK(v.modes == "none");
-        CHECK(v.line.rfind("verdict: cannot judge: 10 finished jobs on these 10 jobs, " + std::to_string(failed) + " of them failed", 0) == 0);
+        CHECK(v.line.rfind("verdict: cannot judge on these 10 jobs: " + std::to_string(failed) + " failed of 10 finished", 0) == 0);
     }
     degenerate.positives = 3;
     degenerate.roc_auc = 0.5;

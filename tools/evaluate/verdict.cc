@@ -49,10 +49,10 @@ Verdict judge(const ModelBundle &bundle, const BinaryMetrics &model, const std::
         v.fit = false;
         v.modes = "none";
         std::snprintf(buf, sizeof buf,
-                      "verdict: cannot judge: %zu finished jobs on %s, %zu of them failed: a ranking is judged on both "
+                      "verdict: cannot judge on %s: %zu failed of %zu finished: a ranking is judged on both "
                       "failures and completions; wait until more jobs have ended and retrain (jfp publish --force "
                       "installs it unjudged)",
-                      model.n, where.c_str(), model.positives);
+                      where.c_str(), model.positives, model.n);
         v.line = buf;
         return v;
     }

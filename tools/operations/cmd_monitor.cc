@@ -149,7 +149,8 @@ void run_monitor(const MonitorArgs &a) {
         std::printf("  drift of the %zu features the model uses, from the training window (%s .. %s, %zu jobs), PSI, "
                     "largest first:", drift.size(), live.window_start.c_str(), live.window_end.c_str(), live.training_rows);
         for (size_t i = 0; i < drift.size() && i < 5; ++i)
-            std::printf(" %s %.3f%s", feature_names()[static_cast<size_t>(drift[i].second)], drift[i].first, i + 1 < 5 ? "," : "");
+            std::printf(" %s %.3f%s", feature_names()[static_cast<size_t>(drift[i].second)], drift[i].first,
+                        i + 1 < std::min<size_t>(5, drift.size()) ? "," : "");
         std::printf("\n");
         if (!note.empty()) std::printf("  note: %s\n", note.c_str());
         for (const auto &al : alerts) std::printf("  ALERT: %s\n", al.c_str());
