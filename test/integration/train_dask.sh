@@ -4,7 +4,8 @@
 # scores); with two its bundle loads in jfp eval (reference rows reproduce in jfp's tree walk), is useful
 # after the cutoff, and a real slurmctld loads it and scores submissions with it. The Python trainer's
 # threshold and metrics are checked against jfp's own on the same scores. The PR-AUC comparison over seeds
-# is bench/dask_parity.sh's (one run of either trainer moves with its seed).
+# is bench/dask_parity.sh's (one run of either trainer moves with its seed). A training that stalls (a worker
+# kept busy) is abandoned after --stall-timeout and trained again on a new LocalCluster.
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 if ! /usr/bin/python3 -c 'import dask.dataframe, distributed, xgboost.dask, pandas' 2>/dev/null; then
@@ -45,9 +46,21 @@ tree="--kind tree"  # jfp train: the tree model, whichever the rules would choos
 "$JFP_TRAIN_DASK" --features "$W/features" --out "$W/dask1.json" --workers 1 $det 2>"$W/dask.err" >/dev/null ||
     { cat "$W/dask.err" >&2; fail "jfp-train-dask (1 worker) failed"; }
 t0=$SECONDS
-"$JFP_TRAIN_DASK" --features "$W/features" --out "$W/dask.json" --workers 2 2>"$W/dask.err" | sed 's/^/# dask: /' ||
-    { cat "$W/dask.err" >&2; fail "jfp-train-dask failed"; }
+"$JFP_TRAIN_DASK" --features "$W/features" --out "$W/dask.json" --workers 2 --stall-timeout 120 2>"$W/dask.err" |
+    sed 's/^/# dask: /' || { cat "$W/dask.err" >&2; fail "jfp-train-dask failed"; }
 note "jfp-train-dask on 2 workers took $((SECONDS - t0)) s (LocalCluster start included)"
+! grep "training again" "$W/dask.err" || note "(its first training stalled: the tool trained again, as it should)"
+
+# ---- a stalled training (one worker kept busy, as a hung worker is: xgboost.dask's peers wait on it) is
+# abandoned after --stall-timeout with its LocalCluster, and trained again on a new one
+t0=$SECONDS
+JFP_TRAIN_DASK_FAULT=stall-once "$JFP_TRAIN_DASK" --features "$W/features" --out "$W/stalled.json" --workers 2 \
+    --stall-timeout 20 2>"$W/stall.err" >/dev/null || { cat "$W/stall.err" >&2; fail "a stalled training was not retried"; }
+expect_contains "$(cat "$W/stall.err")" "a training gave no result in 20 s; training again on a new local cluster" \
+    "the stalled training's message"
+python3 -c "import json,sys; b = json.load(open(sys.argv[1])); assert b['failure_model'] and b['class_model']" \
+    "$W/stalled.json" || fail "the retried training wrote no complete bundle"
+note "a stalled training: abandoned after 20 s and trained again, $((SECONDS - t0)) s in all"
 # The same model with a threshold that reaches its target precision: both threshold rules get checked.
 "$JFP" train --db "$db" --out "$W/local-p50.json" --train-fraction 0.7 --nthread 2 $det $tree --target-precision 0.5 \
     --no-progress >/dev/null
