@@ -257,6 +257,7 @@ void run_publish(const PublishArgs &a) {
     sync_directory_of(target);
     std::printf("jfp publish: installed model %s (%s) as %s", bundle.model_id().c_str(), bundle.describe_kind().c_str(), target.c_str());
     if (had) std::printf("; the model it replaced, %s, is %s.previous (jfp publish --rollback)", kept.c_str(), target.c_str());
+    else std::printf("; no model was there before, so there is none to roll back to");
     std::printf("\n");
 }
 
