@@ -67,6 +67,7 @@ run 0 "$JFP" publish good.json
 cmp -s good.json live/model.json || fail "publish did not install the bundle"
 [ "$(stat -c %a live/model.json)" = 644 ] || fail "installed with mode $(stat -c %a live/model.json)"
 [ ! -e live/model.json.previous ] || fail "a previous model out of nothing"
+grep -q "no model was there before, so there is none to roll back to" out.txt || fail "the first publish: $(tail -n1 out.txt)"
 grep -q "submitted since its training cutoff" out.txt || fail "not judged on the jobs after the cutoff: $(cat out.txt)"
 ok "published: $(tail -n1 out.txt | cut -c1-140)"
 
