@@ -64,7 +64,7 @@ grep -q "ok .*job_submit_jfp.so is built for Slurm .* (slurmctld " "$W/check.txt
     fail "jfp check did not compare the plugin with slurmctld's release: $(cat "$W/check.txt")"
 note "jfp check: $(tail -n1 "$W/check.txt")"
 as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
-archived_token() { [ "$(sqlite3 -readonly "$W/scripts.db" "SELECT count(*) FROM submissions WHERE token = '$1'" 2>/dev/null || echo 0)" = 1 ]; }
+archived_token() { [ "$(sql_read "$W/scripts.db" "SELECT count(*) FROM submissions WHERE token = '$1'" 2>/dev/null || echo 0)" = 1 ]; }
 archived() { local t; t=$(token_of_job "$1"); wait_until 60 "job $1 (token $t) was not archived" "archived_token $t"; }
 
 # ---- A2: userb's script holds a secret; usera names a job after userb's token
@@ -86,7 +86,8 @@ note "A2: usera's job $ja named '... AdminComment=jfp:t=$tb': scripts show print
 
 # ---- A5: requests slurmctld refuses itself after job_submit are judged like any other (jfp does not guess
 # slurmctld's verdict) and cost a small, capped trace: their row in the feature log, their script's head.
-wait_until 30 "the feature log has no rows" '[ "$(db_count "$W/features.db" scored)" -gt 0 ]'
+# Both jobs so far (jb, ja) logged first: the counts below are exact.
+wait_until 30 "the feature log lacks jobs $jb and $ja" '[ "$(db_count "$W/features.db" scored)" -ge 2 ]'
 rows0=$(db_count "$W/features.db" scored)
 subs0=$(db_count "$W/scripts.db" submissions)
 bytes0=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
@@ -114,7 +115,7 @@ expect_eq "$(db_count "$W/scripts.db" submissions)" "$((subs0 + 6))" "A5: archiv
 bytes1=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
 [ $((bytes1 - bytes0)) -lt 1048576 ] || fail "A5: the archive grew by $((bytes1 - bytes0)) bytes for 5 requests slurmctld refused (two scripts of 4.3 MiB that do not compress)"
 # The long name was judged on its normalised form: cut to slurmctld's 1024 bytes.
-expect_eq "$(sqlite3 -readonly -cmd '.timeout 10000' "$W/features.db" "SELECT count(*) FROM scored WHERE name = '$(long 1024 n)'")" 1 \
+expect_eq "$(sql_read "$W/features.db" "SELECT count(*) FROM scored WHERE name = '$(long 1024 n)'")" 1 \
     "A5: feature-log rows of the 1025-byte name, cut to 1024 bytes"
 note "A5: a long name, a long comment, two 4.3 MiB scripts, a 10,000-task array: refused by slurmctld, each judged; archive +$((bytes1 - bytes0)) bytes"
 
@@ -139,7 +140,7 @@ for i in 1 2 3 4 5 6 7 8 9 10; do
 done
 # Judged (each has its feature-log row), so jfp handled every byte of them.
 wait_until 30 "A13: the sized requests have no feature-log rows" \
-    '[ "$(sqlite3 -readonly -cmd ".timeout 10000" "$W/features.db" "SELECT count(*) FROM scored WHERE name LIKE '"'sized%'"'")" -ge 11 ]'
+    '[ "$(sql_read "$W/features.db" "SELECT count(*) FROM scored WHERE name LIKE '"'sized%'"'")" -ge 11 ]'
 rss1=$(rss_kib)
 note "A13: slurmctld's RSS ${rss0} KiB before ten sized requests, ${rss1} KiB after (+$(((rss1 - rss0) / 1024)) MiB)"
 # docs/admin-guide.md, "What a submission costs": jfp keeps at most a few KiB of each; slurmctld's own
@@ -182,7 +183,7 @@ wait_until 60 "A20: the seven --test-only submissions were not archived" \
     '[ "$(db_count "$W/scripts.db" submissions)" -ge "$((subs_before + 7))" ]'
 archive1=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
 note "A20: six distinct 1 MiB scripts of usera's and one of userb's grew the archive by $((archive1 - archive0)) bytes (budget 1 MiB a user a day)"
-kept_bytes() { sqlite3 -readonly -cmd '.timeout 10000' "$W/scripts.db" "SELECT b.size FROM submissions s JOIN blobs b ON b.hash = s.script_hash WHERE s.name = '$1' ORDER BY s.submitted DESC LIMIT 1"; }
+kept_bytes() { sql_read "$W/scripts.db" "SELECT b.size FROM submissions s JOIN blobs b ON b.hash = s.script_hash WHERE s.name = '$1' ORDER BY s.submitted DESC LIMIT 1"; }
 expect_eq "$(kept_bytes rand6)" 4096 "A20: bytes kept of usera's sixth new script"
 [ "$(kept_bytes randb)" -gt 1000000 ] || fail "A20: userb's script was cut ($(kept_bytes randb) bytes kept): another user's budget is their own"
 # Random letters compress to ~6 bits a byte: two whole scripts, four heads, userb's one, and SQLite's pages.
@@ -201,20 +202,20 @@ scontrol release "$ja" "$jb"
 for id in "$je" "$ja" "$jb"; do wait_job "$id" 120 >/dev/null; done
 wait_accounting_complete
 as_slurm "$JFP_AS_SLURM" ingest -q --from-sacct --db "$W/history.db" --overlap 7200
-forged_rows=$(sqlite3 "$W/history.db" "SELECT count(*) FROM jobs WHERE job_key = '990001' OR (user = '$B' AND name = 'important' AND state = 'FAILED')")
+forged_rows=$(sql_read "$W/history.db" "SELECT count(*) FROM jobs WHERE job_key = '990001' OR (user = '$B' AND name = 'important' AND state = 'FAILED')")
 expect_eq "$forged_rows" 0 "A1: jobs the name of usera's job $je forged in the store"
-got=$(sqlite3 "$W/history.db" "SELECT quote(name) FROM jobs WHERE job_key = '$je'")
+got=$(sql_read "$W/history.db" "SELECT quote(name) FROM jobs WHERE job_key = '$je'")
 want=$(sqlite3 ":memory:" "SELECT quote(CAST(x'$(printf '%s' "$evil" | od -An -tx1 | tr -d ' \n')' AS TEXT))")
 expect_eq "$got" "$want" "A1: the stored name of usera's job $je"
 # A2 after the jobs ended: the store ties each job to its own token
-expect_eq "$(sqlite3 "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_key = '$ja'")" "$ta" "A2: usera's job's token in the store"
-expect_eq "$(sqlite3 "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_key = '$jb'")" "$tb" "A2: userb's job's token in the store"
+expect_eq "$(sql_read "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_key = '$ja'")" "$ta" "A2: usera's job's token in the store"
+expect_eq "$(sql_read "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_key = '$jb'")" "$tb" "A2: userb's job's token in the store"
 note "A1: usera's job $je, named 'x' + newline + a record of userb's, is one job in the store, its name whole"
 
 # ---- A5 (reclaimed): once jfp ingest has jobs submitted after them, what the refused requests left (their
 # feature-log rows, their archived scripts) goes with jfp prune orphans; every job's own stays.
-nrow() { sqlite3 -readonly -cmd '.timeout 10000' "$W/features.db" "SELECT count(*) FROM scored WHERE $1"; }
-nsub() { sqlite3 -readonly -cmd '.timeout 10000' "$W/scripts.db" "SELECT count(*) FROM submissions WHERE $1"; }
+nrow() { sql_read "$W/features.db" "SELECT count(*) FROM scored WHERE $1"; }
+nsub() { sql_read "$W/scripts.db" "SELECT count(*) FROM submissions WHERE $1"; }
 long_name="name = '$(long 1024 n)'"
 expect_eq "$(nrow "$long_name")" 1 "A5: the refused long name's row before jfp prune orphans"
 out=$(as_slurm "$JFP_AS_SLURM" prune orphans --dry-run --grace 0 --force --db "$W/history.db" --feature-log "$W/features.db" --archive "$W/scripts.db")
@@ -225,7 +226,7 @@ note "A5: $(printf '%s' "$out" | tr '\n' ' ')"
 expect_eq "$(nrow "$long_name")" 0 "A5: the refused long name's row after jfp prune orphans"
 expect_eq "$(nrow "name LIKE 'sized%'")" 0 "A5: the sized requests' rows (A13) after jfp prune orphans"
 for id in "$ja" "$jb" "$je" "$jk"; do  # ended and ingested, or still pending (held): jobs, kept
-    t=$(sqlite3 "$W/history.db" "SELECT coalesce((SELECT jfp_token FROM jobs WHERE job_key = '$id'), (SELECT token FROM queue_tokens WHERE job_id = '$id'))")
+    t=$(sql_read "$W/history.db" "SELECT coalesce((SELECT jfp_token FROM jobs WHERE job_key = '$id'), (SELECT token FROM queue_tokens WHERE job_id = '$id'))")
     [ -n "$t" ] || fail "A5: job $id has no token in the store"
     expect_eq "$(nrow "token = '$t'")" 1 "A5: job $id's feature-log row after jfp prune orphans"
     expect_eq "$(nsub "token = '$t'")" 1 "A5: job $id's archived script after jfp prune orphans"
@@ -293,10 +294,13 @@ reconfigure() {
 cp "$CLUSTER_DIR/etc/slurm.conf" "$W/slurm.conf.saved"
 echo "MaxArraySize=5" >>"$CLUSTER_DIR/etc/slurm.conf"
 reconfigure
+mark=$(wc -l <"$CTLD_LOG")
 if out=$(as_user "$A" sbatch --hold -o /dev/null -J doomed --array=0-50 --wrap true 2>&1); then
     fail "A12: usera's doomed array (indices within the old MaxArraySize, past the new) was accepted: $out"
 fi
-wait_log "submit user=$A name='doomed' .*action=reject" 10
+# Its own line: A15's 300 refusals of the same name are earlier in the log.
+judged() { tail -n +"$((mark + 1))" "$CTLD_LOG" | grep "submit user=$A name='doomed' .*action=reject" >/dev/null; }
+wait_until 10 "A12: no reject line for usera's doomed array in slurmctld's log" judged
 cp "$W/slurm.conf.saved" "$CLUSTER_DIR/etc/slurm.conf"
 reconfigure
 note "A12: after MaxArraySize was lowered at run time, usera's doomed array was judged and refused: $(printf '%s' "$out" | head -n1)"
@@ -331,7 +335,7 @@ note "A14: 'debug,long' refused at submission and as an update of $jl (threshold
 
 # ---- A16: userb's update of usera's job is slurmctld's to refuse; jfp writes and logs nothing for it
 tl=$(token_of_job "$jl")
-row() { sqlite3 -readonly -cmd '.timeout 10000' "$W/features.db" "SELECT scored_at || uid || user || name || hex(features) FROM scored WHERE token = '$tl'"; }
+row() { sql_read "$W/features.db" "SELECT scored_at || uid || user || name || hex(features) FROM scored WHERE token = '$tl'"; }
 wait_until 30 "A16: job $jl has no feature-log row" '[ -n "$(row)" ]'
 before=$(row)
 lines=$(grep -c "update user=" "$CTLD_LOG" || true)
@@ -410,7 +414,7 @@ wait_job "$(cut -d';' -f1 "$W/j19")" 120 >/dev/null
 wait_accounting_complete
 sacct --allusers --json --starttime now-1hour --endtime now+1days >"$W/export.json"
 as_slurm "$JFP_AS_SLURM" ingest -q --db "$W/json.db" "$W/export.json" || fail "A19: jfp ingest of sacct --json failed"
-expect_eq "$(sqlite3 "$W/json.db" "SELECT count(*) FROM jobs WHERE job_key = '990001' OR (user = '$B' AND name = 'important' AND state = 'FAILED')")" 0 \
+expect_eq "$(sql_read "$W/json.db" "SELECT count(*) FROM jobs WHERE job_key = '990001' OR (user = '$B' AND name = 'important' AND state = 'FAILED')")" 0 \
     "A19: jobs a name forged in a sacct --json file"
 later=$(date -d @$(( $(date +%s) + 86400 * 30 )) +%FT%T)
 printf 'JobIDRaw|User|JobName|Submit|Start|End|State\n990002|%s|important|%s|%s|%s|FAILED\n' "$B" "$t0" "$t1" "$later" >"$W/future.txt"
@@ -418,7 +422,7 @@ if as_slurm "$JFP_AS_SLURM" ingest --strict --db "$W/json.db" "$W/future.txt" >"
     fail "A19: a job ending after the ingest began was accepted: $(cat "$W/future.out")"
 fi
 expect_contains "$(cat "$W/future.out")" "after this ingest began" "A19: the refusal of a job ending in the future"
-expect_eq "$(sqlite3 "$W/json.db" "SELECT count(*) FROM jobs WHERE job_key = '990002'")" 0 "A19: the future job in the store"
+expect_eq "$(sql_read "$W/json.db" "SELECT count(*) FROM jobs WHERE job_key = '990002'")" 0 "A19: the future job in the store"
 note "A19: a forged record in a job name stays a name in sacct --json; a job ending in 30 days refused at line 2"
 
 # ---- A6: file modes of what jfp created here (slurmctld's feature log and archive, jfp ingest's store)

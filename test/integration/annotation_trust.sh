@@ -95,12 +95,12 @@ scontrol release "${ids[@]}"
 for id in "${ids[@]}"; do wait_job "$id" >/dev/null; done
 site_jfp ingest -q --from-sacct --db "$W/history.db" --overlap 7200
 for id in "${ids[@]}"; do
-    tok=$(sqlite3 "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_id='$id'")
+    tok=$(sql_read "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_id='$id'")
     [ -n "$tok" ] || fail "job $id: no token in the store"
     [ "$tok" != "0123456789abcdef" ] || fail "job $id: the forged token reached the store"
-    logged=$(sqlite3 "$W/features.db" "SELECT count(*) FROM scored WHERE token='$tok'")
+    logged=$(sql_read "$W/features.db" "SELECT count(*) FROM scored WHERE token='$tok'")
     [ "$logged" = 1 ] || fail "job $id: token $tok is not one the plugin logged"
 done
-[ "$(sqlite3 "$W/history.db" "SELECT count(*) FROM jobs WHERE jfp_token='0123456789abcdef'")" = 0 ] \
+[ "$(sql_read "$W/history.db" "SELECT count(*) FROM jobs WHERE jfp_token='0123456789abcdef'")" = 0 ] \
     || fail "a forged token reached the store"
 note "every stored token is the plugin's; forged annotations and tokens reached no tool"

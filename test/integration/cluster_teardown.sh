@@ -26,7 +26,7 @@ n=$(wc -w <<<"$before")
 note "$n processes hold the cluster's files: $(for p in $before; do cat /proc/$p/comm 2>/dev/null; done | sort | uniq -c | tr -s ' ' | tr '\n' ',')"
 kill -KILL "$owner"
 wait "$owner" 2>/dev/null || true
-wait_until 20 "processes still hold the cluster's files after its owner died: $(holders)" '[ -z "$(holders | tr -d " ")" ]'
+wait_until 60 "processes still hold the cluster's files after its owner died: $(holders)" '[ -z "$(holders | tr -d " ")" ]'
 # A killed daemon is reaped by whoever adopted it; where that is a PID 1 that does not reap (a container's),
 # it stays a zombie for a while: dead, holding nothing, so it counts as stopped (lib.sh's running).
 for p in $before; do

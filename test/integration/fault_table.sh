@@ -248,7 +248,7 @@ unfault_F1() { rm -f "$FULL/filler"; }
 row F1 start rejected "feature log" - "feature log on a full disk"
 # Recovery means rows reach the log again.
 logged_after_decision() {  # true once a row reached the feature log; else submits one more job
-    [ "$(sqlite3 "$FULL/features.db" 'SELECT count(*) FROM scored' 2>/dev/null || echo 0)" -gt 0 ] && return 0
+    [ "$(sql_read "$FULL/features.db" 'SELECT count(*) FROM scored' 2>/dev/null || echo 0)" -gt 0 ] && return 0
     decision doomed >/dev/null
     return 1
 }

@@ -33,7 +33,7 @@ note "warned: $(grep -F 'line 4:' "$S/out" | sed 's/^ *//' | cut -c1-160)"
 # on stderr (with an index, its module loads too; this jfp.conf has none, so the plugin judged none).
 printf '{"python": {"/m/python/3.11.4.lua": {"fullName": "python/3.11.4"}}}' >"$S/index.json"
 show() { "$JFP" scripts show "$id" --archive "$W/archive.db" --db "$W/history.db" "$@" >"$S/shown" 2>"$S/head"; }
-wait_until 20 "jfp scripts show $id: $(cat "$S/head" 2>/dev/null)" 'show --modules-index "$S/index.json"'
+wait_until 60 "jfp scripts show $id: $(cat "$S/head" 2>/dev/null)" 'show --modules-index "$S/index.json"'
 cmp -s "$S/shown" "$S/late.sh" || fail "jfp scripts show: not the script submitted"
 grep -qF "# finding: line 4: '#SBATCH --mem=300' comes after the script's first command (line 3): sbatch ignored it" "$S/head" ||
     fail "jfp scripts show: no ignored line: $(cat "$S/head")"

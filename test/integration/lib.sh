@@ -236,7 +236,11 @@ doomed_and_steady() {
 
 # db_count FILE TABLE: the rows of TABLE in the SQLite FILE, 0 while it does not exist (read-only: a
 # missing file is not created, as sqlite3 would, before the plugin creates it with its own mode).
-db_count() { sqlite3 -readonly -cmd '.timeout 10000' "$1" "SELECT count(*) FROM $2" 2>/dev/null || echo 0; }
+# sql_read DB QUERY...: a read of a store the plugin, an ingest or a writer thread may be writing: read-only
+# (a root sqlite3 must not leave root-owned -wal/-shm files) and waiting out their locks instead of failing
+# with "database is locked" (units_run.sh met it). test/source/shell_pipes.sh holds the tests to it.
+sql_read() { sqlite3 -readonly -cmd '.timeout 10000' "$@"; }
+db_count() { sql_read "$1" "SELECT count(*) FROM $2" 2>/dev/null || echo 0; }
 
 # make_site DIR: a history store (synthetic users plus root's own history) and a model trained on it.
 # root has 'doomed', whose last 6 runs failed minutes ago, and 'steady', whose last 6 completed.

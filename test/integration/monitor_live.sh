@@ -26,7 +26,7 @@ for i in 1 2 3 4 5 6; do
 done
 for id in "${ids[@]}"; do wait_job "$id" 120 >/dev/null; done
 wait_until 60 "the feature log did not reach 12 rows scored at threshold $mid" \
-    '[ "$(sqlite3 "$W/features.db" "SELECT count(*) FROM scored WHERE threshold > $mid - 0.00005 AND threshold < $mid + 0.00005" 2>/dev/null || echo 0)" -ge 12 ]'
+    '[ "$(sql_read "$W/features.db" "SELECT count(*) FROM scored WHERE threshold > $mid - 0.00005 AND threshold < $mid + 0.00005" 2>/dev/null || echo 0)" -ge 12 ]'
 wait_accounting_complete
 site_jfp ingest --from-sacct --db "$W/history.db" >/dev/null
 # The plugin follows the ingest by applying only what it changed: these jobs ended after all it had.
@@ -89,13 +89,13 @@ grep -q '<table id="drift">' "$W/report.html" || fail "the report has no drift t
 # across a split (seen on 26.05: p 0.729 then 0.702 for the same history).
 tokens=()
 for n in doomed steady; do tokens+=("$(token_of_job "$(submit --hold -J $n --wrap true)")"); done
-sqlite3 "$W/history.db" ".backup '$W/copy.db'"
+sqlite3 -cmd '.timeout 10000' "$W/history.db" ".backup '$W/copy.db'"
 set_conf "$base
 mode = annotate
 store = $W/copy.db"
 wait_log "loaded history of [0-9]* jobs .* from $W/copy.db"
 for n in doomed steady; do tokens+=("$(token_of_job "$(submit --hold -J $n --wrap true)")"); done
-logged_all() { [ "$(sqlite3 "$W/features.db" "SELECT count(*) FROM scored WHERE token IN ('${tokens[0]}','${tokens[1]}','${tokens[2]}','${tokens[3]}')" 2>/dev/null || echo 0)" = 4 ]; }
+logged_all() { [ "$(sql_read "$W/features.db" "SELECT count(*) FROM scored WHERE token IN ('${tokens[0]}','${tokens[1]}','${tokens[2]}','${tokens[3]}')" 2>/dev/null || echo 0)" = 4 ]; }
 wait_until 60 "the feature log did not get the four comparison jobs" logged_all
 /usr/bin/python3 - "$W/features.db" "$W/model.json" "${tokens[@]}" <<'PY' || fail "history features differ between the incremental update and a full load (above)"
 import json, sqlite3, struct, sys

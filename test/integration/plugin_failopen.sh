@@ -111,8 +111,8 @@ wait_until 60 "the blocker job did not start" '[ "$(squeue -h -j "$blocker" -o %
 target=$(submit --exclusive -J target --wrap true)   # pending (Resources): eligible, so sacct lists it
 sleep 1
 site_jfp ingest --from-sacct --db "$W/history.db" --overlap 7200 | sed 's/^/# /'
-sqlite3 "$W/history.db" "SELECT job_key, job_id, state, jfp_token FROM jobs WHERE name IN ('target', 'blocker')" | sed 's/^/# /'
-[ -n "$(sqlite3 "$W/history.db" "SELECT token FROM queue_tokens WHERE job_id='$target'")" ] \
+sql_read "$W/history.db" "SELECT job_key, job_id, state, jfp_token FROM jobs WHERE name IN ('target', 'blocker')" | sed 's/^/# /'
+[ -n "$(sql_read "$W/history.db" "SELECT token FROM queue_tokens WHERE job_id='$target'")" ] \
     || fail "the pending job's token did not reach the store (queue_tokens)"
 # The plugin has the pending job's token once it logs the ingest with the queued jobs' tokens (sacct 22.05
 # lists neither job yet, 24.11 lists both as changed jobs).

@@ -151,10 +151,11 @@ expect_eq "$annotated" 550 "annotated concurrent submissions"
 grep -v '^$' "$W"/burst.*.err && fail "sbatch printed errors during the burst"
 
 # ---- srun and salloc (no script), run to completion
-srun -J interactive_srun -n1 true
-salloc -J interactive_salloc -n1 true >/dev/null 2>&1
-sid=$(sacct $SACCT_WINDOW -n -X -P --name interactive_srun -o JobID | head -n1)
-aid=$(sacct $SACCT_WINDOW -n -X -P --name interactive_salloc -o JobID | head -n1)
+# The ids from the jobs themselves: slurmdbd may not have a job's record (or only its "allocation" row)
+# when srun and salloc return.
+sid=$(srun -J interactive_srun -n1 sh -c 'echo "$SLURM_JOB_ID"' | tr -dc '0-9')
+aid=$(salloc -J interactive_salloc -n1 sh -c 'echo "$SLURM_JOB_ID"' 2>/dev/null | tr -dc '0-9')
+[ -n "$sid" ] && [ -n "$aid" ] || fail "srun or salloc did not give its job id (srun '$sid', salloc '$aid')"
 wait_job "$sid" >/dev/null
 wait_job "$aid" >/dev/null
 expect_contains "$(sacct_field "$sid" Comment)" "jfp:p=" "srun job annotated"
@@ -166,7 +167,7 @@ scancel $burst_ids "${ids[@]}" 2>/dev/null || true
 scontrol release "${early[@]}"
 for id in "${early[@]}"; do wait_job "$id" 120 >/dev/null; done
 sleep 1
-rows=$(sqlite3 "$W/features.db" "SELECT count(*) FROM scored")
+rows=$(sql_read "$W/features.db" "SELECT count(*) FROM scored")
 [ "$rows" -ge 570 ] || fail "feature log has $rows rows, expected at least 570"
 grep -q "internal fault" "$CTLD_LOG" && fail "the plugin reported an internal fault: $(grep 'internal fault' "$CTLD_LOG" | head -n1)"
 
@@ -236,7 +237,7 @@ sim() { "$JFP" simulate --conf "$W/sim.conf" --db "$W/parity.db" --model "$W/mod
 sim "$W/sim-annotate.csv"
 printf 'threshold = %s\n' "$mid" >>"$W/sim.conf"
 sim "$W/sim-warn.csv" --mode warn
-sqlite3 -csv "$W/features.db" "SELECT token, p_fail, action, user, name FROM scored" >"$W/logged.csv"
+sql_read -csv "$W/features.db" "SELECT token, p_fail, action, user, name FROM scored" >"$W/logged.csv"
 /usr/bin/python3 - "$W/logged.csv" "$W/sim-annotate.csv" "$W/sim-warn.csv" "$mid" "$doomed_token" "$steady_token" "$early_tokens" <<'PY'
 import csv, sys
 early = set(sys.argv[7].split(","))

@@ -41,7 +41,7 @@ wait_log "applied 3 changed jobs from $W/history.db" 30
 # and logged in the feature log, before slurmctld stops.
 d1b=$(as_usera -J doomed --wrap true)
 t1b=$(token_of_job "$d1b")
-logged() { [ "$(sqlite3 -readonly -cmd '.timeout 10000' "$W/features.db" "SELECT count(*) FROM scored WHERE token = '$1'" 2>/dev/null || echo 0)" = 1 ]; }
+logged() { [ "$(sql_read "$W/features.db" "SELECT count(*) FROM scored WHERE token = '$1'" 2>/dev/null || echo 0)" = 1 ]; }
 wait_until 60 "the feature log did not get the reference job $d1b" "logged $t1b"
 note "after the 3 later jobs, before the restart: p(doomed)=$(p_job "$d1b")"
 

@@ -11,7 +11,7 @@ fresh="$CLUSTER_DIR/sacct_fresh.txt"
 
 summary() {  # outcomes per job name as the store reads them
     local db=$1
-    sqlite3 "$db" "SELECT name || ' ' || state || ' ' || outcome FROM jobs WHERE user IS NOT NULL ORDER BY name, job_key"
+    sql_read "$db" "SELECT name || ' ' || state || ' ' || outcome FROM jobs WHERE user IS NOT NULL ORDER BY name, job_key"
 }
 "$JFP" ingest --strict --db "$CLUSTER_DIR/fresh.db" "$fresh" || fail "ingesting the fresh export reported bad lines"
 "$JFP" ingest --strict --db "$CLUSTER_DIR/fixture.db" "$JFP_SRCDIR/test/fixtures/sacct_22.05.txt" \
@@ -40,13 +40,13 @@ columns="job_key, job_id, user, account, partition, qos, name, submit, start, en
 # fx_pipe|name's submit line holds its comment's newline: the text export cannot carry it (the reader
 # counts that row's submit line unknown), the JSON does.
 rows() {
-    sqlite3 -separator ' ' "$1" "SELECT $columns FROM jobs WHERE name <> 'fx_pipe|name' ORDER BY job_key"
-    sqlite3 -separator ' ' "$1" "SELECT job_key, name, submit, start, end_time, state, outcome FROM jobs WHERE name = 'fx_pipe|name'"
+    sql_read -separator ' ' "$1" "SELECT $columns FROM jobs WHERE name <> 'fx_pipe|name' ORDER BY job_key"
+    sql_read -separator ' ' "$1" "SELECT job_key, name, submit, start, end_time, state, outcome FROM jobs WHERE name = 'fx_pipe|name'"
 }
 diff <(rows "$CLUSTER_DIR/fresh.db") <(rows "$CLUSTER_DIR/json.db") >"$CLUSTER_DIR/json.diff" ||
     fail "sacct --json and --parsable2 of the same jobs read differently (< text, > json):
 $(cat "$CLUSTER_DIR/json.diff")"
-note "sacct --json of the same $(sqlite3 "$CLUSTER_DIR/json.db" 'SELECT count(*) FROM jobs') jobs reads as the text export does"
+note "sacct --json of the same $(sql_read "$CLUSTER_DIR/json.db" 'SELECT count(*) FROM jobs') jobs reads as the text export does"
 
 # The same export with a delimiter no user can have typed (sacct takes a string): read as the '|' export.
 # Compared as above (rows()).

@@ -35,7 +35,7 @@ archived() {
     [ -n "$t" ] || fail "job $1 carries no jfp token"
     # The archive's writer runs at a lower priority, off the submit path: on a busy machine it lags.
     wait_until 60 "job $1 (token $t) was not archived" \
-        '[ "$(sqlite3 -readonly "$A" "SELECT count(*) FROM submissions WHERE token = '"'$t'"'" 2>/dev/null || echo 0)" = 1 ]'
+        '[ "$(sql_read "$A" "SELECT count(*) FROM submissions WHERE token = '"'$t'"'" 2>/dev/null || echo 0)" = 1 ]'
 }
 
 # ---- shapes: sh, python, bytes 0x01-0xff after the shebang, 1 MiB, a tab-and-trailing-space line
@@ -77,12 +77,12 @@ sbatch --hold -o /dev/null "$W/in/crlf" >/dev/null 2>&1 && note "this sbatch acc
 sbatch --hold -o /dev/null "$W/in/empty" >/dev/null 2>&1 && fail "sbatch accepted an empty script"
 
 # ---- dedup: the same script 30 times is one stored script
-script_blobs() { sqlite3 "$A" "SELECT count(*) FROM blobs WHERE hash IN (SELECT script_hash FROM submissions)"; }
+script_blobs() { sql_read "$A" "SELECT count(*) FROM blobs WHERE hash IN (SELECT script_hash FROM submissions)"; }
 before=$(script_blobs)
 for i in $(seq 1 30); do last=$(submit --hold -o /dev/null -J same "$W/in/py"); done
 archived "$last"
-expect_eq "$(sqlite3 "$A" "SELECT count(DISTINCT script_hash) FROM submissions WHERE name = 'same'")" 1 "distinct scripts among 30 identical submissions"
-expect_eq "$(sqlite3 "$A" "SELECT count(*) FROM submissions WHERE name = 'same'")" 30 "submissions archived"
+expect_eq "$(sql_read "$A" "SELECT count(DISTINCT script_hash) FROM submissions WHERE name = 'same'")" 1 "distinct scripts among 30 identical submissions"
+expect_eq "$(sql_read "$A" "SELECT count(*) FROM submissions WHERE name = 'same'")" 30 "submissions archived"
 expect_eq "$(script_blobs)" "$before" "stored scripts after resubmitting an archived one"
 scripts stats --json >"$W/stats.json"
 python3 - "$W/stats.json" <<'PY'
@@ -129,7 +129,7 @@ note "diff --last-ok of failed job $bad against completed job $ok shows the chan
 
 # ---- parity: the script features the trainer computes from the archive are those the plugin logged
 wait_until 60 "the feature log did not reach the 40 jobs scored so far" \
-    '[ "$(sqlite3 "$W/features.db" "SELECT count(*) FROM scored" 2>/dev/null || echo 0)" -ge 40 ]'
+    '[ "$(sql_read "$W/features.db" "SELECT count(*) FROM scored" 2>/dev/null || echo 0)" -ge 40 ]'
 "$JFP" parity --db "$W/history.db" --feature-log "$W/features.db" --script-archive "$A" --json >"$W/parity.json"
 "$JFP" parity --db "$W/history.db" --feature-log "$W/features.db" --json >"$W/parity-noarchive.json"
 python3 - "$W/parity.json" "$W/parity-noarchive.json" <<'PY'
@@ -174,7 +174,7 @@ note "6 submissions of 800 KB scripts with the archive on a 512 KiB tmpfs: all a
 
 # ---- restarts keep the archive, and archiving goes on after them
 set_conf "$(conf "$A")"
-n0=$(sqlite3 "$A" "SELECT count(*) FROM submissions")
+n0=$(sql_read "$A" "SELECT count(*) FROM submissions")
 restart() {  # slurmctld restarted, and the plugin in it archiving again
     local mark
     mark=$(wc -l <"$CTLD_LOG")
@@ -186,7 +186,7 @@ restart
 restart
 r=$(submit --hold -o /dev/null "$W/in/ws")
 archived "$r"
-expect_eq "$(sqlite3 "$A" "SELECT count(*) FROM submissions")" "$((n0 + 1))" "submissions after two restarts and one more job"
+expect_eq "$(sql_read "$A" "SELECT count(*) FROM submissions")" "$((n0 + 1))" "submissions after two restarts and one more job"
 scripts show -q --token "${TOK[big]}" | cmp - "$W/in/big" || fail "the 1 MiB script differs after two restarts"
 scancel -u root
 clear_queue
@@ -236,7 +236,7 @@ scancel "$r"
 note "removed: no descriptor left on the deleted files, new archive and feature log take the next job"
 
 # ---- retention: a dry run counts, a prune of everything older than now empties the archive
-n=$(sqlite3 "$A" "SELECT count(*) FROM submissions")
+n=$(sql_read "$A" "SELECT count(*) FROM submissions")
 expect_contains "$(scripts prune --older-than 1d --dry-run)" "would remove 0 submissions" "dry run, nothing a day old"
 sleep 1
 expect_contains "$(scripts prune --older-than 0d --vacuum)" "removed $n submissions" "prune of everything"

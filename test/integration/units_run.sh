@@ -69,7 +69,7 @@ start_site_cluster "mode = annotate
 script_archive = $W/scripts.db"
 # Waits for a writer (or a reader's WAL recovery) as the CLI and plugin do: sqlite3 alone gives up at once
 # with "database is locked", which read as an empty count the moment slurmctld began reloading the store.
-sqlq() { sqlite3 -readonly -cmd '.timeout 10000' "$1" "$2" || true; }
+sqlq() { sql_read "$1" "$2" || true; }
 
 # ---- users' jobs, then jfp-ingest.service
 mkdir -p "$W/home"

@@ -78,10 +78,10 @@ for want in req_cpus=2.0 req_mem_mb=200.0 timelimit_min=20.0 array_size=4.0 has_
 done
 
 # Another user's update of the job: slurmctld refuses it; jfp writes nothing for it.
-before=$(sqlite3 -readonly -cmd '.timeout 10000' "$W/features.db" "SELECT scored_at || uid || user || hex(features) FROM scored WHERE token = '$tj'")
+before=$(sql_read "$W/features.db" "SELECT scored_at || uid || user || hex(features) FROM scored WHERE token = '$tj'")
 if out=$(as_user "$B" scontrol update JobId="$j" Name=doomed TimeLimit=5 2>&1); then fail "userb updated usera's job $j: $out"; fi
 sleep 1  # a row jfp wrote would land within the reload interval (0.3 s)
-after=$(sqlite3 -readonly -cmd '.timeout 10000' "$W/features.db" "SELECT scored_at || uid || user || hex(features) FROM scored WHERE token = '$tj'")
+after=$(sql_read "$W/features.db" "SELECT scored_at || uid || user || hex(features) FROM scored WHERE token = '$tj'")
 expect_eq "$after" "$before" "job $j's feature-log row after userb's refused update"
 if grep -q "update user=.* name='doomed'" "$CTLD_LOG"; then fail "a decision was logged for userb's update: $(grep "update user=" "$CTLD_LOG" | tail -n1)"; fi
 

@@ -4,6 +4,9 @@
 #     on its next write, and the pipeline fails although the pattern was there (plugin_abi.sh's
 #     "slurm_xfree should be left undefined" failure, issue 35). Search a variable (`grep -q P <<<"$v"`), or
 #     let grep read everything (`CMD | grep P >/dev/null`).
+#   - a bare `sqlite3 DB "SELECT ..."` in an integration test: on a store the plugin or a writer thread is
+#     writing it fails with "database is locked" and reads as an empty answer (units_run.sh), and as root it
+#     can leave root-owned -wal/-shm files beside SlurmUser's store. Use lib.sh's sql_read.
 # Checked in every shell script of the tests, the benchmarks and scripts/.
 set -euo pipefail
 : "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
@@ -21,4 +24,12 @@ if [ -n "$hits" ]; then
     printf '%s' "$hits" >&2
     exit 1
 fi
-echo "shell_pipes: no early-exiting grep -q at the end of a pipe in $(wc -w <<<"$files") scripts"
+# Shell lines (not comments, not Python's sqlite3 module) that run the sqlite3 shell on a SELECT.
+reads=$(grep -nE '(^|[^.[:alnum:]_])sqlite3[[:space:]][^|]*SELECT' test/integration/*.sh |
+        grep -vE '^[^:]*:[0-9]+:[[:space:]]*#|:memory:|sql_read\(\)' || true)
+if [ -n "$reads" ]; then
+    echo "shell_pipes: a bare sqlite3 read in an integration test; use sql_read (lib.sh: read-only, waits out locks):" >&2
+    printf '%s\n' "$reads" >&2
+    exit 1
+fi
+echo "shell_pipes: no early-exiting grep -q at the end of a pipe in $(wc -w <<<"$files") scripts; every sqlite3 read in the integration tests through sql_read"
