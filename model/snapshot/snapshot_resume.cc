@@ -25,7 +25,8 @@ ResumedHistory resume_history(const HistoryStore &store, const std::string &path
         return r;
     }
     if (f.file.lineage != store.lineage()) {
-        r.why_not = path + " was taken from another store (its first ingest differs)";
+        r.why_not = path + " was taken from another store, or from this one before a prune removed its first ingest "
+                           "records (its first ingest differs)";
         return r;
     }
     // A store restored from a backup numbers its changes and ingests again from the backup's: the changes

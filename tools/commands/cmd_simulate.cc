@@ -182,7 +182,7 @@ void add_simulate_command(CLI::App &app) {
     c->add_option("--db", a->db, "history store (default: jfp.conf's store)");
     c->add_option("--model", a->model, "model bundle (default: jfp.conf's model)");
     c->add_option("--jobs", a->jobs_csv, "also write every job's score and action to this CSV");
-    c->add_option("--top", a->top, "rows per table")->capture_default_str();
+    c->add_option("--top", a->top, "rows per table (at least 1)")->capture_default_str()->check(CLI::Range(1, 1000000));
     c->add_option("--conf", a->conf_path, "the jfp.conf whose policy to replay (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
     c->callback([a] {
         a->conf = ConfDefaults(a->conf_path);

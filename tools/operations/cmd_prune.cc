@@ -57,7 +57,7 @@ void require_file(const std::string &path, const char *what, const char *option)
 
 void run_prune_store(const PruneArgs &a) {
     const int64_t age = parse_age_seconds(a.older_than, "--older-than");
-    if (age < kMinDays * 86400 && !a.force)
+    if (age < kMinDays * 86400 && !a.force && !a.dry_run)
         throw std::runtime_error("--older-than " + a.older_than + " would keep less than " + std::to_string(kMinDays) +
                                  " days of history; the plugin's history features (a user's last runs of a job name, "
                                  "failure rates, time since the last failure) need it. Give a longer age, or --force");
@@ -107,7 +107,7 @@ void run_prune_store(const PruneArgs &a) {
 
 void run_prune_feature_log(const PruneArgs &a) {
     const int64_t age = parse_age_seconds(a.older_than, "--older-than");
-    if (age < kMinDays * 86400 && !a.force)
+    if (age < kMinDays * 86400 && !a.force && !a.dry_run)
         throw std::runtime_error("--older-than " + a.older_than + " would remove rows of jobs scored in the last " +
                                  std::to_string(kMinDays) + " days: jobs still queued or running, and what jfp monitor "
                                  "and jfp train --feature-log read. Give a longer age, or --force");
@@ -136,7 +136,7 @@ void run_prune_feature_log(const PruneArgs &a) {
 // store has jobs submitted after it plus the grace, is one of those.
 void run_prune_orphans(const PruneArgs &a) {
     const int64_t grace = parse_age_seconds(a.older_than, "--grace");
-    if (grace < 7 * 86400 && !a.force)
+    if (grace < 7 * 86400 && !a.force && !a.dry_run)
         throw std::runtime_error("--grace " + a.older_than + " is under 7 days: a job that waits longer in the queue than "
                                  "the grace would lose its row before jfp ingest sees it. Give a longer grace, or --force");
     require_file(a.db, "history store", "--db");
