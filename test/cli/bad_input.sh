@@ -108,7 +108,7 @@ refused "prune, no store there" "no history store at missing.db: nothing to prun
 "$JFP" prune store --db whole.db --older-than 10d --dry-run >out.txt 2>err.txt || fail "a dry run of 10d was refused: $(cat err.txt)"
 grep -q "would remove" out.txt || fail "the dry run did not count: $(cat out.txt)"
 [ "$(count whole.db)" = "$jobs_before" ] || fail "a dry run removed jobs"
-refused "simulate --top 0" "--top" "$JFP" simulate --db whole.db --after 2024-01-01 --top 0
+refused "simulate --top 0" "--top: Value 0 not in range 1" "$JFP" simulate --db whole.db --after 2024-01-01 --top 0
 
 # A model of another feature schema: predict and eval refuse it, naming the difference.
 "$JFP" train --db whole.db --out model.json --rounds 5 --nthread 2 --no-progress >/dev/null

@@ -89,7 +89,7 @@ grep -q '<table id="drift">' "$W/report.html" || fail "the report has no drift t
 # across a split (seen on 26.05: p 0.729 then 0.702 for the same history).
 tokens=()
 for n in doomed steady; do tokens+=("$(token_of_job "$(submit --hold -J $n --wrap true)")"); done
-sqlite3 -cmd '.timeout 10000' "$W/history.db" ".backup '$W/copy.db'"
+sql_read "$W/history.db" ".backup '$W/copy.db'"
 set_conf "$base
 mode = annotate
 store = $W/copy.db"

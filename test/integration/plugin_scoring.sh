@@ -153,8 +153,8 @@ grep -v '^$' "$W"/burst.*.err && fail "sbatch printed errors during the burst"
 # ---- srun and salloc (no script), run to completion
 # The ids from the jobs themselves: slurmdbd may not have a job's record (or only its "allocation" row)
 # when srun and salloc return.
-sid=$(srun -J interactive_srun -n1 sh -c 'echo "$SLURM_JOB_ID"' | tr -dc '0-9')
-aid=$(salloc -J interactive_salloc -n1 sh -c 'echo "$SLURM_JOB_ID"' 2>/dev/null | tr -dc '0-9')
+sid=$(srun -J interactive_srun -n1 sh -c 'echo "$SLURM_JOB_ID"' | tr -dc '0-9') || fail "srun failed"
+aid=$(salloc -J interactive_salloc -n1 sh -c 'echo "$SLURM_JOB_ID"' 2>/dev/null | tr -dc '0-9') || fail "salloc failed"
 [ -n "$sid" ] && [ -n "$aid" ] || fail "srun or salloc did not give its job id (srun '$sid', salloc '$aid')"
 wait_job "$sid" >/dev/null
 wait_job "$aid" >/dev/null
