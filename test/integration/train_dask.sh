@@ -5,7 +5,8 @@
 # after the cutoff, and a real slurmctld loads it and scores submissions with it. The Python trainer's
 # threshold and metrics are checked against jfp's own on the same scores. The PR-AUC comparison over seeds
 # is bench/dask_parity.sh's (one run of either trainer moves with its seed). A training that stalls (a worker
-# kept busy) is abandoned after --stall-timeout and trained again on a new LocalCluster.
+# kept busy) is abandoned after --stall-timeout and trained again on a new LocalCluster; so is one whose
+# worker is killed mid-training.
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 if ! /usr/bin/python3 -c 'import dask.dataframe, distributed, xgboost.dask, pandas' 2>/dev/null; then
@@ -61,6 +62,18 @@ expect_contains "$(cat "$W/stall.err")" "a training gave no result in 20 s; trai
 python3 -c "import json,sys; b = json.load(open(sys.argv[1])); assert b['failure_model'] and b['class_model']" \
     "$W/stalled.json" || fail "the retried training wrote no complete bundle"
 note "a stalled training: abandoned after 20 s and trained again, $((SECONDS - t0)) s in all"
+# A worker that dies mid-training (SIGKILL, as the kernel's OOM killer sends): its peer's allreduce fails at
+# once (XGBoost 3.x: "Poll error condition", CI's 26.05 leg met it) or waits (1.7); either way the training is
+# done again on a new LocalCluster.
+t0=$SECONDS
+JFP_TRAIN_DASK_FAULT=kill-worker-once "$JFP_TRAIN_DASK" --features "$W/features" --out "$W/killed.json" --workers 2 \
+    --stall-timeout 60 2>"$W/kill.err" >/dev/null || { cat "$W/kill.err" >&2; fail "a training whose worker died was not retried"; }
+expect_contains "$(cat "$W/kill.err")" "(fault injection) killing worker" "the fault was injected"
+expect_contains "$(grep '^jfp-train-dask: a training' "$W/kill.err")" "training again on a new local cluster" \
+    "the message of a training whose worker died"
+python3 -c "import json,sys; b = json.load(open(sys.argv[1])); assert b['failure_model'] and b['class_model']" \
+    "$W/killed.json" || fail "the training after a worker died wrote no complete bundle"
+note "a worker killed mid-training: $(grep -o "lost each other ([^)]*)\|gave no result in [0-9]* s" "$W/kill.err" | head -1); trained again, $((SECONDS - t0)) s in all"
 # The same model with a threshold that reaches its target precision: both threshold rules get checked.
 "$JFP" train --db "$db" --out "$W/local-p50.json" --train-fraction 0.7 --nthread 2 $det $tree --target-precision 0.5 \
     --no-progress >/dev/null

@@ -17,4 +17,8 @@ std::string wrap_words(const std::string &text, size_t width);
 
 std::shared_ptr<CLI::Formatter> help_formatter();
 
+// Every subcommand, at any depth, listed under "Subcommands" (CLI11 2.6's default is "SUBCOMMANDS"). Call
+// once all are added.
+void name_subcommand_groups(CLI::App &app);
+
 }  // namespace jfp

@@ -38,6 +38,7 @@ int main(int argc, char **argv) {
     jfp::add_prune_command(app);
     jfp::add_export_command(app);
     jfp::add_synth_command(app);
+    jfp::name_subcommand_groups(app);
     try {
         app.parse(argc, argv);
     } catch (const CLI::ParseError &e) {
