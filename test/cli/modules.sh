@@ -64,6 +64,33 @@ chmod o+w "$W/tree/Compiler/gcc/12.2/openblas"
 WANT="module directory (a level the modulefiles add) $W/tree/Compiler/gcc/12.2 holds $W/tree/Compiler/gcc/12.2/openblas (owner uid 0, mode 0757)"
 refused "a hierarchy level writable by others" --modulepath "$W/tree/Core"
 "$JFP" modules index -q --allow-writers --out "$IX" --modulepath "$W/tree/Core" >"$W/out" 2>&1 || fail "--allow-writers: $(cat "$W/out")"
+# The privilege split: the spider run by a user with nothing to lose (nobody), its output indexed here
+# with --from. The trees' writers are then that user's concern: the same index as --allow-writers wrote.
+if [ "$(id -u)" = 0 ]; then
+    cp "$IX" "$W/allow-writers.json"
+    chmod 755 "$W"
+    mkdir "$W/spider" && chown nobody "$W/spider"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c 'umask 022; "$1" -o spider-json "$2" >"$3"' sh \
+        "$(lmod_spider)" "$W/tree/Core" "$W/spider/out.json" || fail "the spider as nobody failed"
+    [ "$(stat -c %U "$W/spider/out.json")" = nobody ] || fail "the spider's output is not nobody's"
+    out=$("$JFP" modules index --out "$IX" --modulepath "$W/tree/Core" --from "$W/spider/out.json") || fail "--from: $out"
+    [ "$out" = "jfp modules index: wrote $IX: 13 module files of 10 names (4 behind a compiler or MPI level), from $W/tree/Core" ] ||
+        fail "--from's summary: $out"
+    # (Lua's table order varies from run to run: the same index, not the same bytes.)
+    python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
+        "$IX" "$W/allow-writers.json" || fail "--from wrote another index than the spider run here"
+    echo "# --from, the spider run as nobody: $out"
+    chmod 664 "$W/spider/out.json"
+    WANT="$W/spider/out.json (--from) has mode 0664: users other than its owner could have written it"
+    refused "--from a group-writable file" --modulepath "$W/tree/Core" --from "$W/spider/out.json"
+    chmod 644 "$W/spider/out.json"
+    echo "not json" >"$W/notjson"
+    WANT="the spider's output $W/notjson (--from) gave no module index: not JSON"
+    refused "--from a file that is not the spider's output" --modulepath "$W/tree/Core" --from "$W/notjson"
+    WANT="cannot read $W/missing.json (--from)"
+    refused "--from a file not there" --modulepath "$W/tree/Core" --from "$W/missing.json"
+    chmod 700 "$W"
+fi
 chmod o-w "$W/tree/Compiler/gcc/12.2/openblas"
 rc=0
 (cd "$W" && env -u MODULEPATH SLURM_CONF="$W/none/slurm.conf" "$JFP" modules index >"$W/out" 2>&1) || rc=$?

@@ -1,5 +1,6 @@
 // jfp modules: the site's module index the plugin checks scripts against (jfp.conf modules_index).
-//   index  runs Lmod's spider over the compute nodes' MODULEPATH and replaces the index, unless what it
+//   index  runs Lmod's spider over the compute nodes' MODULEPATH (or reads its output, --from) and replaces
+//          the index, unless what it
 //          found is empty or much smaller than the last index (a module tree not mounted would make every
 //          module look missing, and in reject mode refuse every job that loads one)
 //   check  says what the plugin would say about scripts' module lines, as a user or admin runs it
@@ -34,7 +35,7 @@ namespace jfp {
 namespace {
 
 struct ModulesArgs {
-    std::string conf, out, modulepath, spider, index;
+    std::string conf, out, modulepath, spider, index, from;
     std::vector<std::string> scripts;
     bool allow_shrink = false, quiet = false, allow_writers = false;
 };
@@ -144,6 +145,22 @@ std::string run_spider(const std::string &spider, const std::string &modulepath)
     return text;
 }
 
+// The spider's output another user wrote: capped as the plugin reads an index; one that others than its
+// owner could have changed is refused (a file in a shared directory can be anyone's).
+std::string spider_output_file(const std::string &path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0)
+        throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(errno) + "; nothing written");
+    if (!S_ISREG(st.st_mode)) throw std::runtime_error(path + " (--from) is not a regular file; nothing written");
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+        char mode[8];
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
+        throw std::runtime_error(path + " (--from) has mode " + mode + ": users other than its owner could have "
+                                 "written it; nothing written (write the spider's output with mode 0644 or 0600)");
+    }
+    return read_file_capped(path, kMaxModuleIndexBytes, "the spider's output (--from)");
+}
+
 void run_index(ModulesArgs &a) {
     if (a.out.empty()) {
         auto cfg = load_site_conf(a.conf.empty() ? default_conf_path() : a.conf, !a.conf.empty());
@@ -178,14 +195,18 @@ void run_index(ModulesArgs &a) {
             throw std::runtime_error(std::string(what) + " " + d + " holds " + bad + ", which a user other than root or this one (uid " +
                                      std::to_string(::geteuid()) + ") could have written: Lmod's spider would run it as this user. "
                                      "Nothing run, nothing written. Make the tree writable by root alone, or run the spider as an "
-                                     "unprivileged user and install its output yourself (admin guide, \"Module checks\"); "
+                                     "unprivileged user and index its output with --from (admin guide, \"Module checks\"); "
                                      "--allow-writers accepts such a tree");
     };
+    // --from: the spider ran elsewhere, as a user with nothing to lose (admin guide, "Module checks"); its
+    // modulefiles ran as that user, not this one, so the trees' writers are that user's concern.
+    const bool ran_here = a.from.empty();
+    if (!ran_here) a.allow_writers = true;
     std::stringstream again(a.modulepath);
     for (std::string d; std::getline(again, d, ':');)
         if (!d.empty()) check_tree(d, "module directory");
-    const std::string spider = find_spider(a.spider);
-    std::string text = run_spider(spider, a.modulepath);
+    const std::string spider = ran_here ? find_spider(a.spider) : a.from;
+    std::string text = ran_here ? run_spider(spider, a.modulepath) : spider_output_file(a.from);
     std::string_view trimmed = trim(text);
     if (trimmed.empty() || trimmed == "[]" || trimmed == "{}")
         throw std::runtime_error("Lmod's spider found no module under " + a.modulepath + "; nothing written (the "
@@ -194,7 +215,8 @@ void run_index(ModulesArgs &a) {
     try {
         ix = ModuleIndex::parse(text);
     } catch (const std::exception &e) {
-        throw std::runtime_error("Lmod's spider (" + spider + ") gave no module index: " + e.what() + "; nothing written");
+        throw std::runtime_error((ran_here ? "Lmod's spider (" + spider + ")" : "the spider's output " + a.from + " (--from)") +
+                                 " gave no module index: " + e.what() + "; nothing written");
     }
     // The directories the modulefiles added (the compiler and MPI levels) were read too: the same rule, so
     // that an index built from a tree others can write is not installed.
@@ -310,6 +332,8 @@ void add_modules_command(CLI::App &app) {
     ix->add_flag("--allow-shrink", a->allow_shrink, "replace the index even when it lists less than half the modules it did");
     ix->add_flag("--allow-writers", a->allow_writers, "run the spider over a tree others than root and this user may write "
                                                       "(their modulefiles then run as this user)");
+    ix->add_option("--from", a->from, "the output of Lmod's spider (spider -o spider-json MODULEPATH) run by another, "
+                                      "unprivileged user, instead of running it here");
     ix->add_flag("-q,--quiet", a->quiet, "print nothing on success");
     ix->callback([a] { run_index(*a); });
     auto *ck = m->add_subcommand("check", "Say what the plugin would say about these scripts' module loads; exit 2 "
