@@ -64,33 +64,45 @@ chmod o+w "$W/tree/Compiler/gcc/12.2/openblas"
 WANT="module directory (a level the modulefiles add) $W/tree/Compiler/gcc/12.2 holds $W/tree/Compiler/gcc/12.2/openblas (owner uid 0, mode 0757)"
 refused "a hierarchy level writable by others" --modulepath "$W/tree/Core"
 "$JFP" modules index -q --allow-writers --out "$IX" --modulepath "$W/tree/Core" >"$W/out" 2>&1 || fail "--allow-writers: $(cat "$W/out")"
-# The privilege split: the spider run by a user with nothing to lose (nobody), its output indexed here
-# with --from. The trees' writers are then that user's concern: the same index as --allow-writers wrote.
+# The privilege split (admin guide, "Module checks"): the spider run by a user with nothing to lose
+# (nobody), root's shell writing its output into a directory root owns, indexed here with --from. The trees'
+# writers are then that user's concern: the same index as --allow-writers wrote.
+cp "$IX" "$W/allow-writers.json"
+mkdir -m 755 "$W/spider"
 if [ "$(id -u)" = 0 ]; then
-    cp "$IX" "$W/allow-writers.json"
     chmod 755 "$W"
-    mkdir "$W/spider" && chown nobody "$W/spider"
-    setpriv --reuid=nobody --regid=nogroup --clear-groups sh -c 'umask 022; "$1" -o spider-json "$2" >"$3"' sh \
-        "$(lmod_spider)" "$W/tree/Core" "$W/spider/out.json" || fail "the spider as nobody failed"
-    [ "$(stat -c %U "$W/spider/out.json")" = nobody ] || fail "the spider's output is not nobody's"
-    out=$("$JFP" modules index --out "$IX" --modulepath "$W/tree/Core" --from "$W/spider/out.json") || fail "--from: $out"
-    [ "$out" = "jfp modules index: wrote $IX: 13 module files of 10 names (4 behind a compiler or MPI level), from $W/tree/Core" ] ||
-        fail "--from's summary: $out"
-    # (Lua's table order varies from run to run: the same index, not the same bytes.)
-    python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
-        "$IX" "$W/allow-writers.json" || fail "--from wrote another index than the spider run here"
-    echo "# --from, the spider run as nobody: $out"
-    chmod 664 "$W/spider/out.json"
-    WANT="$W/spider/out.json (--from) has mode 0664: users other than its owner could have written it"
-    refused "--from a group-writable file" --modulepath "$W/tree/Core" --from "$W/spider/out.json"
-    chmod 644 "$W/spider/out.json"
-    echo "not json" >"$W/notjson"
-    WANT="the spider's output $W/notjson (--from) gave no module index: not JSON"
-    refused "--from a file that is not the spider's output" --modulepath "$W/tree/Core" --from "$W/notjson"
-    WANT="cannot read $W/missing.json (--from)"
-    refused "--from a file not there" --modulepath "$W/tree/Core" --from "$W/missing.json"
+    setpriv --reuid=nobody --regid=nogroup --clear-groups --no-new-privs "$(lmod_spider)" -o spider-json "$W/tree/Core" \
+        >"$W/spider/out.json" || fail "the spider as nobody failed"
     chmod 700 "$W"
+else
+    "$(lmod_spider)" -o spider-json "$W/tree/Core" >"$W/spider/out.json" || fail "the spider failed"
 fi
+out=$("$JFP" modules index --out "$IX" --modulepath "$W/tree/Core" --from "$W/spider/out.json") || fail "--from: $out"
+[ "$out" = "jfp modules index: wrote $IX: 13 module files of 10 names (4 behind a compiler or MPI level), from $W/tree/Core" ] ||
+    fail "--from's summary: $out"
+# (Lua's table order varies from run to run: the same index, not the same bytes.)
+python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
+    "$IX" "$W/allow-writers.json" || fail "--from wrote another index than the spider run here"
+echo "# --from, the spider run as $( [ "$(id -u)" = 0 ] && echo nobody || id -un): $out"
+chmod 664 "$W/spider/out.json"
+WANT="$W/spider/out.json (--from) has mode 0664: users other than its owner could have written it"
+refused "--from a group-writable file" --modulepath "$W/tree/Core" --from "$W/spider/out.json"
+chmod 644 "$W/spider/out.json"
+chmod 1777 "$W/spider"
+WANT="$W/spider/out.json (--from) is in $W/spider, mode 1777, where users other than its owner can create files"
+refused "--from a file in a directory anyone can write (/tmp)" --modulepath "$W/tree/Core" --from "$W/spider/out.json"
+chmod 755 "$W/spider"
+ln -s "$W/spider/out.json" "$W/spider/link.json"
+WANT="$W/spider/link.json (--from) is a symbolic link"
+refused "--from a symbolic link (to a file this user may read)" --modulepath "$W/tree/Core" --from "$W/spider/link.json"
+mkfifo "$W/spider/fifo"
+WANT="$W/spider/fifo (--from) is not a regular file"
+refused "--from a FIFO (it would hang the index)" --modulepath "$W/tree/Core" --from "$W/spider/fifo"
+echo "not json" >"$W/spider/notjson"
+WANT="the spider's output $W/spider/notjson (--from) gave no module index: not JSON"
+refused "--from a file that is not the spider's output" --modulepath "$W/tree/Core" --from "$W/spider/notjson"
+WANT="cannot read $W/spider/missing.json (--from)"
+refused "--from a file not there" --modulepath "$W/tree/Core" --from "$W/spider/missing.json"
 chmod o-w "$W/tree/Compiler/gcc/12.2/openblas"
 rc=0
 (cd "$W" && env -u MODULEPATH SLURM_CONF="$W/none/slurm.conf" "$JFP" modules index >"$W/out" 2>&1) || rc=$?

@@ -73,7 +73,7 @@ expect_contains "$(grep '^jfp-train-dask: a training' "$W/kill.err")" "training 
     "the message of a training whose worker died"
 python3 -c "import json,sys; b = json.load(open(sys.argv[1])); assert b['failure_model'] and b['class_model']" \
     "$W/killed.json" || fail "the training after a worker died wrote no complete bundle"
-note "a worker killed mid-training: $(grep -o "lost each other ([^)]*)\|gave no result in [0-9]* s" "$W/kill.err" | head -1); trained again, $((SECONDS - t0)) s in all"
+note "a worker killed mid-training: $(grep -o "said: [A-Za-z ]*\|gave no result in [0-9]* s" "$W/kill.err" | head -1); trained again, $((SECONDS - t0)) s in all"
 # The same model with a threshold that reaches its target precision: both threshold rules get checked.
 "$JFP" train --db "$db" --out "$W/local-p50.json" --train-fraction 0.7 --nthread 2 $det $tree --target-precision 0.5 \
     --no-progress >/dev/null

@@ -18,12 +18,12 @@ std::pair<std::string, std::string> split_type(const std::string &type) {
     return {base, range};
 }
 
-// "OPTIONS" -> "Options": CLI11 2.6 names its default groups in capitals, earlier releases did not.
+// CLI11 2.6 names its default groups in capitals ("OPTIONS"), earlier releases did not; jfp's own group
+// names are left as they are written.
 std::string title_case(const std::string &label) {
-    std::string out = label;
-    for (size_t i = 1; i < out.size(); ++i)
-        if (out[i] >= 'A' && out[i] <= 'Z' && label[i - 1] >= 'A' && label[i - 1] <= 'Z') out[i] = char(out[i] - 'A' + 'a');
-    return out;
+    if (label == "OPTIONS") return "Options";
+    if (label == "POSITIONALS") return "Positionals";
+    return label;
 }
 
 // "  name" in a kLeft-column left side (or a line of its own when longer), then the description, already

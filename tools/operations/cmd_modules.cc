@@ -5,6 +5,7 @@
 //          module look missing, and in reject mode refuse every job that loads one)
 //   check  says what the plugin would say about scripts' module lines, as a user or admin runs it
 #include <dirent.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -145,20 +146,54 @@ std::string run_spider(const std::string &spider, const std::string &modulepath)
     return text;
 }
 
-// The spider's output another user wrote: capped as the plugin reads an index; one that others than its
-// owner could have changed is refused (a file in a shared directory can be anyone's).
+// The spider's output another user wrote, read through one descriptor: not a symbolic link (one could point
+// at any file this user may read, and the index is written world-readable), not a FIFO (one would hang
+// us), not writable by group or others, in a directory group and others cannot write (in /tmp anyone can
+// leave a file). Capped as the plugin reads an index.
 std::string spider_output_file(const std::string &path) {
-    struct stat st {};
-    if (::stat(path.c_str(), &st) != 0)
-        throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(errno) + "; nothing written");
-    if (!S_ISREG(st.st_mode)) throw std::runtime_error(path + " (--from) is not a regular file; nothing written");
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) {
+    auto refuse = [&](const std::string &why) {
+        return std::runtime_error(path + " (--from) " + why + "; nothing written (let root's shell write the spider's "
+                                  "output into a directory root owns: admin guide, \"Module checks\")");
+    };
+    auto mode_text = [](mode_t m) {
         char mode[8];
-        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-        throw std::runtime_error(path + " (--from) has mode " + mode + ": users other than its owner could have "
-                                 "written it; nothing written (write the spider's output with mode 0644 or 0600)");
+        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(m & 07777));
+        return std::string(mode);
+    };
+    const size_t slash = path.rfind('/');
+    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    struct stat ds {};
+    if (::stat(dir.c_str(), &ds) == 0 && (ds.st_mode & (S_IWGRP | S_IWOTH)))
+        throw refuse("is in " + dir + ", mode " + mode_text(ds.st_mode) + ", where users other than its owner can create files");
+    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+    if (fd < 0) {
+        if (errno == ELOOP) throw refuse("is a symbolic link");
+        throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(errno) + "; nothing written");
     }
-    return read_file_capped(path, kMaxModuleIndexBytes, "the spider's output (--from)");
+    std::string text;
+    try {
+        struct stat st {};
+        if (::fstat(fd, &st) != 0) throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(errno));
+        if (!S_ISREG(st.st_mode)) throw refuse("is not a regular file");
+        if (st.st_mode & (S_IWGRP | S_IWOTH))
+            throw refuse("has mode " + mode_text(st.st_mode) + ": users other than its owner could have written it");
+        char buf[65536];
+        for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+            if (n < 0) {
+                if (errno == EINTR) continue;
+                throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(errno));
+            }
+            text.append(buf, static_cast<size_t>(n));
+            if (text.size() > kMaxModuleIndexBytes)
+                throw std::runtime_error("the spider's output " + path + " (--from) is larger than " +
+                                         std::to_string(kMaxModuleIndexBytes >> 20) + " MiB, more than the plugin reads; nothing written");
+        }
+    } catch (...) {
+        ::close(fd);
+        throw;
+    }
+    ::close(fd);
+    return text;
 }
 
 void run_index(ModulesArgs &a) {
@@ -328,12 +363,13 @@ void add_modules_command(CLI::App &app) {
     ix->add_option("--out", a->out, "the index file (default: modules_index in jfp.conf)");
     ix->add_option("--conf", a->conf, "jfp.conf (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
     ix->add_option("--modulepath", a->modulepath, "module directories, colon-separated (default: $MODULEPATH)");
-    ix->add_option("--spider", a->spider, "Lmod's spider (default: $LMOD_DIR/spider, else /usr/share/lmod/lmod/libexec/spider)");
+    auto *spider = ix->add_option("--spider", a->spider, "Lmod's spider (default: $LMOD_DIR/spider, else /usr/share/lmod/lmod/libexec/spider)");
     ix->add_flag("--allow-shrink", a->allow_shrink, "replace the index even when it lists less than half the modules it did");
     ix->add_flag("--allow-writers", a->allow_writers, "run the spider over a tree others than root and this user may write "
                                                       "(their modulefiles then run as this user)");
     ix->add_option("--from", a->from, "the output of Lmod's spider (spider -o spider-json MODULEPATH) run by another, "
-                                      "unprivileged user, instead of running it here");
+                                      "unprivileged user, instead of running it here")
+        ->excludes(spider);
     ix->add_flag("-q,--quiet", a->quiet, "print nothing on success");
     ix->callback([a] { run_index(*a); });
     auto *ck = m->add_subcommand("check", "Say what the plugin would say about these scripts' module loads; exit 2 "
