@@ -49,7 +49,22 @@
 extern "C" {
 char *slurm_xstrdup(const char *);
 void slurm_xfree(void **);
+int slurm_get_log_level(void);
 }
+
+// slurmctld logs at SlurmctldDebug, info unless the admin asks for more. Before log_init Slurm reports its
+// highest level (LOG_LEVEL_END), so the plugin would take every call for a debug one (the class trees
+// walked, the debug line formatted): the benchmark starts Slurm's log as slurmctld does. log_options_t
+// is src/common/log.h's, not in Slurm's public headers; the level read back proves the layout.
+struct SlurmLogOptions {
+    int stderr_level, syslog_level, logfile_level;  // log_level_t
+    bool prefix_level, buffered, raw;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+    int logfile_fmt;  // LOG_FILE_FMT_TIMESTAMP
+#endif
+};
+extern "C" int slurm_log_init(char *argv0, SlurmLogOptions opts, int facility, char *logfile);
+constexpr int kSlurmLogLevelInfo = 3;  // LOG_LEVEL_INFO
 
 namespace {
 
@@ -288,7 +303,19 @@ int main(int argc, char **argv) {
     });
     Stats st_score_new = stage([&](const JobSpec &s) { stage_sink = stage_sink + bundle.score(s.x).p_fail; }, true);
 
-    // ---- the plugin, as slurmctld loads it
+    // ---- the plugin, as slurmctld loads it, its log at info
+    {
+        SlurmLogOptions lo{};
+        lo.stderr_level = kSlurmLogLevelInfo;
+        lo.prefix_level = true;
+        char argv0[] = "jfp_bench_hotpath";
+        slurm_log_init(argv0, lo, 3 << 3 /* LOG_DAEMON */, nullptr);
+        if (slurm_get_log_level() != kSlurmLogLevelInfo) {
+            std::fprintf(stderr, "bench: Slurm's log level reads %d after log_init at info (%d): log_options_t is not laid out as bench/hotpath.cc assumes for Slurm %d.%d\n",
+                         slurm_get_log_level(), kSlurmLogLevelInfo, SLURM_VERSION_MAJOR(SLURM_VERSION_NUMBER), SLURM_VERSION_MINOR(SLURM_VERSION_NUMBER));
+            return 1;
+        }
+    }
     void *h = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         std::fprintf(stderr, "bench: dlopen %s: %s\n", so.c_str(), dlerror());
@@ -341,6 +368,13 @@ int main(int argc, char **argv) {
         usleep(100000);
     }
     std::fprintf(stderr, "bench: %zu/50 warm-up scores equal the bench's own feature computation\n", agree);
+    size_t at_or_above = 0;
+    std::vector<bool> spec_above;
+    for (const auto &s : specs) {
+        spec_above.push_back(bundle.failure_model().predict_binary(s.x.data()) >= bundle.threshold());
+        at_or_above += spec_above.back();
+    }
+    const double above_share = static_cast<double>(at_or_above) / static_cast<double>(specs.size());
 
     // ---- measurement helpers
     using Kind = std::function<void(size_t, double &)>;
@@ -384,9 +418,7 @@ int main(int argc, char **argv) {
                 run_block(new_thread, *kinds[k], b, std::min(calls, b + 1000), lat[k]);
                 std::this_thread::sleep_for(std::chrono::milliseconds(20));
             }
-        std::vector<Stats> out;
-        for (auto &l : lat) out.push_back(stats(l));
-        return out;
+        return lat;
     };
     auto hot = [&](size_t i, double &out) {
         job_desc_msg_t d;
@@ -407,6 +439,16 @@ int main(int argc, char **argv) {
         jfp::Score sc = bundle.score(specs[i % kSpecs].x);
         out = now_ns() - t0;
         sink = sink + sc.p_fail;
+    };
+    // What job_submit walks for the job: the failure trees, and the class trees only at or above the
+    // threshold (the class is said only there). The reference for jfp's own cost.
+    auto walk_needed = [&](size_t i, double &out) {
+        double t0 = now_ns();
+        const jfp::FeatureVector &x = specs[i % kSpecs].x;
+        jfp::Score sc = bundle.score_failure(x);
+        if (sc.p_fail >= bundle.threshold()) bundle.classify(x, sc);
+        out = now_ns() - t0;
+        sink = sink + sc.p_fail + static_cast<float>(sc.top_class);
     };
     auto walk_failure = [&](size_t i, double &out) {
         double t0 = now_ns();
@@ -450,15 +492,27 @@ int main(int argc, char **argv) {
         (void)std::system(rm_site.c_str());
         return 0;
     }
-    Stats walkf_new;
-    const Kind hot_kind = hot, walk_kind = walk, walkf_kind = walk_failure;
-    auto fresh = run_interleaved(true, {&hot_kind, &walk_kind, &walkf_kind});
-    hot_new = fresh[0];
-    walk_new = fresh[1];
-    walkf_new = fresh[2];
+    Stats walkf_new, walkn_new;
+    const Kind hot_kind = hot, walk_kind = walk, walkf_kind = walk_failure, walkn_kind = walk_needed;
+    auto fresh = run_interleaved(true, {&hot_kind, &walk_kind, &walkf_kind, &walkn_kind});
+    hot_new = stats(fresh[0]);
+    walk_new = stats(fresh[1]);
+    walkf_new = stats(fresh[2]);
+    walkn_new = stats(fresh[3]);
+    // The same calls split by the job's side of the threshold: below it job_submit walks the failure trees
+    // alone, at or above it the class trees too.
+    auto side = [&](const std::vector<double> &lat, bool above) {
+        std::vector<double> v;
+        for (size_t i = 0; i < lat.size(); ++i)
+            if (spec_above[i % kSpecs] == above) v.push_back(lat[i]);
+        return stats(std::move(v));
+    };
+    const Stats hot_below = side(fresh[0], false), hot_above = side(fresh[0], true);
+    const Stats walk_below = side(fresh[1], false), walk_above = side(fresh[1], true);
+    const Stats walkf_below = side(fresh[2], false);
     auto warm = run_interleaved(false, {&hot_kind, &walk_kind});
-    hot_pool = warm[0];
-    walk_pool = warm[1];
+    hot_pool = stats(warm[0]);
+    walk_pool = stats(warm[1]);
     size_t saved = calls;
     calls = std::min<size_t>(calls, 20000);
     xgb_pool = run_mode(false, xgb);
@@ -508,8 +562,9 @@ int main(int argc, char **argv) {
     fini();
 
     size_t class_trees = bundle.class_model() ? bundle.class_model()->num_trees() : 0;
-    std::printf("submit hot path vs a bare walk of the bundle's trees (%zu failure + %zu class), %zu calls each, microseconds\n",
-                ens.num_trees(), class_trees, calls);
+    std::printf("submit hot path vs a bare walk of the bundle's trees (%zu failure + %zu class), %zu calls each, microseconds;\n"
+                "%.0f%% of the jobs at or above the threshold (%.4f), where the class trees are walked too\n",
+                ens.num_trees(), class_trees, calls, 100 * above_share, bundle.threshold());
     std::printf("  %-40s %9s %9s %9s\n", "", "p50", "p99", "p99.9");
     auto row = [](const char *what, const Stats &s) {
         std::printf("  %-40s %9.2f %9.2f %9.2f\n", what, s.p50 / 1000, s.p99 / 1000, s.p999 / 1000);
@@ -517,6 +572,13 @@ int main(int argc, char **argv) {
     row("job_submit(), new thread per call", hot_new);
     row("tree walk (all trees), new thread per call", walk_new);
     row("tree walk (failure trees), new thread", walkf_new);
+    row("tree walk (what job_submit walks), new", walkn_new);
+    std::printf("  by the job's side of the threshold, new thread:\n");
+    row("  job_submit(), jobs below it", hot_below);
+    row("  tree walk (all trees), same jobs", walk_below);
+    row("  tree walk (failure trees), same jobs", walkf_below);
+    row("  job_submit(), jobs at or above it", hot_above);
+    row("  tree walk (all trees), same jobs", walk_above);
     row("job_submit(), warm pool", hot_pool);
     row("tree walk (all trees), warm pool", walk_pool);
     row("XGBoost PredictFromDense, warm pool", xgb_pool);
@@ -542,6 +604,15 @@ int main(int argc, char **argv) {
         {"hot_path_p99_ratio", hot_new.p99 / walk_new.p99},
         {"hot_path_p999_ratio", hot_new.p999 / walk_new.p999},
         {"hot_path_p50_ratio_vs_failure_trees", hot_new.p50 / walkf_new.p50},
+        {"hot_path_p50_ratio_vs_walked_trees", hot_new.p50 / walkn_new.p50},
+        {"hot_path_p99_ratio_vs_walked_trees", hot_new.p99 / walkn_new.p99},
+        {"hot_path_jfp_own_p50_us", (hot_new.p50 - walkn_new.p50) / 1000},
+        {"jobs_at_or_above_threshold", above_share},
+        {"below_threshold_p50_ratio", hot_below.p50 / walk_below.p50},
+        {"below_threshold_p99_ratio", hot_below.p99 / walk_below.p99},
+        {"below_threshold_p50_ratio_vs_failure_trees", hot_below.p50 / walkf_below.p50},
+        {"above_threshold_p50_ratio", hot_above.p50 / walk_above.p50},
+        {"above_threshold_p99_ratio", hot_above.p99 / walk_above.p99},
         {"hot_path_p99_ratio_vs_failure_trees", hot_new.p99 / walkf_new.p99},
         {"hot_path_pool_p50_ratio", hot_pool.p50 / walk_pool.p50},
         {"hot_path_pool_p99_ratio", hot_pool.p99 / walk_pool.p99},

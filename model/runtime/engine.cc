@@ -168,8 +168,14 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
             std::copy(facts->script.begin(), facts->script.end(), c.x.begin() + F_script_bytes);
     };
     auto decide = [&](Candidate &c) {
-        c.s = model.score(c.x);
+        c.s = model.score_failure(c.x);
         apply_policy(st.config, c.r, c.hv, comment, model.threshold(), c.s, c.d, model.below_target());
+        // The class is said (annotation, message, log line) only of a job at or above its threshold, or in
+        // a debug line; below it the class trees, most of the walk, are not walked.
+        if (c.d.above || debug_enabled()) {
+            model.classify(c.x, c.s);
+            c.d.top_class = c.s.top_class;
+        }
     };
     if (req.partition.find(',') == std::string_view::npos) {  // nearly every job: one way to run
         score(best, req, scan);
@@ -304,7 +310,7 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
         e.user = r.user;
         e.name = r.name;
         e.p_fail = s.p_fail;
-        e.top_class = static_cast<int8_t>(s.top_class);
+        e.top_class = s.classified ? static_cast<int8_t>(s.top_class) : int8_t(-1);
         e.action = static_cast<uint8_t>(d.action);
         e.threshold = static_cast<float>(d.threshold);
         e.x = x;

@@ -63,7 +63,7 @@ CREATE TABLE IF NOT EXISTS scored (
     user TEXT,
     name TEXT,
     p_fail REAL,
-    top_class INTEGER,
+    top_class INTEGER,  -- NULL: scored below its threshold, where the class is not computed
     action INTEGER,
     threshold REAL,
     features BLOB NOT NULL
@@ -199,7 +199,9 @@ void FeatureLogWriter::run() {
                 s.bind(1, e.token.view()).bind(2, e.scored_at).bind(3, e.model_id ? std::string_view(*e.model_id) : std::string_view(""));
                 s.bind(4, static_cast<int64_t>(kFeatureSchemaVersion)).bind(5, static_cast<int64_t>(e.uid));
                 s.bind(6, std::string_view(e.user)).bind(7, std::string_view(e.name));
-                s.bind(8, static_cast<double>(e.p_fail)).bind(9, static_cast<int64_t>(e.top_class));
+                s.bind(8, static_cast<double>(e.p_fail));
+                if (e.top_class >= 0) s.bind(9, static_cast<int64_t>(e.top_class));
+                else s.bind_null(9);
                 s.bind(10, static_cast<int64_t>(e.action)).bind(11, static_cast<double>(e.threshold));
                 s.bind_blob(12, e.x.data(), sizeof(float) * e.x.size());
                 s.run();

@@ -173,14 +173,24 @@ std::string ModelBundle::describe_kind() const {
 bool ModelBundle::uses_feature(int f) const { return rule_ ? rule_reads(*rule_, f) : failure_.uses_feature(f); }
 
 Score ModelBundle::score(const FeatureVector &x) const {
+    Score s = score_failure(x);
+    classify(x, s);
+    return s;
+}
+
+Score ModelBundle::score_failure(const FeatureVector &x) const {
     Score s;
     s.p_fail = rule_ ? rule_score(*rule_, x) : failure_.predict_binary(x.data());
+    return s;
+}
+
+void ModelBundle::classify(const FeatureVector &x, Score &s) const {
     if (class_model_) class_model_->predict_multi(x.data(), s.p_class.data());
     else s.p_class = class_prior_;
     s.top_class = 0;
     for (int c = 1; c < kFailureClasses; ++c)
         if (s.p_class[static_cast<size_t>(c)] > s.p_class[static_cast<size_t>(s.top_class)]) s.top_class = c;
-    return s;
+    s.classified = true;
 }
 
 }  // namespace jfp

@@ -27,6 +27,7 @@ struct Score {
     // P(class | failed) for FAILED, TIMEOUT, OUT_OF_MEMORY, NODE_FAIL.
     std::array<float, kFailureClasses> p_class{};
     int top_class = 0;  // index into kFailureClassOutcomes
+    bool classified = false;  // p_class and top_class computed (score, or score_failure then classify)
 };
 
 class ModelBundle {
@@ -39,6 +40,10 @@ public:
     static ModelBundle from_json(const nlohmann::json &bundle, const std::string &origin);
 
     Score score(const FeatureVector &x) const;
+    // p_fail alone. The class trees are most of a bundle's walk and the class is said only of a job at or
+    // above its threshold, so the submit path walks them only for such a job (classify).
+    Score score_failure(const FeatureVector &x) const;
+    void classify(const FeatureVector &x, Score &s) const;
 
     const std::string &model_id() const { return model_id_; }
     // The failure score comes from a history rule, not from trees (failure_model() is then empty).

@@ -38,6 +38,12 @@ private:
     std::string path_;
 };
 
+// Property tests draw from a fixed seed (red only when the code changes); JFP_PROPERTY_SEED explores others.
+inline uint64_t property_seed() {
+    const char *s = std::getenv("JFP_PROPERTY_SEED");
+    return s ? std::strtoull(s, nullptr, 10) : 20261126;
+}
+
 inline void write_file(const std::string &path, const std::string &text) {
     std::ofstream f(path, std::ios::binary);
     f << text;
