@@ -15,6 +15,7 @@
 
 #include "model/files/file_check.h"
 #include "model/files/file_system.h"
+#include "model/util/text.h"
 
 namespace jfp {
 
@@ -28,11 +29,6 @@ std::string user_name(uid_t uid) {
 
 std::string uid_text(uid_t uid) { return "uid " + std::to_string(uid) + " (" + user_name(uid) + ")"; }
 
-std::string mode_text(const struct stat &st) {
-    char mode[8];
-    std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st.st_mode & 07777));
-    return mode;
-}
 }  // namespace
 
 const std::string &private_db_file(const std::string &path, const char *what, const char *check) {
@@ -73,7 +69,7 @@ static std::string why_unopenable(const std::string &path, int flags, const std:
     }
     const bool write = (flags & SQLITE_OPEN_READWRITE) != 0;
     if (::access(path.c_str(), write ? R_OK | W_OK : R_OK) != 0 && errno == EACCES) {
-        return "permission denied: it is mode " + mode_text(st) + ", owned by " + uid_text(st.st_uid) + ", and this is " +
+        return "permission denied: it is mode " + file_mode_text(st.st_mode) + ", owned by " + uid_text(st.st_uid) + ", and this is " +
                uid_text(::geteuid()) + "; run as its owner (SlurmUser for jfp's files) or root";
     }
     return sqlite_msg;
@@ -94,7 +90,7 @@ static std::string why_readonly(const std::string &path) {
         if (::stat(f.c_str(), &st) != 0 || ::faccessat(AT_FDCWD, f.c_str(), W_OK, AT_EACCESS) == 0 ||
             errno != EACCES)
             continue;
-        std::string why = f + " is not writable by " + uid_text(::geteuid()) + ": mode " + mode_text(st) +
+        std::string why = f + " is not writable by " + uid_text(::geteuid()) + ": mode " + file_mode_text(st.st_mode) +
                           ", owned by " + uid_text(st.st_uid);
         return why + (st.st_uid == ::geteuid() ? "; give its owner write permission (chmod u+w)"
                                                : "; run as its owner (SlurmUser for jfp's files) or root");

@@ -21,6 +21,7 @@
 #include "model/policy/config.h"
 #include "model/scoring/model_bundle.h"
 #include "model/files/file_check.h"
+#include "model/util/text.h"
 #include "model/util/time_util.h"
 #include "tools/check/slurm_conf.h"
 #include "tools/check/storage_check.h"
@@ -55,17 +56,11 @@ std::optional<Account> account(const std::string &name) {
     return a;
 }
 
-std::string mode_text(mode_t m) {
-    char b[8];
-    std::snprintf(b, sizeof b, "%04o", static_cast<unsigned>(m & 07777));
-    return b;
-}
-
 std::string owner_text(const struct stat &st) {
     struct passwd pw {}, *res = nullptr;
     char buf[1024];
     std::string n = getpwuid_r(st.st_uid, &pw, buf, sizeof buf, &res) == 0 && res ? res->pw_name : std::to_string(st.st_uid);
-    return "owned by " + n + ", mode " + mode_text(st.st_mode);
+    return "owned by " + n + ", mode " + file_mode_text(st.st_mode);
 }
 
 // What `who` may do with an existing file, by its mode bits (root may do anything).

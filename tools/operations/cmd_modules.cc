@@ -16,7 +16,9 @@
 #include <cstring>
 #include <fstream>
 #include <functional>
+#include <optional>
 #include <sstream>
+#include <system_error>
 
 #include <nlohmann/json.hpp>
 
@@ -65,9 +67,7 @@ std::string untrusted_entry(const std::string &dir) {
         }
         if (type == FTW_SL || ((st->st_uid == 0 || st->st_uid == ::geteuid()) && !(st->st_mode & (S_IWGRP | S_IWOTH))))
             return 0;
-        char mode[8];
-        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(st->st_mode & 07777));
-        found = std::string(path) + " (owner uid " + std::to_string(st->st_uid) + ", mode " + mode + ")";
+        found = std::string(path) + " (owner uid " + std::to_string(st->st_uid) + ", mode " + file_mode_text(st->st_mode) + ")";
         return 1;
     });
     return found;
@@ -155,45 +155,36 @@ std::string spider_output_file(const std::string &path) {
         return std::runtime_error(path + " (--from) " + why + "; nothing written (let root's shell write the spider's "
                                   "output into a directory root owns: admin guide, \"Module checks\")");
     };
-    auto mode_text = [](mode_t m) {
-        char mode[8];
-        std::snprintf(mode, sizeof mode, "%04o", static_cast<unsigned>(m & 07777));
-        return std::string(mode);
-    };
     const size_t slash = path.rfind('/');
     const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
     struct stat ds {};
     if (::stat(dir.c_str(), &ds) == 0 && (ds.st_mode & (S_IWGRP | S_IWOTH)))
-        throw refuse("is in " + dir + ", mode " + mode_text(ds.st_mode) + ", where users other than its owner can create files");
+        throw refuse("is in " + dir + ", mode " + file_mode_text(ds.st_mode) + ", where users other than its owner can create files");
     const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
     if (fd < 0) {
         if (errno == ELOOP) throw refuse("is a symbolic link");
         throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(errno) + "; nothing written");
     }
-    std::string text;
+    std::optional<std::string> text;
     try {
         struct stat st {};
         if (::fstat(fd, &st) != 0) throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(errno));
         if (!S_ISREG(st.st_mode)) throw refuse("is not a regular file");
         if (st.st_mode & (S_IWGRP | S_IWOTH))
-            throw refuse("has mode " + mode_text(st.st_mode) + ": users other than its owner could have written it");
-        char buf[65536];
-        for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
-            if (n < 0) {
-                if (errno == EINTR) continue;
-                throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(errno));
-            }
-            text.append(buf, static_cast<size_t>(n));
-            if (text.size() > kMaxModuleIndexBytes)
-                throw std::runtime_error("the spider's output " + path + " (--from) is larger than " +
-                                         std::to_string(kMaxModuleIndexBytes >> 20) + " MiB, more than the plugin reads; nothing written");
-        }
+            throw refuse("has mode " + file_mode_text(st.st_mode) + ": users other than its owner could have written it");
+        text = read_fd_capped(fd, kMaxModuleIndexBytes);
+    } catch (const std::system_error &e) {
+        ::close(fd);
+        throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(e.code().value()) + "; nothing written");
     } catch (...) {
         ::close(fd);
         throw;
     }
     ::close(fd);
-    return text;
+    if (!text)
+        throw std::runtime_error("the spider's output " + path + " (--from) is larger than " +
+                                 std::to_string(kMaxModuleIndexBytes >> 20) + " MiB, more than the plugin reads; nothing written");
+    return std::move(*text);
 }
 
 void run_index(ModulesArgs &a) {

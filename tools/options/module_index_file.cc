@@ -1,21 +1,42 @@
 #include "tools/options/module_index_file.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <stdexcept>
+#include <system_error>
 
 namespace jfp {
 
-std::string read_file_capped(const std::string &path, size_t max, const char *what) {
-    std::ifstream in(path, std::ios::binary);
-    if (!in) throw std::runtime_error("cannot read " + std::string(what) + " " + path + ": " + std::strerror(errno));
-    std::string text(max + 1, '\0');
-    in.read(text.data(), static_cast<std::streamsize>(text.size()));
-    text.resize(static_cast<size_t>(in.gcount()));
-    if (text.size() > max)
-        throw std::runtime_error(std::string(what) + " " + path + " is larger than " + std::to_string(max >> 20) + " MiB");
+std::optional<std::string> read_fd_capped(int fd, size_t max) {
+    std::string text;
+    char buf[65536];
+    for (ssize_t n; (n = ::read(fd, buf, sizeof buf)) != 0;) {
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            throw std::system_error(errno, std::generic_category());
+        }
+        text.append(buf, static_cast<size_t>(n));
+        if (text.size() > max) return std::nullopt;
+    }
     return text;
+}
+
+std::string read_file_capped(const std::string &path, size_t max, const char *what) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw std::runtime_error("cannot read " + std::string(what) + " " + path + ": " + std::strerror(errno));
+    std::optional<std::string> text;
+    try {
+        text = read_fd_capped(fd, max);
+    } catch (const std::system_error &e) {
+        ::close(fd);
+        throw std::runtime_error("cannot read " + std::string(what) + " " + path + ": " + std::strerror(e.code().value()));
+    }
+    ::close(fd);
+    if (!text) throw std::runtime_error(std::string(what) + " " + path + " is larger than " + std::to_string(max >> 20) + " MiB");
+    return std::move(*text);
 }
 
 ModuleIndex read_module_index(const std::string &path) {

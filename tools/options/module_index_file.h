@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "model/script/module_index.h"
@@ -15,6 +16,9 @@ constexpr size_t kMaxModuleIndexBytes = size_t{64} << 20;
 
 // A file's text, at most max bytes; throws naming the file (as what) when it cannot be read or is larger.
 std::string read_file_capped(const std::string &path, size_t max, const char *what);
+// What an open descriptor reads to its end, at most max bytes: nullopt when there is more (the caller
+// says what that means). Throws std::system_error on a read error.
+std::optional<std::string> read_fd_capped(int fd, size_t max);
 
 // Throws naming the file and what is wrong with it.
 ModuleIndex read_module_index(const std::string &path);
