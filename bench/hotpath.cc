@@ -55,7 +55,8 @@ int slurm_get_log_level(void);
 // slurmctld logs at SlurmctldDebug, info unless the admin asks for more. Before log_init Slurm reports its
 // highest level (LOG_LEVEL_END), so the plugin would take every call for a debug one (the class trees
 // walked, the debug line formatted): the benchmark starts Slurm's log as slurmctld does. log_options_t
-// is src/common/log.h's, not in Slurm's public headers; the level read back proves the layout.
+// is src/common/log.h's, not in Slurm's public headers (22.05: three levels and three flags; 23.02+ adds
+// logfile_fmt), checked on 22.05.8, 24.11.5 and 26.05.5; the level read back catches a wrong layout.
 struct SlurmLogOptions {
     int stderr_level, syslog_level, logfile_level;  // log_level_t
     bool prefix_level, buffered, raw;
@@ -371,7 +372,7 @@ int main(int argc, char **argv) {
     size_t at_or_above = 0;
     std::vector<bool> spec_above;
     for (const auto &s : specs) {
-        spec_above.push_back(bundle.failure_model().predict_binary(s.x.data()) >= bundle.threshold());
+        spec_above.push_back(bundle.score_failure(s.x).p_fail >= bundle.threshold());
         at_or_above += spec_above.back();
     }
     const double above_share = static_cast<double>(at_or_above) / static_cast<double>(specs.size());
@@ -432,8 +433,8 @@ int main(int argc, char **argv) {
     };
     const jfp::TreeEnsemble &ens = bundle.failure_model();
     volatile float sink = 0;
-    // The reference: a bare walk over every tree of the bundle the plugin evaluates per job (the failure
-    // model and the failure-class model), then the same over the failure model alone.
+    // The reference: a bare walk over every tree of the bundle (the failure model and the failure-class
+    // model, which the plugin walks for a job at or above its threshold), then the failure model alone.
     auto walk = [&](size_t i, double &out) {
         double t0 = now_ns();
         jfp::Score sc = bundle.score(specs[i % kSpecs].x);
@@ -599,6 +600,7 @@ int main(int argc, char **argv) {
     row("  ", hot_new_off);
     row("  job_submit(), archive on, new thread", hot_new_arch);
     row("  job_submit(), archive on, warm pool", hot_pool_arch);
+    auto side_ratio = [](double a, double b) { return b > 0 ? nlohmann::json(a / b) : nlohmann::json(nullptr); };
     nlohmann::json j = {
         {"hot_path_p50_ratio", hot_new.p50 / walk_new.p50},
         {"hot_path_p99_ratio", hot_new.p99 / walk_new.p99},
@@ -608,11 +610,12 @@ int main(int argc, char **argv) {
         {"hot_path_p99_ratio_vs_walked_trees", hot_new.p99 / walkn_new.p99},
         {"hot_path_jfp_own_p50_us", (hot_new.p50 - walkn_new.p50) / 1000},
         {"jobs_at_or_above_threshold", above_share},
-        {"below_threshold_p50_ratio", hot_below.p50 / walk_below.p50},
-        {"below_threshold_p99_ratio", hot_below.p99 / walk_below.p99},
-        {"below_threshold_p50_ratio_vs_failure_trees", hot_below.p50 / walkf_below.p50},
-        {"above_threshold_p50_ratio", hot_above.p50 / walk_above.p50},
-        {"above_threshold_p99_ratio", hot_above.p99 / walk_above.p99},
+        // null when no job fell on that side (another model, --quick): bench/run says "n/a"
+        {"below_threshold_p50_ratio", side_ratio(hot_below.p50, walk_below.p50)},
+        {"below_threshold_p99_ratio", side_ratio(hot_below.p99, walk_below.p99)},
+        {"below_threshold_p50_ratio_vs_failure_trees", side_ratio(hot_below.p50, walkf_below.p50)},
+        {"above_threshold_p50_ratio", side_ratio(hot_above.p50, walk_above.p50)},
+        {"above_threshold_p99_ratio", side_ratio(hot_above.p99, walk_above.p99)},
         {"hot_path_p99_ratio_vs_failure_trees", hot_new.p99 / walkf_new.p99},
         {"hot_path_pool_p50_ratio", hot_pool.p50 / walk_pool.p50},
         {"hot_path_pool_p99_ratio", hot_pool.p99 / walk_pool.p99},

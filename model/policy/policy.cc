@@ -49,7 +49,7 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
     d = Decision{};
     d.scored = true;
     d.p_fail = s.p_fail;
-    d.top_class = s.top_class;
+    d.top_class = s.classified ? s.top_class : -1;
     d.threshold = threshold_for(c, r, bundle_threshold);
     d.above = s.p_fail >= d.threshold;
     d.exempt = is_exempt(c, r);

@@ -21,7 +21,7 @@ struct Decision {
     Action action = Action::None;
     bool scored = false;
     float p_fail = 0;
-    int top_class = 0;
+    int top_class = -1;  // -1: not computed (the submit path classifies only a job at or above its threshold)
     double threshold = 1;
     bool above = false;            // p_fail >= threshold
     bool exempt = false;           // an exemption applied

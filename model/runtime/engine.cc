@@ -170,9 +170,10 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
     auto decide = [&](Candidate &c) {
         c.s = model.score_failure(c.x);
         apply_policy(st.config, c.r, c.hv, comment, model.threshold(), c.s, c.d, model.below_target());
-        // The class is said (annotation, message, log line) only of a job at or above its threshold, or in
-        // a debug line; below it the class trees, most of the walk, are not walked.
-        if (c.d.above || debug_enabled()) {
+        // The class is said (annotation, message, log line) only of a job at or above its threshold (a
+        // warning or a refusal always is), or in a debug line; below it the class trees, most of the
+        // walk, are not walked.
+        if (c.d.above || c.d.action == Action::Warn || c.d.action == Action::Reject || debug_enabled()) {
             model.classify(c.x, c.s);
             c.d.top_class = c.s.top_class;
         }
@@ -262,7 +263,8 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
         counters_.annotated.fetch_add(1, std::memory_order_relaxed);
     }
 
-    const char *cls = outcome_name(kFailureClassOutcomes[s.top_class]);
+    // "-" when not computed: the log level can change between judge and here (scontrol setdebug).
+    const char *cls = s.classified ? outcome_name(kFailureClassOutcomes[s.top_class]) : "-";
     if (d.action == Action::Warn || d.action == Action::Reject) {
         MessageParts m;
         m.action = d.action;
@@ -310,7 +312,7 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
         e.user = r.user;
         e.name = r.name;
         e.p_fail = s.p_fail;
-        e.top_class = s.classified ? static_cast<int8_t>(s.top_class) : int8_t(-1);
+        e.top_class = s.classified && d.above ? static_cast<int8_t>(s.top_class) : int8_t(-1);  // NULL below the threshold
         e.action = static_cast<uint8_t>(d.action);
         e.threshold = static_cast<float>(d.threshold);
         e.x = x;

@@ -59,7 +59,7 @@ struct FeatureLogEntry {
     uint32_t uid = 0;
     std::string user, name;
     float p_fail = 0;
-    int8_t top_class = 0;  // -1: not computed (below the threshold), written NULL
+    int8_t top_class = 0;  // -1 for a job below its threshold (its class is not computed): written NULL
     uint8_t action = 0;
     float threshold = 0;
     FeatureVector x{};

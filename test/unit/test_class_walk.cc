@@ -3,6 +3,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <map>
 #include <random>
 #include <string>
 #include <vector>
@@ -49,24 +50,29 @@ TEST_CASE("engine: the class is walked for a job at or above its threshold; belo
     // Two partitions: every job in "hot" is at or above its threshold, none in "cold" is.
     site.config("mode = annotate\nfeature_log = " + log_path + "\nthreshold.partition.hot = 0\nthreshold.partition.cold = 1\n");
     std::vector<std::string> above_tokens, below_tokens;
+    std::map<std::string, std::string> said_class;  // token -> the class the annotation names
     {
         EngineOptions opt = site.options();
         opt.background = true;  // the feature log is written by the background engine only
         Engine e(opt);
         REQUIRE(e.mode() == Mode::Annotate);
         const char *names[] = {"sim", "steady_job", "flaky", "post", "a", "b"};
-        for (int i = 0; i < 60; ++i) {
+        for (int i = 0; i < 90; ++i) {
             SubmitRequest q = request(names[i % 6]);
-            q.partition = i % 2 ? "hot" : "cold";
+            // Every third a partition list: judged by the strictest entry, here "hot".
+            q.partition = i % 3 == 2 ? "cold,hot" : i % 2 ? "hot" : "cold";
+            const bool hot = i % 3 == 2 || i % 2;
             q.min_cpus = 1 + i % 5;
             auto out = e.evaluate(q);
             REQUIRE(out.decision.scored);
             REQUIRE(out.new_comment);
             auto a = parse_annotation(*out.new_comment);
             REQUIRE(a);
-            CHECK(out.decision.above == (i % 2 == 1));
+            CHECK(out.decision.above == hot);
             CHECK(a->cls.empty() == !out.decision.above);  // the class is said only at or above the threshold
+            CHECK((out.decision.top_class >= 0) == out.decision.above);
             (out.decision.above ? above_tokens : below_tokens).push_back(out.token.str());
+            said_class[out.token.str()] = a->cls;
         }
         REQUIRE(e.flush_for_exit(std::chrono::milliseconds(10000)));
     }
@@ -91,6 +97,26 @@ TEST_CASE("engine: the class is walked for a job at or above its threshold; belo
         int cls = -1;
         FeatureVector x;
         row(t, cls, x);
-        CHECK(cls == b.score(x).top_class);  // what a full scoring of the logged row says
+        const int full = b.score(x).top_class;  // what a full scoring of the logged row says
+        CHECK(cls == full);
+        CHECK(said_class[t] == outcome_name(kFailureClassOutcomes[full]));
     }
+}
+
+TEST_CASE("engine: a warned job is classified; a job below the threshold is neither warned nor classified") {
+    Site site;
+    site.config("mode = warn\nthreshold.partition.hot = 0\nthreshold.partition.cold = 1\n");
+    Engine e(site.options());
+    REQUIRE(e.mode() == Mode::Warn);
+    SubmitRequest q = request("flaky");
+    q.partition = "hot";
+    auto warned = e.evaluate(q);
+    REQUIRE(warned.decision.action == Action::Warn);
+    CHECK(warned.decision.top_class >= 0);
+    CHECK_FALSE(warned.user_message.empty());
+    q.partition = "cold";
+    auto quiet = e.evaluate(q);
+    CHECK(quiet.decision.action == Action::None);
+    CHECK(quiet.decision.top_class == -1);
+    CHECK(quiet.user_message.empty());
 }

@@ -33,6 +33,9 @@ std::string read_file_capped(const std::string &path, size_t max, const char *wh
     } catch (const std::system_error &e) {
         ::close(fd);
         throw std::runtime_error("cannot read " + std::string(what) + " " + path + ": " + std::strerror(e.code().value()));
+    } catch (...) {
+        ::close(fd);
+        throw;
     }
     ::close(fd);
     if (!text) throw std::runtime_error(std::string(what) + " " + path + " is larger than " + std::to_string(max >> 20) + " MiB");
