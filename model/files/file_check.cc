@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace jfp {
@@ -44,6 +45,12 @@ std::string check_one(const std::string &path, const std::vector<uid_t> &trusted
 }
 
 }  // namespace
+
+std::string file_mode_text(unsigned mode) {
+    char b[8];
+    std::snprintf(b, sizeof b, "%04o", mode & 07777u);
+    return b;
+}
 
 std::string dir_of(const std::string &path) {
     auto slash = path.rfind('/');

@@ -28,6 +28,9 @@ FileSig file_sig(const std::string &path);
 // The directory a path names its file in: "." for a bare name, "/" for a file at the root.
 std::string dir_of(const std::string &path);
 
+// A file's permission bits as chmod takes them: "0644" (the type bits dropped).
+std::string file_mode_text(unsigned mode);
+
 // Empty when the file and its directory are owned by a trusted uid and writable by nobody else (group or
 // others), or the directory is sticky; otherwise says what is wrong and how to fix it.
 std::string trust_problem(const std::string &path, const std::vector<uid_t> &trusted);

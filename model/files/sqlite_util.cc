@@ -15,7 +15,6 @@
 
 #include "model/files/file_check.h"
 #include "model/files/file_system.h"
-#include "model/util/text.h"
 
 namespace jfp {
 

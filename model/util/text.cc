@@ -4,12 +4,6 @@
 
 namespace jfp {
 
-std::string file_mode_text(unsigned mode) {
-    char b[8];
-    std::snprintf(b, sizeof b, "%04o", mode & 07777u);
-    return b;
-}
-
 std::string number_text(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%g", v);

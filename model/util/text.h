@@ -28,8 +28,6 @@ inline bool ends_with(std::string_view s, std::string_view p) {
 std::string to_lower(std::string_view s);
 // A number as a person writes it in a config: 5, 0.5, 1e+06 (printf's %g).
 std::string number_text(double v);
-// A file's permission bits as ls -l's octal and chmod take them: "0644" (the type bits dropped).
-std::string file_mode_text(unsigned mode);
 
 // Splits on every occurrence of sep; "a||b" gives {"a", "", "b"}; "" gives {""}.
 std::vector<std::string_view> split(std::string_view s, char sep);

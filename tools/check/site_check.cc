@@ -21,7 +21,6 @@
 #include "model/policy/config.h"
 #include "model/scoring/model_bundle.h"
 #include "model/files/file_check.h"
-#include "model/util/text.h"
 #include "model/util/time_util.h"
 #include "tools/check/slurm_conf.h"
 #include "tools/check/storage_check.h"

@@ -23,6 +23,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/files/atomic_file.h"
+#include "model/files/file_check.h"
 #include "model/policy/script_findings.h"
 #include "model/script/module_index.h"
 #include "model/script/module_lines.h"
