@@ -156,8 +156,7 @@ std::string spider_output_file(const std::string &path) {
         return std::runtime_error(path + " (--from) " + why + "; nothing written (let root's shell write the spider's "
                                   "output into a directory root owns: admin guide, \"Module checks\")");
     };
-    const size_t slash = path.rfind('/');
-    const std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    const std::string dir = dir_of(path);
     struct stat ds {};
     if (::stat(dir.c_str(), &ds) == 0 && (ds.st_mode & (S_IWGRP | S_IWOTH)))
         throw refuse("is in " + dir + ", mode " + file_mode_text(ds.st_mode) + ", where users other than its owner can create files");
