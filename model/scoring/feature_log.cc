@@ -72,8 +72,10 @@ CREATE TABLE IF NOT EXISTS scored (
 
 }  // namespace
 
-FeatureLogWriter::FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use)
-    : path_(std::move(path)), heads_(max_heads_in_use, kIdleHeads), queue_(capacity), thread_([this] { run(); }) {}
+FeatureLogWriter::FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use,
+                                   std::chrono::milliseconds idle_wait)
+    : path_(std::move(path)), heads_(max_heads_in_use, kIdleHeads), queue_(capacity), idle_wait_(idle_wait),
+      thread_([this] { run(); }) {}
 
 FeatureLogWriter::~FeatureLogWriter() {
     stop_.store(true);
@@ -86,10 +88,19 @@ bool FeatureLogWriter::push(FeatureLogEntry &&e) {
         dropped_.fetch_add(1, std::memory_order_relaxed);
         return false;
     }
-    // Wake the writer every kWakeEvery entries rather than on its 50 ms timer alone: a burst would
-    // otherwise hold more script heads than the pool keeps idle, and each one past that is a malloc
-    // here and a free there. Without a waiter notify_one is a load; with one, a futex wake per 32 jobs.
-    if ((pushed_.fetch_add(1, std::memory_order_relaxed) + 1) % kWakeEvery == 0) cv_.notify_one();
+    // A futex wake is a system call on slurmctld's thread, and it made this call's p99 (one job in 32,
+    // when it woke the writer every 32 entries). So the writer drains on its timer, and a submission
+    // wakes it only in a burst, once kWakeDepth entries wait: before the idle script heads run out
+    // (past them each head is a malloc here and a free there) and the queue fills.
+    const uint64_t pushed = pushed_.fetch_add(1, std::memory_order_relaxed) + 1;
+    const uint64_t done = written_.load(std::memory_order_relaxed) + failed_.load(std::memory_order_relaxed);
+    if (pushed - done >= kWakeDepth && !woken_.exchange(true, std::memory_order_relaxed)) {
+        wakes_.fetch_add(1, std::memory_order_relaxed);
+        // Through the mutex, which the writer holds from clearing woken_ until it waits: the wake cannot
+        // fall between the two and be lost. Held only there, so this waits for nothing else.
+        { std::lock_guard<std::mutex> lk(mu_); }
+        cv_.notify_one();
+    }
     return true;
 }
 
@@ -135,6 +146,7 @@ void FeatureLogWriter::run() {
     std::unique_ptr<Stmt> insert, previous;
     FeatureLogEntry e;
     OpenFileWatch watch;
+    bool busy = false;  // the last batch was more than a trickle: look again soon
     auto open = [&]() -> bool {
         if (db) return true;
         try {
@@ -175,7 +187,9 @@ void FeatureLogWriter::run() {
         if (!any) {
             if (stop_.load()) break;
             std::unique_lock<std::mutex> lk(mu_);
-            cv_.wait_for(lk, std::chrono::milliseconds(50));
+            woken_.store(false, std::memory_order_relaxed);
+            cv_.wait_for(lk, busy ? kBusyWait : idle_wait_);
+            busy = false;
             continue;
         }
         if (!open()) {
@@ -209,6 +223,7 @@ void FeatureLogWriter::run() {
             } while (batch < 1000 && queue_.try_pop(e));
             db->exec("COMMIT");
             written_.fetch_add(batch);
+            busy = batch >= kWakeDepth / 4;
         } catch (const std::exception &ex) {
             failed_.fetch_add(batch + 1);
             errors.log(LogLevel::Error, std::string("feature log ") + path_ + ": " + ex.what() +

@@ -71,9 +71,14 @@ struct FeatureLogEntry {
 
 class FeatureLogWriter {
 public:
-    // Up to 1024 script heads (16 MiB) in flight; 64 idle blocks kept.
-    static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 128, kWakeEvery = 32;
-    FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use = kMaxHeadsInUse);
+    // Up to 1024 script heads (16 MiB) in flight; 128 idle blocks kept. A submission wakes the writer
+    // only when kWakeDepth entries wait (a burst, before the idle heads run out); otherwise the writer
+    // drains on its own timer: every kIdleWait, every kBusyWait while batches keep coming.
+    static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 128, kWakeDepth = 64;
+    static constexpr std::chrono::milliseconds kIdleWait{50}, kBusyWait{2};
+    // idle_wait: the timer's period when nothing came (tests set it long, to see the wakes alone).
+    FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use = kMaxHeadsInUse,
+                     std::chrono::milliseconds idle_wait = kIdleWait);
     ~FeatureLogWriter();  // drains what is queued, then stops
     FeatureLogWriter(const FeatureLogWriter &) = delete;
     FeatureLogWriter &operator=(const FeatureLogWriter &) = delete;
@@ -91,6 +96,8 @@ public:
     uint64_t written() const { return written_.load(); }
     uint64_t dropped() const { return dropped_.load(); }
     uint64_t failed() const { return failed_.load(); }
+    // How often a submission woke the writer (a burst reached kWakeDepth).
+    uint64_t wakes() const { return wakes_.load(); }
     const std::string &path() const { return path_; }
 
 private:
@@ -98,8 +105,10 @@ private:
     std::string path_;
     ScriptHeadPool heads_;  // before queue_: outlives the entries that hold its blocks
     BoundedQueue<FeatureLogEntry> queue_;
-    std::atomic<uint64_t> pushed_{0}, written_{0}, dropped_{0}, failed_{0};
+    std::atomic<uint64_t> pushed_{0}, written_{0}, dropped_{0}, failed_{0}, wakes_{0};
+    const std::chrono::milliseconds idle_wait_;
     std::atomic<bool> stop_{false};
+    std::atomic<bool> woken_{false};  // a submission has woken the writer since it last slept
     std::mutex mu_;
     std::condition_variable cv_;
     std::thread thread_;

@@ -1,0 +1,91 @@
+// The feature log's writer and the submit path: a submission never waits for it, and wakes it (a system
+// call on slurmctld's thread) only in a burst.
+#include "catch.h"
+
+#include <chrono>
+#include <string>
+#include <thread>
+
+#include "model/scoring/feature_log.h"
+#include "test_support.h"
+
+using namespace jfp;
+
+namespace {
+
+FeatureLogEntry entry(int i) {
+    FeatureLogEntry e;
+    e.token = "tok" + std::to_string(i);
+    e.model_id = std::make_shared<const std::string>("m");
+    e.x.fill(static_cast<float>(i));
+    return e;
+}
+
+// Waits (at most a minute: a condition that must come, not a timing) until the writer has written n.
+bool written_within(const FeatureLogWriter &w, uint64_t n) {
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::minutes(1);
+    while (w.written() < n) {
+        if (std::chrono::steady_clock::now() > deadline) return false;
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    return true;
+}
+
+}  // namespace
+
+TEST_CASE("feature log writer: a submission wakes it only once a burst of kWakeDepth waits") {
+    test::TempDir dir;
+    // An hour between the timer's looks when idle: only a wake drains a burst.
+    FeatureLogWriter w(dir.file("f.db"), 4096, FeatureLogWriter::kMaxHeadsInUse, std::chrono::hours(1));
+    REQUIRE(w.push(entry(0)));
+    w.flush();
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // it goes back to sleep (asserted or not below)
+    const int depth = static_cast<int>(FeatureLogWriter::kWakeDepth);
+    int pushed = 1;
+    for (; pushed < depth; ++pushed) REQUIRE(w.push(entry(pushed)));
+    CHECK(w.wakes() == 0);  // kWakeDepth - 1 waiting: no wake, whatever the writer does
+    REQUIRE(w.push(entry(pushed++)));
+    // Woken, unless it was still awake and had already written some of them.
+    CHECK((w.wakes() == 1 || w.written() > 1));
+    // With an hour's timer, the burst is written because of the wake.
+    REQUIRE(written_within(w, static_cast<uint64_t>(pushed)));
+
+    // A second burst: woken again, or drained by its short busy look; never a wake per entry.
+    for (int i = 0; i < depth; ++i) REQUIRE(w.push(entry(pushed++)));
+    REQUIRE(written_within(w, static_cast<uint64_t>(pushed)));
+    CHECK(w.wakes() <= 2);
+    CHECK(w.dropped() == 0);
+}
+
+TEST_CASE("feature log writer: a trickle is written by the timer, at most one wake per kWakeDepth entries") {
+    test::TempDir dir;
+    FeatureLogWriter w(dir.file("f.db"), 1024);
+    const int n = 100;
+    for (int i = 0; i < n; ++i) {
+        REQUIRE(w.push(entry(i)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    REQUIRE(written_within(w, n));
+    // 2 ms apart, the 50 ms timer keeps the queue far below kWakeDepth (a writer starved past 128 ms may
+    // see one wake). Waking every 32 entries, as before, would be 3.
+    CHECK(w.wakes() <= 1);
+}
+
+TEST_CASE("feature log writer: from many threads at once, wakes stay a small share of the entries and none is lost") {
+    test::TempDir dir;
+    const uint64_t per_thread = 5000;
+    const int threads = 4;
+    FeatureLogWriter w(dir.file("f.db"), 1 << 16);
+    std::vector<std::thread> pushers;
+    for (int t = 0; t < threads; ++t)
+        pushers.emplace_back([&, t] {
+            for (uint64_t i = 0; i < per_thread; ++i) w.push(entry(static_cast<int>(t * per_thread + i)));
+        });
+    for (auto &p : pushers) p.join();
+    w.flush();
+    const uint64_t total = per_thread * threads;
+    CHECK(w.written() + w.dropped() == total);
+    CHECK(w.dropped() == 0);
+    // A wake needs kWakeDepth entries waiting, and the writer empties the queue before it sleeps again.
+    CHECK(w.wakes() <= total / FeatureLogWriter::kWakeDepth + 1);
+}
