@@ -1,4 +1,5 @@
 #include "model/files/atomic_file.h"
+#include "model/files/file_check.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -47,8 +48,7 @@ void write_file_atomically(const std::string &path, const std::string &text, mod
 }
 
 void sync_directory_of(const std::string &path) {
-    auto slash = path.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+    const std::string dir = dir_of(path);
     int fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (fd >= 0) {
         ::fsync(fd);

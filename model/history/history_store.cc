@@ -11,6 +11,7 @@
 #include "model/history/history_schema.h"
 #include "model/jobs/slurm_text.h"
 #include "model/util/log.h"
+#include "model/files/file_check.h"
 
 namespace jfp {
 
@@ -43,7 +44,7 @@ HistoryStore::HistoryStore(const std::string &path, Access access)
         if (v.step()) version = static_cast<int>(v.int_at(0));
     } catch (const SqliteError &e) {
         // A WAL store cannot be opened, even to read, where SQLite cannot create PATH-shm beside it.
-        std::string dir = path.find('/') == std::string::npos ? "." : path.substr(0, path.rfind('/') + 1);
+        const std::string dir = dir_of(path);
         if ((e.code() & 0xff) == SQLITE_CANTOPEN && ::access(dir.c_str(), W_OK) != 0)
             throw SqliteError(std::string(e.what()) + ": its directory " + dir + " is not writable (" +
                                   std::strerror(errno) + "), and SQLite must create " + path +

@@ -8,6 +8,7 @@
 #include "model/jobs/hostlist.h"
 #include "model/util/text.h"
 #include "model/util/time_util.h"
+#include "model/files/file_check.h"
 
 namespace jfp {
 
@@ -163,8 +164,7 @@ ClusterDefaults load_slurm_conf(const std::string &path, std::string *error) {
     }
     std::ostringstream ss;
     ss << in.rdbuf();
-    auto slash = path.rfind('/');
-    return parse_slurm_conf(ss.str(), slash == std::string::npos ? "." : path.substr(0, slash), path);
+    return parse_slurm_conf(ss.str(), dir_of(path), path);
 }
 
 }  // namespace jfp

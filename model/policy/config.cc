@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "model/util/text.h"
+#include "model/files/file_check.h"
 
 namespace jfp {
 
@@ -43,9 +44,7 @@ std::optional<Mode> parse_mode(std::string_view s) {
 
 std::string Config::resolved_feature_log_path() const {
     if (!feature_log_path.empty()) return feature_log_path;
-    auto slash = store_path.rfind('/');
-    std::string dir = slash == std::string::npos ? "." : store_path.substr(0, slash);
-    return dir + "/features.db";
+    return dir_of(store_path) + "/features.db";
 }
 
 // One log line however broken the file: the first few errors, then how many more.

@@ -219,7 +219,7 @@ fault_S3() {
     mount --bind "$RO" "$RO" && mount -o remount,bind,ro "$RO"
 }
 unfault_S3() { umount "$RO"; }
-row S3 start passes "its directory $RO/ is not writable" "loaded history of" "store on a read-only file system"
+row S3 start passes "its directory $RO is not writable" "loaded history of" "store on a read-only file system"
 heal
 # Locked by another writer (BEGIN EXCLUSIVE held) through a restart, then a commit elsewhere.
 fault_S4() {

@@ -4,12 +4,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <stdexcept>
 #include <string>
 
 #include "catch.h"
 #include "model/history/history_store.h"
 #include "model/files/file_check.h"
 #include "model/files/open_file_watch.h"
+#include "model/files/unique_fd.h"
 #include "test_support.h"
 
 using namespace jfp;
@@ -109,4 +111,31 @@ TEST_CASE("open file watch: says when the path no longer names the file that was
     slow.opened(path);
     ::unlink(path.c_str());
     CHECK(slow.changed().empty());  // not looked at again within its interval
+}
+
+TEST_CASE("unique fd: closed once when its owner goes, a throw included; a move hands it over") {
+    auto is_open = [](int fd) { return ::fcntl(fd, F_GETFD) != -1; };
+    int raw = -1;
+    try {
+        UniqueFd fd(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+        REQUIRE(fd.valid());
+        raw = fd.get();
+        CHECK(is_open(raw));
+        throw std::runtime_error("leave the scope");
+    } catch (const std::runtime_error &) {
+    }
+    CHECK_FALSE(is_open(raw));
+
+    UniqueFd a(::open("/dev/null", O_RDONLY | O_CLOEXEC));
+    const int n = a.get();
+    UniqueFd b(std::move(a));
+    CHECK_FALSE(a.valid());
+    CHECK(b.get() == n);
+    CHECK(is_open(n));
+    UniqueFd c;
+    c = std::move(b);
+    CHECK(c.get() == n);
+    c.reset();
+    CHECK_FALSE(is_open(n));
+    CHECK_FALSE(c.valid());
 }

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "model/util/text.h"
+#include "model/files/file_check.h"
 
 namespace jfp {
 
@@ -56,8 +57,7 @@ std::string SlurmConf::get(const std::string &key, const std::string &fallback) 
 SlurmConf read_slurm_conf(const std::string &path) {
     SlurmConf c;
     c.path = path;
-    auto slash = path.rfind('/');
-    read_into(path, slash == std::string::npos ? "." : path.substr(0, slash), c, 0);
+    read_into(path, dir_of(path), c, 0);
     return c;
 }
 

@@ -24,6 +24,7 @@
 
 #include "model/files/atomic_file.h"
 #include "model/files/file_check.h"
+#include "model/files/unique_fd.h"
 #include "model/policy/script_findings.h"
 #include "model/script/module_index.h"
 #include "model/script/module_lines.h"
@@ -160,27 +161,22 @@ std::string spider_output_file(const std::string &path) {
     struct stat ds {};
     if (::stat(dir.c_str(), &ds) == 0 && (ds.st_mode & (S_IWGRP | S_IWOTH)))
         throw refuse("is in " + dir + ", mode " + file_mode_text(ds.st_mode) + ", where users other than its owner can create files");
-    const int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-    if (fd < 0) {
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+    if (!fd.valid()) {
         if (errno == ELOOP) throw refuse("is a symbolic link");
         throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(errno) + "; nothing written");
     }
     std::optional<std::string> text;
     try {
         struct stat st {};
-        if (::fstat(fd, &st) != 0) throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(errno));
+        if (::fstat(fd.get(), &st) != 0) throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(errno));
         if (!S_ISREG(st.st_mode)) throw refuse("is not a regular file");
         if (st.st_mode & (S_IWGRP | S_IWOTH))
             throw refuse("has mode " + file_mode_text(st.st_mode) + ": users other than its owner could have written it");
-        text = read_fd_capped(fd, kMaxModuleIndexBytes);
+        text = read_fd_capped(fd.get(), kMaxModuleIndexBytes);
     } catch (const std::system_error &e) {
-        ::close(fd);
         throw std::runtime_error("cannot read " + path + " (--from): " + std::strerror(e.code().value()) + "; nothing written");
-    } catch (...) {
-        ::close(fd);
-        throw;
     }
-    ::close(fd);
     if (!text)
         throw std::runtime_error("the spider's output " + path + " (--from) is larger than " +
                                  std::to_string(kMaxModuleIndexBytes >> 20) + " MiB, more than the plugin reads; nothing written");

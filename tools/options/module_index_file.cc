@@ -8,6 +8,8 @@
 #include <stdexcept>
 #include <system_error>
 
+#include "model/files/unique_fd.h"
+
 namespace jfp {
 
 std::optional<std::string> read_fd_capped(int fd, size_t max) {
@@ -25,19 +27,14 @@ std::optional<std::string> read_fd_capped(int fd, size_t max) {
 }
 
 std::string read_file_capped(const std::string &path, size_t max, const char *what) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) throw std::runtime_error("cannot read " + std::string(what) + " " + path + ": " + std::strerror(errno));
+    const UniqueFd fd(::open(path.c_str(), O_RDONLY | O_CLOEXEC));
+    if (!fd.valid()) throw std::runtime_error("cannot read " + std::string(what) + " " + path + ": " + std::strerror(errno));
     std::optional<std::string> text;
     try {
-        text = read_fd_capped(fd, max);
+        text = read_fd_capped(fd.get(), max);
     } catch (const std::system_error &e) {
-        ::close(fd);
         throw std::runtime_error("cannot read " + std::string(what) + " " + path + ": " + std::strerror(e.code().value()));
-    } catch (...) {
-        ::close(fd);
-        throw;
     }
-    ::close(fd);
     if (!text) throw std::runtime_error(std::string(what) + " " + path + " is larger than " + std::to_string(max >> 20) + " MiB");
     return std::move(*text);
 }

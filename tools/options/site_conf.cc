@@ -1,4 +1,5 @@
 #include "tools/options/site_conf.h"
+#include "model/files/file_check.h"
 
 #include <sys/stat.h>
 
@@ -12,14 +13,12 @@ namespace jfp {
 std::string default_conf_path() {
     const char *sc = std::getenv("SLURM_CONF");
     std::string slurm_conf = sc && *sc ? sc : "/etc/slurm/slurm.conf";
-    auto slash = slurm_conf.rfind('/');
-    return (slash == std::string::npos ? std::string(".") : slurm_conf.substr(0, slash)) + "/jfp.conf";
+    return dir_of(slurm_conf) + "/jfp.conf";
 }
 
 std::string slurm_conf_for(const std::string &jfp_conf) {
     if (const char *sc = std::getenv("SLURM_CONF"); sc && *sc) return sc;
-    auto slash = jfp_conf.rfind('/');
-    return (slash == std::string::npos ? std::string(".") : jfp_conf.substr(0, slash)) + "/slurm.conf";
+    return dir_of(jfp_conf) + "/slurm.conf";
 }
 
 std::optional<Config> load_site_conf(const std::string &path, bool explicit_path) {
