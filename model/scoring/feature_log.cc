@@ -94,11 +94,11 @@ bool FeatureLogWriter::push(FeatureLogEntry &&e) {
     // (past them each head is a malloc here and a free there) and the queue fills.
     const uint64_t pushed = pushed_.fetch_add(1, std::memory_order_relaxed) + 1;
     const uint64_t done = written_.load(std::memory_order_relaxed) + failed_.load(std::memory_order_relaxed);
-    if (pushed - done >= kWakeDepth && !woken_.exchange(true, std::memory_order_relaxed)) {
+    if (pushed > done && pushed - done >= kWakeDepth && !woken_.exchange(true, std::memory_order_relaxed)) {
         wakes_.fetch_add(1, std::memory_order_relaxed);
-        // Through the mutex, which the writer holds from clearing woken_ until it waits: the wake cannot
-        // fall between the two and be lost. Held only there, so this waits for nothing else.
-        { std::lock_guard<std::mutex> lk(mu_); }
+        // Not through the writer's mutex: a writer (nice 10) preempted while holding it would stall
+        // slurmctld's thread. A wake falling between the writer's last look and its wait is lost; the
+        // writer then looks again at its timer (see run).
         cv_.notify_one();
     }
     return true;
@@ -187,7 +187,12 @@ void FeatureLogWriter::run() {
         if (!any) {
             if (stop_.load()) break;
             std::unique_lock<std::mutex> lk(mu_);
-            woken_.store(false, std::memory_order_relaxed);
+            woken_.store(false);
+            // A burst that came since the last look: no sleep. Otherwise a push reaching kWakeDepth from
+            // here on sees woken_ false and wakes the writer (unless it lands before the wait begins:
+            // then the timer, at most idle_wait_).
+            const uint64_t done = written_.load() + failed_.load(), pushed = pushed_.load();
+            if (pushed > done && pushed - done >= kWakeDepth) continue;
             cv_.wait_for(lk, busy ? kBusyWait : idle_wait_);
             busy = false;
             continue;
@@ -200,7 +205,7 @@ void FeatureLogWriter::run() {
             cv_.wait_for(lk, std::chrono::seconds(5), [&] { return stop_.load(); });
             continue;
         }
-        uint64_t batch = 0;
+        uint64_t batch = 0, taken = 1;  // written in this transaction; taken from the queue for it
         try {
             db->exec("BEGIN");
             do {
@@ -220,12 +225,12 @@ void FeatureLogWriter::run() {
                 s.bind_blob(12, e.x.data(), sizeof(float) * e.x.size());
                 s.run();
                 ++batch;
-            } while (batch < 1000 && queue_.try_pop(e));
+            } while (batch < 1000 && queue_.try_pop(e) && ++taken);
             db->exec("COMMIT");
             written_.fetch_add(batch);
             busy = batch >= kWakeDepth / 4;
         } catch (const std::exception &ex) {
-            failed_.fetch_add(batch + 1);
+            failed_.fetch_add(taken);  // rolled back: all of them, each counted once (written + failed <= pushed)
             errors.log(LogLevel::Error, std::string("feature log ") + path_ + ": " + ex.what() +
                                             "; scored jobs are not logged until it can be written (free space or "
                                             "fix permissions there; jobs are not affected)");
