@@ -546,12 +546,11 @@ void Engine::write_metrics(bool now) {
     }
 }
 
+// Called on the submit path: no mutex (the background thread, preempted while holding it, would stall
+// slurmctld's thread), and one wake until the background thread takes it. A wake
+// landing between its look at kick_ and its wait is lost: it looks again at reload_interval (1 s default).
 void Engine::kick() {
-    {
-        std::lock_guard<std::mutex> lk(wake_mu_);
-        kick_.store(true);
-    }
-    wake_.notify_one();
+    if (!kick_.exchange(true)) wake_.notify_one();
 }
 
 
