@@ -74,11 +74,18 @@ CREATE TABLE IF NOT EXISTS scored (
 
 FeatureLogWriter::FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use,
                                    std::chrono::milliseconds idle_wait)
-    : path_(std::move(path)), heads_(max_heads_in_use, kIdleHeads), queue_(capacity), idle_wait_(idle_wait),
+    : path_(std::move(path)), heads_(max_heads_in_use, kIdleHeads), queue_(capacity),
+      idle_wait_(idle_wait),
+      // A queue smaller than twice the depth would fill before it woke the writer.
+      wake_depth_(std::max<size_t>(1, std::min(kWakeDepth, queue_.capacity() / 2))),
       thread_([this] { run(); }) {}
 
 FeatureLogWriter::~FeatureLogWriter() {
-    stop_.store(true);
+    {
+        std::lock_guard<std::mutex> lk(mu_);  // not on the submit path: this wake must not be lost
+        stop_.store(true);
+        attention_ = true;
+    }
     cv_.notify_all();
     if (thread_.joinable()) thread_.join();
 }
@@ -92,13 +99,14 @@ bool FeatureLogWriter::push(FeatureLogEntry &&e) {
     // when it woke the writer every 32 entries). So the writer drains on its timer, and a submission
     // wakes it only in a burst, once kWakeDepth entries wait: before the idle script heads run out
     // (past them each head is a malloc here and a free there) and the queue fills.
-    const uint64_t pushed = pushed_.fetch_add(1, std::memory_order_relaxed) + 1;
+    // seq_cst, as the writer's clear of woken_ and its look at pushed_: one of the two sides sees the other.
+    const uint64_t pushed = pushed_.fetch_add(1) + 1;
     const uint64_t done = written_.load(std::memory_order_relaxed) + failed_.load(std::memory_order_relaxed);
-    if (pushed > done && pushed - done >= kWakeDepth && !woken_.exchange(true, std::memory_order_relaxed)) {
+    if (pushed > done && pushed - done >= wake_depth_ && !woken_.exchange(true)) {
         wakes_.fetch_add(1, std::memory_order_relaxed);
         // Not through the writer's mutex: a writer (nice 10) preempted while holding it would stall
         // slurmctld's thread. A wake falling between the writer's last look and its wait is lost; the
-        // writer then looks again at its timer (see run).
+        // writer then looks again at its timer (see run), and woken_ stays set until it does.
         cv_.notify_one();
     }
     return true;
@@ -108,6 +116,10 @@ void FeatureLogWriter::flush() { flush_for(std::chrono::milliseconds::max()); }
 
 bool FeatureLogWriter::flush_for(std::chrono::milliseconds limit) {
     uint64_t target = pushed_.load();
+    {
+        std::lock_guard<std::mutex> lk(mu_);  // as the destructor: a flush's wake is never lost
+        attention_ = true;
+    }
     cv_.notify_all();
     return wait_for_count(target, [&] { return written_.load() + failed_.load(); }, limit);
 }
@@ -188,12 +200,14 @@ void FeatureLogWriter::run() {
             if (stop_.load()) break;
             std::unique_lock<std::mutex> lk(mu_);
             woken_.store(false);
-            // A burst that came since the last look: no sleep. Otherwise a push reaching kWakeDepth from
-            // here on sees woken_ false and wakes the writer (unless it lands before the wait begins:
-            // then the timer, at most idle_wait_).
+            // Entries counted but not yet in view (a pusher between reserving its cell and publishing
+            // it, others past it), or a burst whose wake came before this: a short look, not the idle
+            // timer, and no spinning. Otherwise a push reaching the wake depth from here on sees woken_
+            // false and wakes the writer (unless it lands before the wait begins: then the timer).
             const uint64_t done = written_.load() + failed_.load(), pushed = pushed_.load();
-            if (pushed > done && pushed - done >= kWakeDepth) continue;
-            cv_.wait_for(lk, busy ? kBusyWait : idle_wait_);
+            const bool waiting = pushed > done && pushed - done >= wake_depth_;
+            cv_.wait_for(lk, busy || waiting ? kBusyWait : idle_wait_, [&] { return attention_ || woken_.load(); });
+            attention_ = false;
             busy = false;
             continue;
         }
@@ -203,6 +217,7 @@ void FeatureLogWriter::run() {
             while (queue_.try_pop(e)) failed_.fetch_add(1);
             std::unique_lock<std::mutex> lk(mu_);
             cv_.wait_for(lk, std::chrono::seconds(5), [&] { return stop_.load(); });
+            attention_ = false;
             continue;
         }
         uint64_t batch = 0, taken = 1;  // written in this transaction; taken from the queue for it
@@ -230,7 +245,7 @@ void FeatureLogWriter::run() {
             written_.fetch_add(batch);
             busy = batch >= kWakeDepth / 4;
         } catch (const std::exception &ex) {
-            failed_.fetch_add(taken);  // rolled back: all of them, each counted once (written + failed <= pushed)
+            failed_.fetch_add(taken);  // rolled back: every entry it took, each counted once
             errors.log(LogLevel::Error, std::string("feature log ") + path_ + ": " + ex.what() +
                                             "; scored jobs are not logged until it can be written (free space or "
                                             "fix permissions there; jobs are not affected)");

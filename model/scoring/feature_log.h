@@ -73,7 +73,7 @@ class FeatureLogWriter {
 public:
     // Up to 1024 script heads (16 MiB) in flight; 128 idle blocks kept. A submission wakes the writer
     // only when kWakeDepth entries wait (a burst, before the idle heads run out); otherwise the writer
-    // drains on its own timer: every kIdleWait, every kBusyWait while batches keep coming.
+    // drains on its own timer: kBusyWait after a batch of kWakeDepth / 4 or more, else kIdleWait.
     static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 128, kWakeDepth = 64;
     static constexpr std::chrono::milliseconds kIdleWait{50}, kBusyWait{2};
     // idle_wait: the timer's period when nothing came (tests set it long, to see the wakes alone).
@@ -96,7 +96,8 @@ public:
     uint64_t written() const { return written_.load(); }
     uint64_t dropped() const { return dropped_.load(); }
     uint64_t failed() const { return failed_.load(); }
-    // How often a submission woke the writer (a burst reached kWakeDepth).
+    // How often a submission woke the writer (a burst reached the wake depth: kWakeDepth, or half the
+    // queue's capacity when that is less).
     uint64_t wakes() const { return wakes_.load(); }
     const std::string &path() const { return path_; }
 
@@ -109,7 +110,9 @@ private:
     const std::chrono::milliseconds idle_wait_;
     std::atomic<bool> stop_{false};
     std::atomic<bool> woken_{false};  // a submission has woken the writer since it last slept
+    const size_t wake_depth_;         // kWakeDepth, or half a smaller queue
     std::mutex mu_;
+    bool attention_ = false;  // under mu_: a flush or the destructor asks the writer to look now
     std::condition_variable cv_;
     std::thread thread_;
 };
