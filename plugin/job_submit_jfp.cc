@@ -15,10 +15,10 @@
 
 #include "jfp_config.h"
 #include "job_desc_adapter.h"
+#include "model/files/file_check.h"
 #include "model/runtime/engine.h"
 #include "model/util/log.h"
 #include "slurm_glue.h"
-#include "model/files/file_check.h"
 
 struct job_record;  // slurmctld-internal; we only pass the pointer through
 
@@ -93,7 +93,7 @@ std::string extra_conf_path(const char *name) {
 std::string slurm_conf_path(const std::string &jfp_conf) {
     if (slurm_conf.slurm_conf && *slurm_conf.slurm_conf) return slurm_conf.slurm_conf;
     if (const char *env = std::getenv("SLURM_CONF")) return env;
-    return jfp::dir_of(jfp_conf) + "/slurm.conf";
+    return jfp::path_beside(jfp_conf, "slurm.conf");
 }
 
 // Which file slurmctld loaded and which release it was built for: the first things to check when a

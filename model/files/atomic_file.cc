@@ -1,5 +1,4 @@
 #include "model/files/atomic_file.h"
-#include "model/files/file_check.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -8,6 +7,8 @@
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
+
+#include "model/files/file_check.h"
 
 namespace jfp {
 

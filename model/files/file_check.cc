@@ -57,6 +57,11 @@ std::string dir_of(const std::string &path) {
     return slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
 }
 
+std::string path_beside(const std::string &path, const std::string &name) {
+    const std::string dir = dir_of(path);
+    return dir == "/" ? dir + name : dir + "/" + name;
+}
+
 std::string trust_problem(const std::string &path, const std::vector<uid_t> &trusted) {
     std::string p = check_one(path, trusted, false);
     if (!p.empty()) return p;

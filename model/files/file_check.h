@@ -27,6 +27,9 @@ FileSig file_sig(const std::string &path);
 
 // The directory a path names its file in: "." for a bare name, "/" for a file at the root.
 std::string dir_of(const std::string &path);
+// The path of a file named `name` in the same directory as `path` ("/etc/slurm/slurm.conf", "jfp.conf" ->
+// "/etc/slurm/jfp.conf"; "/x" -> "/jfp.conf", not "//jfp.conf").
+std::string path_beside(const std::string &path, const std::string &name);
 
 // A file's permission bits as chmod takes them: "0644" (the type bits dropped).
 std::string file_mode_text(unsigned mode);

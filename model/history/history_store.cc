@@ -8,10 +8,10 @@
 #include <random>
 #include <memory>
 
+#include "model/files/file_check.h"
 #include "model/history/history_schema.h"
 #include "model/jobs/slurm_text.h"
 #include "model/util/log.h"
-#include "model/files/file_check.h"
 
 namespace jfp {
 

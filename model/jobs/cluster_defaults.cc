@@ -5,10 +5,10 @@
 #include <unordered_set>
 #include <vector>
 
+#include "model/files/file_check.h"
 #include "model/jobs/hostlist.h"
 #include "model/util/text.h"
 #include "model/util/time_util.h"
-#include "model/files/file_check.h"
 
 namespace jfp {
 

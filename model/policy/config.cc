@@ -7,8 +7,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "model/util/text.h"
 #include "model/files/file_check.h"
+#include "model/util/text.h"
 
 namespace jfp {
 
@@ -44,7 +44,7 @@ std::optional<Mode> parse_mode(std::string_view s) {
 
 std::string Config::resolved_feature_log_path() const {
     if (!feature_log_path.empty()) return feature_log_path;
-    return dir_of(store_path) + "/features.db";
+    return path_beside(store_path, "features.db");
 }
 
 // One log line however broken the file: the first few errors, then how many more.

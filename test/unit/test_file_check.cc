@@ -139,3 +139,13 @@ TEST_CASE("unique fd: closed once when its owner goes, a throw included; a move 
     CHECK_FALSE(is_open(n));
     CHECK_FALSE(c.valid());
 }
+
+TEST_CASE("dir_of and path_beside: a bare name, a file at the root, a nested file") {
+    CHECK(dir_of("jfp.conf") == ".");
+    CHECK(dir_of("/slurm.conf") == "/");
+    CHECK(dir_of("/etc/slurm/slurm.conf") == "/etc/slurm");
+    CHECK(path_beside("slurm.conf", "jfp.conf") == "./jfp.conf");
+    CHECK(path_beside("/slurm.conf", "jfp.conf") == "/jfp.conf");
+    CHECK(path_beside("/etc/slurm/slurm.conf", "jfp.conf") == "/etc/slurm/jfp.conf");
+    CHECK(path_beside("/var/lib/jfp/history.db", "features.db") == "/var/lib/jfp/features.db");
+}

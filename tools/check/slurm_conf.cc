@@ -3,8 +3,8 @@
 #include <fstream>
 #include <sstream>
 
-#include "model/util/text.h"
 #include "model/files/file_check.h"
+#include "model/util/text.h"
 
 namespace jfp {
 

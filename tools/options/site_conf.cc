@@ -1,5 +1,4 @@
 #include "tools/options/site_conf.h"
-#include "model/files/file_check.h"
 
 #include <sys/stat.h>
 
@@ -8,17 +7,19 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "model/files/file_check.h"
+
 namespace jfp {
 
 std::string default_conf_path() {
     const char *sc = std::getenv("SLURM_CONF");
     std::string slurm_conf = sc && *sc ? sc : "/etc/slurm/slurm.conf";
-    return dir_of(slurm_conf) + "/jfp.conf";
+    return path_beside(slurm_conf, "jfp.conf");
 }
 
 std::string slurm_conf_for(const std::string &jfp_conf) {
     if (const char *sc = std::getenv("SLURM_CONF"); sc && *sc) return sc;
-    return dir_of(jfp_conf) + "/slurm.conf";
+    return path_beside(jfp_conf, "slurm.conf");
 }
 
 std::optional<Config> load_site_conf(const std::string &path, bool explicit_path) {
