@@ -337,6 +337,10 @@ note "A14: 'debug,long' refused at submission and as an update of $jl (threshold
 tl=$(token_of_job "$jl")
 row() { sql_read "$W/features.db" "SELECT scored_at || uid || user || name || hex(features) FROM scored WHERE token = '$tl'"; }
 wait_until 30 "A16: job $jl has no feature-log row" '[ -n "$(row)" ]'
+# A14's refused update of the job replaces its row too, and the writer files it on its own timer: the
+# first row seen may be the submission's. Compare against the row once it holds still.
+settled() { local a; a=$(row); sleep 1; [ -n "$a" ] && [ "$a" = "$(row)" ]; }
+wait_until 30 "A16: job $jl's feature-log row never held still for a second" settled
 before=$(row)
 lines=$(grep -c "update user=" "$CTLD_LOG" || true)
 if out=$(as_user "$B" scontrol update JobId="$jl" Name=userb_was_here 2>&1); then fail "A16: userb renamed usera's job $jl: $out"; fi
