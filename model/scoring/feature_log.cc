@@ -102,7 +102,10 @@ bool FeatureLogWriter::push(FeatureLogEntry &&e) {
     // seq_cst, as the writer's clear of woken_ and its look at pushed_: one of the two sides sees the other.
     const uint64_t pushed = pushed_.fetch_add(1) + 1;
     const uint64_t done = written_.load(std::memory_order_relaxed) + failed_.load(std::memory_order_relaxed);
-    if (pushed > done && pushed - done >= wake_depth_ && !woken_.exchange(true)) {
+    // While the writer is in its busy cadence (see run) it looks within kBusyWait anyway: no wake. seq_cst
+    // against its store of polling_ before it reads pushed_, so a writer going to its long wait either
+    // sees this entry or is woken by it.
+    if (pushed > done && pushed - done >= wake_depth_ && !polling_.load() && !woken_.exchange(true)) {
         wakes_.fetch_add(1, std::memory_order_relaxed);
         // Not through the writer's mutex: a writer (nice 10) preempted while holding it would stall
         // slurmctld's thread. A wake falling between the writer's last look and its wait is lost; the
@@ -158,7 +161,9 @@ void FeatureLogWriter::run() {
     std::unique_ptr<Stmt> insert, previous;
     FeatureLogEntry e;
     OpenFileWatch watch;
-    bool busy = false;  // the last batch was more than a trickle: look again soon
+    // Entries keep coming: look every kBusyWait until kBusyHold passes without a batch. Entered on a
+    // batch of kWakeDepth / 4 or more; a trickle (each 50 ms look finds a few) never enters it.
+    auto busy_until = std::chrono::steady_clock::time_point{};
     auto open = [&]() -> bool {
         if (db) return true;
         try {
@@ -198,17 +203,20 @@ void FeatureLogWriter::run() {
         bool any = queue_.try_pop(e);
         if (!any) {
             if (stop_.load()) break;
+            const bool busy = std::chrono::steady_clock::now() < busy_until;
+            if (!busy) heads_.trim();  // the burst is over: its extra script heads go back to malloc
             std::unique_lock<std::mutex> lk(mu_);
             woken_.store(false);
+            polling_.store(busy);  // before the look at pushed_ (seq_cst; see push)
             // Entries counted but not yet in view (a pusher between reserving its cell and publishing
             // it, others past it), or a burst whose wake came before this: a short look, not the idle
             // timer, and no spinning. Otherwise a push reaching the wake depth from here on sees woken_
-            // false and wakes the writer (unless it lands before the wait begins: then the timer).
+            // and polling_ false and wakes the writer (unless it lands before the wait begins: the timer).
             const uint64_t done = written_.load() + failed_.load(), pushed = pushed_.load();
             const bool waiting = pushed > done && pushed - done >= wake_depth_;
+            if (waiting) polling_.store(true);
             cv_.wait_for(lk, busy || waiting ? kBusyWait : idle_wait_, [&] { return attention_ || woken_.load(); });
             attention_ = false;
-            busy = false;
             continue;
         }
         if (!open()) {
@@ -243,7 +251,8 @@ void FeatureLogWriter::run() {
             } while (batch < 1000 && queue_.try_pop(e) && ++taken);
             db->exec("COMMIT");
             written_.fetch_add(batch);
-            busy = batch >= kWakeDepth / 4;
+            const auto now = std::chrono::steady_clock::now();
+            if (batch >= kWakeDepth / 4 || now < busy_until) busy_until = now + kBusyHold;
         } catch (const std::exception &ex) {
             failed_.fetch_add(taken);  // rolled back: every entry it took, each counted once
             errors.log(LogLevel::Error, std::string("feature log ") + path_ + ": " + ex.what() +

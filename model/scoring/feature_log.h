@@ -72,10 +72,11 @@ struct FeatureLogEntry {
 class FeatureLogWriter {
 public:
     // Up to 1024 script heads (16 MiB) in flight; 128 idle blocks kept. A submission wakes the writer
-    // only when kWakeDepth entries wait (a burst, before the idle heads run out); otherwise the writer
-    // drains on its own timer: kBusyWait after a batch of kWakeDepth / 4 or more, else kIdleWait.
+    // only when kWakeDepth entries wait (a burst, before the idle heads run out) and the writer is in its
+    // long wait; otherwise the writer drains on its own timer: every kBusyWait from a batch of
+    // kWakeDepth / 4 or more until kBusyHold passes without a batch, else every kIdleWait.
     static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 128, kWakeDepth = 64;
-    static constexpr std::chrono::milliseconds kIdleWait{50}, kBusyWait{2};
+    static constexpr std::chrono::milliseconds kIdleWait{50}, kBusyWait{2}, kBusyHold{50};
     // idle_wait: the timer's period when nothing came (tests set it long, to see the wakes alone).
     FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use = kMaxHeadsInUse,
                      std::chrono::milliseconds idle_wait = kIdleWait);
@@ -88,6 +89,7 @@ public:
     // A script head to send with an entry; not pending when the pool's blocks are all in use.
     DeferredScript defer(std::string_view script) { return DeferredScript(script, heads_); }
     size_t heads_in_use() const { return heads_.in_use(); }
+    size_t heads_idle() const { return heads_.idle(); }
     // Blocks until everything pushed so far is written (tests, shutdown).
     void flush();
     // The same, waiting at most `limit` (slurmctld's exit: a hung file system must not hold it). true: done.
@@ -110,6 +112,7 @@ private:
     const std::chrono::milliseconds idle_wait_;
     std::atomic<bool> stop_{false};
     std::atomic<bool> woken_{false};  // a submission has woken the writer since it last slept
+    std::atomic<bool> polling_{false};  // the writer looks within kBusyWait by itself: a push need not wake it
     const size_t wake_depth_;         // kWakeDepth, or half a smaller queue
     std::mutex mu_;
     bool attention_ = false;  // under mu_: a flush or the destructor asks the writer to look now

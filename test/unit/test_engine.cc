@@ -290,7 +290,7 @@ TEST_CASE("feature log: its thread is named, so top -H and perf tell it from slu
     CHECK(count(thread_names(), "jfp-featurelog") == before);
 }
 
-TEST_CASE("script head pool: caps blocks in use, keeps a few idle, reuses the last returned first, from many threads") {
+TEST_CASE("script head pool: caps blocks in use, keeps a burst's blocks until trimmed, reuses the last returned first, from many threads") {
     ScriptHeadPool pool(8, 4);
     std::vector<char *> held;
     for (int i = 0; i < 8; ++i) {
@@ -308,6 +308,13 @@ TEST_CASE("script head pool: caps blocks in use, keeps a few idle, reuses the la
     CHECK(pool.acquire() == first);  // an idle block comes back before a new one is allocated
     for (char *b : held) pool.release(b);
     CHECK(pool.in_use() == 0);
+    CHECK(pool.idle() == 8);  // a burst's blocks stay for the next burst: no malloc on the submit path
+    pool.trim();              // the writer, once quiet: back to max_idle, the oldest freed
+    CHECK(pool.idle() == 4);
+    CHECK(pool.acquire() == held.back());
+    pool.release(held.back());
+    pool.trim();
+    CHECK(pool.idle() == 4);
     pool.release(nullptr);
     CHECK(pool.in_use() == 0);
     // Last in, first out: the block returned last, the one likeliest still in cache, is reused first.
