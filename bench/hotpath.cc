@@ -615,6 +615,9 @@ int main(int argc, char **argv) {
         {"hot_path_p50_ratio_vs_walked_trees", hot_new.p50 / walkn_new.p50},
         {"hot_path_p99_ratio_vs_walked_trees", hot_new.p99 / walkn_new.p99},
         {"hot_path_jfp_own_p50_us", (hot_new.p50 - walkn_new.p50) / 1000},
+        // The same per side: on a mix near half and half, the two p50s above can fall in different modes.
+        {"below_threshold_jfp_own_p50_us", hot_below.n ? nlohmann::json((hot_below.p50 - walkf_below.p50) / 1000) : nlohmann::json(nullptr)},
+        {"above_threshold_jfp_own_p50_us", hot_above.n ? nlohmann::json((hot_above.p50 - walk_above.p50) / 1000) : nlohmann::json(nullptr)},
         {"jobs_at_or_above_threshold", above_share},
         // null when no job fell on that side (another model, --quick): bench/run says "n/a"
         {"below_threshold_p50_ratio", side_ratio(hot_below.p50, walk_below.p50)},
