@@ -37,7 +37,8 @@ void ScriptHeadPool::release(char *block) {
     if (!block) return;
     in_use_.fetch_sub(1, std::memory_order_relaxed);
     if (mu_.try_lock()) {
-        if (idle_.size() < max_in_use_) {
+        // Idle and in use together stay within max_in_use: the cap is the pool's memory bound.
+        if (idle_.size() + in_use_.load(std::memory_order_relaxed) < max_in_use_) {
             idle_.push_back(block);
             block = nullptr;
         }

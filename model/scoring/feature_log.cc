@@ -105,7 +105,9 @@ bool FeatureLogWriter::push(FeatureLogEntry &&e) {
     // While the writer is in its busy cadence (see run) it looks within kBusyWait anyway: no wake. seq_cst
     // against its store of polling_ before it reads pushed_, so a writer going to its long wait either
     // sees this entry or is woken by it.
-    if (pushed > done && pushed - done >= wake_depth_ && !polling_.load() && !woken_.exchange(true)) {
+    // Half a queue waiting wakes it whatever its cadence: a small queue could fill within one 2 ms look.
+    if (pushed > done && pushed - done >= wake_depth_ &&
+        (!polling_.load() || pushed - done >= queue_.capacity() / 2) && !woken_.exchange(true)) {
         wakes_.fetch_add(1, std::memory_order_relaxed);
         // Not through the writer's mutex: a writer (nice 10) preempted while holding it would stall
         // slurmctld's thread. A wake falling between the writer's last look and its wait is lost; the
@@ -161,9 +163,12 @@ void FeatureLogWriter::run() {
     std::unique_ptr<Stmt> insert, previous;
     FeatureLogEntry e;
     OpenFileWatch watch;
-    // Entries keep coming: look every kBusyWait until kBusyHold passes without a batch. Entered on a
-    // batch of kWakeDepth / 4 or more; a trickle (each 50 ms look finds a few) never enters it.
+    // Entries keep coming: look every kBusyWait. Entered when kWakeDepth / 4 are written between two
+    // idle looks, and renewed by volume, not by any batch: kWakeDepth / 4 more within each kBusyHold. A
+    // trickle (each 50 ms look finds a few) never enters it, and after a burst returns the writer to its
+    // 50 ms timer, and the pool to its idle blocks, within one kBusyHold.
     auto busy_until = std::chrono::steady_clock::time_point{};
+    uint64_t written_in_hold = 0;
     auto open = [&]() -> bool {
         if (db) return true;
         try {
@@ -204,7 +209,10 @@ void FeatureLogWriter::run() {
         if (!any) {
             if (stop_.load()) break;
             const bool busy = std::chrono::steady_clock::now() < busy_until;
-            if (!busy) heads_.trim();  // the burst is over: its extra script heads go back to malloc
+            if (!busy) {
+                written_in_hold = 0;
+                heads_.trim();  // the burst is over: its extra script heads go back to malloc
+            }
             std::unique_lock<std::mutex> lk(mu_);
             woken_.store(false);
             polling_.store(busy);  // before the look at pushed_ (seq_cst; see push)
@@ -252,7 +260,11 @@ void FeatureLogWriter::run() {
             db->exec("COMMIT");
             written_.fetch_add(batch);
             const auto now = std::chrono::steady_clock::now();
-            if (batch >= kWakeDepth / 4 || now < busy_until) busy_until = now + kBusyHold;
+            written_in_hold += batch;
+            if (written_in_hold >= kWakeDepth / 4) {
+                busy_until = now + kBusyHold;
+                written_in_hold = 0;
+            }
         } catch (const std::exception &ex) {
             failed_.fetch_add(taken);  // rolled back: every entry it took, each counted once
             errors.log(LogLevel::Error, std::string("feature log ") + path_ + ": " + ex.what() +

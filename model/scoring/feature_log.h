@@ -71,10 +71,11 @@ struct FeatureLogEntry {
 
 class FeatureLogWriter {
 public:
-    // Up to 1024 script heads (16 MiB) in flight; 128 idle blocks kept. A submission wakes the writer
-    // only when kWakeDepth entries wait (a burst, before the idle heads run out) and the writer is in its
-    // long wait; otherwise the writer drains on its own timer: every kBusyWait from a batch of
-    // kWakeDepth / 4 or more until kBusyHold passes without a batch, else every kIdleWait.
+    // Up to 1024 script heads (16 MiB) in flight or idle; 128 idle once the writer is quiet. A submission
+    // wakes the writer only when kWakeDepth entries wait (a burst, before the idle heads run out) and the
+    // writer is not in its busy cadence, or when half the queue waits; otherwise the writer drains on its
+    // own timer: every kBusyWait once kWakeDepth / 4 come between two idle looks, for as long as
+    // kWakeDepth / 4 keep coming within each kBusyHold, else every kIdleWait.
     static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 128, kWakeDepth = 64;
     static constexpr std::chrono::milliseconds kIdleWait{50}, kBusyWait{2}, kBusyHold{50};
     // idle_wait: the timer's period when nothing came (tests set it long, to see the wakes alone).
