@@ -17,6 +17,13 @@ const PartitionDefaults *ClusterDefaults::partition(std::string_view name) const
     return it == partitions.end() ? nullptr : &it->second;
 }
 
+BillingRule ClusterDefaults::billing_rule(std::string_view name) const {
+    BillingRule rule;
+    rule.max_tres = max_tres;
+    if (const PartitionDefaults *p = partition(name); p && p->billing) rule.weights = &*p->billing;
+    return rule;
+}
+
 namespace {
 
 // "Key=Value Key2=Value2" on one line (values may not contain spaces in slurm.conf's partition lines).
@@ -100,6 +107,11 @@ void parse_into(ClusterDefaults &d, ConfNodes &n, std::string_view text, const s
                 else if (k == "defmempercpu") p.def_mem_per_cpu_mb = mb(v);
                 else if (k == "defmempernode") p.def_mem_per_node_mb = mb(v);
                 else if (k == "nodes") nodes = v;
+                else if (k == "tresbillingweights") {
+                    std::string err;
+                    p.billing = parse_billing_weights(v, &err);
+                    if (!p.billing && d.problems.size() < 16) d.problems.push_back("partition " + name + ": " + err);
+                }
             }
             if (!has_default_time && !p.default_time_min && max_time) p.default_time_min = max_time;
             if (is_default_template) {
@@ -112,6 +124,11 @@ void parse_into(ClusterDefaults &d, ConfNodes &n, std::string_view text, const s
             continue;
         }
         for (const auto &[k, v] : kv) {
+            if (k == "priorityflags") {
+                d.max_tres = false;
+                for (auto flag : split(v, ','))
+                    if (to_lower(trim(flag)) == "max_tres") d.max_tres = true;
+            }
             if (k == "defmempercpu") d.def_mem_per_cpu_mb = mb(v);
             else if (k == "defmempernode") d.def_mem_per_node_mb = mb(v);
         }

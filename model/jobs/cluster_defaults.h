@@ -9,6 +9,8 @@
 #include <vector>
 #include <string_view>
 
+#include "model/jobs/billing.h"
+
 namespace jfp {
 
 struct PartitionDefaults {
@@ -18,6 +20,9 @@ struct PartitionDefaults {
     // A job asking no memory where no DefMemPer* applies gets a whole node's: RealMemory less MemSpecLimit of
     // the partition's first node in slurm.conf's order (slurmctld's _mem_per_node_part), per node.
     std::optional<double> node_mem_mb;
+    // TRESBillingWeights; unset: billed by CPU. A value Slurm would refuse leaves it unset and is named in
+    // ClusterDefaults::problems.
+    std::optional<BillingWeights> billing;
 };
 
 struct ClusterDefaults {
@@ -28,8 +33,13 @@ struct ClusterDefaults {
     std::string origin;
     // Every file an Include line named (read or not), in order: a change to one is a change to slurm.conf.
     std::vector<std::string> included;
+    bool max_tres = false;  // PriorityFlags=MAX_TRES
+    // What jfp could not read (a TRESBillingWeights Slurm would refuse): said once in the log and by jfp check.
+    std::vector<std::string> problems;
 
     const PartitionDefaults *partition(std::string_view name) const;
+    // How a job in this partition is billed (BillingRule's weights point into this object).
+    BillingRule billing_rule(std::string_view partition) const;
 };
 
 // Parses slurm.conf text (Include lines are followed relative to base_dir, at most 8 deep). Unknown keys

@@ -1,6 +1,7 @@
 #include "model/policy/config.h"
 
 #include <cerrno>
+#include <cmath>
 #include <charconv>
 #include <cstdio>
 #include <cstring>
@@ -31,6 +32,8 @@ const char *mode_name(Mode m) {
     }
     return "?";
 }
+
+const char *decide_by_name(DecideBy d) { return d == DecideBy::Waste ? "waste" : "probability"; }
 
 std::optional<Mode> parse_mode(std::string_view s) {
     std::string v = to_lower(trim(s));
@@ -77,6 +80,13 @@ std::optional<double> parse_probability(std::string_view s) {
     return d;
 }
 
+// A budget in billing-hours: finite and above 0 (a budget of 0 would act on every job).
+std::optional<double> parse_budget(std::string_view s) {
+    auto d = parse_double(trim(s));
+    if (!d || !std::isfinite(*d) || *d <= 0.0 || *d > 1e12) return std::nullopt;
+    return d;
+}
+
 std::set<std::string> parse_list(std::string_view s) {
     std::set<std::string> out;
     for (auto item : split(s, ',')) {
@@ -117,6 +127,12 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             auto p = parse_probability(value);
             if (!p) return bad("expected a probability between 0 and 1");
             m[std::string(name)] = *p;
+        };
+        auto set_budget_map = [&](std::map<std::string, double> &m, std::string_view name) {
+            if (name.empty()) return bad("missing name after the dot");
+            auto b = parse_budget(value);
+            if (!b) return bad("expected a number of billing-hours above 0");
+            m[std::string(name)] = *b;
         };
 
         if (key == "mode") {
@@ -159,6 +175,20 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             set_threshold_map(c.account_threshold, std::string_view(key).substr(18));
         } else if (starts_with(key, "threshold.qos.")) {
             set_threshold_map(c.qos_threshold, std::string_view(key).substr(14));
+        } else if (key == "decide_by") {
+            if (value == "probability") c.decide_by = DecideBy::Probability;
+            else if (value == "waste") c.decide_by = DecideBy::Waste;
+            else bad("expected probability or waste");
+        } else if (key == "waste_budget") {
+            auto b = parse_budget(value);
+            if (!b) bad("expected a number of billing-hours above 0");
+            else c.waste_budget = *b;
+        } else if (starts_with(key, "waste_budget.partition.")) {
+            set_budget_map(c.partition_waste_budget, raw_key.substr(23));
+        } else if (starts_with(key, "waste_budget.account.")) {
+            set_budget_map(c.account_waste_budget, std::string_view(key).substr(21));
+        } else if (starts_with(key, "waste_budget.qos.")) {
+            set_budget_map(c.qos_waste_budget, std::string_view(key).substr(17));
         } else if (key == "exempt_users") {
             c.exempt_users = parse_list(value);
         } else if (key == "exempt_accounts") {
@@ -289,6 +319,8 @@ std::map<std::string, std::string> config_settings(const Config &c) {
         {"script_archive_user_bytes_per_day", std::to_string(c.script_archive_user_bytes_per_day)},
         {"checkpoint_url", c.checkpoint_url.empty() ? "none" : c.checkpoint_url},
         {"threshold", c.threshold ? num(*c.threshold) : "the model's"},
+        {"decide_by", decide_by_name(c.decide_by)},
+        {"waste_budget", c.waste_budget ? num(*c.waste_budget) : "the model's"},
         {"exempt_users", list(c.exempt_users)},
         {"exempt_accounts", list(c.exempt_accounts)},
         {"exempt_partitions", list(c.exempt_partitions)},
@@ -315,6 +347,9 @@ std::map<std::string, std::string> config_settings(const Config &c) {
     for (const auto &[k, v] : c.partition_threshold) m["threshold.partition." + k] = num(v);
     for (const auto &[k, v] : c.account_threshold) m["threshold.account." + k] = num(v);
     for (const auto &[k, v] : c.qos_threshold) m["threshold.qos." + k] = num(v);
+    for (const auto &[k, v] : c.partition_waste_budget) m["waste_budget.partition." + k] = num(v);
+    for (const auto &[k, v] : c.account_waste_budget) m["waste_budget.account." + k] = num(v);
+    for (const auto &[k, v] : c.qos_waste_budget) m["waste_budget.qos." + k] = num(v);
     return m;
 }
 

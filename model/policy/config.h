@@ -13,6 +13,12 @@ namespace jfp {
 
 enum class Mode { Off, Shadow, Warn, Annotate, Reject };
 
+// What a job is judged by: its probability of failing against a threshold, or the work its failure would
+// waste (p x what it asks for, in the site's billing units) against a budget (docs/jfp.conf.5, "Deciding by
+// waste").
+enum class DecideBy : uint8_t { Probability, Waste };
+const char *decide_by_name(DecideBy d);
+
 const char *mode_name(Mode m);
 
 // What to do with a finding in the script itself (an #SBATCH line sbatch ignored): certain, so it has its
@@ -36,6 +42,12 @@ struct Config {
 
     std::optional<double> threshold;  // unset: the model bundle's threshold
     std::map<std::string, double> partition_threshold, account_threshold, qos_threshold;
+
+    DecideBy decide_by = DecideBy::Probability;
+    // Expected waste (billing-hours; core-hours where slurm.conf sets no TRESBillingWeights) a job may carry
+    // before it is acted on; unset: the model bundle's. Most specific first, as thresholds.
+    std::optional<double> waste_budget;
+    std::map<std::string, double> partition_waste_budget, account_waste_budget, qos_waste_budget;
 
     std::set<std::string> exempt_users, exempt_accounts, exempt_partitions, exempt_qos;
 

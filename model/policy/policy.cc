@@ -27,6 +27,17 @@ double threshold_for(const Config &c, const JobRequest &r, double bundle_thresho
     return bundle_threshold;
 }
 
+double budget_for(const Config &c, const JobRequest &r, double bundle_budget) {
+    if (auto it = c.qos_waste_budget.find(r.qos); !r.qos.empty() && it != c.qos_waste_budget.end()) return it->second;
+    if (auto it = c.account_waste_budget.find(r.account); !r.account.empty() && it != c.account_waste_budget.end())
+        return it->second;
+    if (auto it = c.partition_waste_budget.find(r.partition);
+        !r.partition.empty() && it != c.partition_waste_budget.end())
+        return it->second;
+    if (c.waste_budget) return *c.waste_budget;
+    return known(bundle_budget) && bundle_budget > 0 ? bundle_budget : kUnknown;
+}
+
 bool is_exempt(const Config &c, const JobRequest &r) {
     return c.exempt_users.count(r.user) || (!r.account.empty() && c.exempt_accounts.count(r.account)) ||
            (!r.partition.empty() && c.exempt_partitions.count(r.partition)) ||
@@ -45,7 +56,8 @@ bool has_override(std::string_view comment, const std::string &token) {
 }
 
 void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, std::string_view comment,
-                  double bundle_threshold, const Score &s, Decision &d, bool bundle_below_target) {
+                  double bundle_threshold, const Score &s, Decision &d, bool bundle_below_target,
+                  const WasteInput *waste) {
     d = Decision{};
     d.scored = true;
     d.p_fail = s.p_fail;
@@ -53,17 +65,41 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
     d.threshold = threshold_for(c, r, bundle_threshold);
     d.above = s.p_fail >= d.threshold;
     d.exempt = is_exempt(c, r);
+    d.flagged = d.above;
+    if (waste && c.decide_by == DecideBy::Waste) {
+        d.cost = waste->cost;
+        d.unit = waste->unit;
+        d.budget = budget_for(c, r, waste->bundle_budget);
+        if (known(d.budget)) {
+            d.by_waste = true;
+            if (known(d.cost)) {
+                d.expected_waste = static_cast<double>(s.p_fail) * d.cost;
+                d.over_budget = d.expected_waste >= d.budget;
+            } else {
+                // Unknown is not zero: a job no limit bounds is never cheap, and is judged by p alone.
+                d.cost_unbounded = true;
+                d.over_budget = d.above;
+            }
+            d.flagged = d.above || d.over_budget;
+        }
+    }
     d.action = Action::None;
     switch (c.mode) {
         case Mode::Off:
         case Mode::Shadow: return;
         case Mode::Annotate: d.action = Action::Annotate; return;
         case Mode::Warn:
-            if (d.above && !d.exempt) d.action = Action::Warn;
+            if (d.flagged && !d.exempt) d.action = Action::Warn;
             return;
         case Mode::Reject: break;
     }
-    if (!d.above || d.exempt) return;
+    if (!d.flagged || d.exempt) return;
+    // A likely failure that would waste little is said, not refused.
+    if (d.by_waste && !d.over_budget) {
+        d.cheap = true;
+        d.action = Action::Warn;
+        return;
+    }
     if (r.privileged && !c.reject_privileged) {
         d.privileged = true;
         d.action = Action::Warn;

@@ -30,6 +30,17 @@ struct Decision {
     bool no_history = false;         // no history loaded (store missing or failing): never enough to reject
     bool privileged = false;         // root or SlurmUser without reject_privileged: warned, not rejected
     bool below_target = false;       // the model missed its target precision (no reject_below_target): warned
+    // decide_by = waste (WasteInput): the job is flagged when its expected waste (p x cost) reaches the
+    // budget, or its p the threshold; only a job over the budget is refused.
+    bool by_waste = false;
+    bool flagged = false;       // acted on (or would be, in shadow): above, or over the budget
+    bool over_budget = false;   // p x cost >= budget, or (cost unbounded) p >= threshold
+    bool cheap = false;         // above the threshold, under the budget: warned, not refused
+    bool cost_unbounded = false;  // no time limit bounds the cost: judged by p alone
+    double cost = kUnknown;       // what the job asks for, in `unit`
+    double expected_waste = kUnknown;
+    double budget = kUnknown;
+    const char *unit = "core-hours";
     std::string message;           // for warn and reject: the reason and what to do
 };
 
@@ -39,11 +50,24 @@ double threshold_for(const Config &c, const JobRequest &r, double bundle_thresho
 bool is_exempt(const Config &c, const JobRequest &r);
 bool has_override(std::string_view comment, const std::string &token);
 
+// What deciding by waste needs besides the score: the job's cost (model/jobs/billing.h, NaN when
+// unbounded) in its unit, and the bundle's budget (NaN when it records none).
+struct WasteInput {
+    double cost = kUnknown;
+    const char *unit = "core-hours";
+    double bundle_budget = kUnknown;
+};
+// The budget for this job: QOS, then account, then partition, then jfp.conf's waste_budget, then the
+// bundle's; NaN when none is set (the job is then judged by probability, and the log says so).
+double budget_for(const Config &c, const JobRequest &r, double bundle_budget);
+
 // Fills action, threshold and flags from the score (message and annotation are left to the caller).
 // bundle_below_target: the model missed its target precision; in reject mode it then warns, unless
 // reject_below_target.
+// waste: with decide_by = waste, the job's cost and the bundle's budget (nullptr: judged by probability).
 void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, std::string_view comment,
-                  double bundle_threshold, const Score &s, Decision &d, bool bundle_below_target = false);
+                  double bundle_threshold, const Score &s, Decision &d, bool bundle_below_target = false,
+                  const WasteInput *waste = nullptr);
 
 // "jfp:p=0.873,class=TIMEOUT,model=20240301T020000-1a2b3c4d" (",override" when the override was used).
 // A suggestion from advice.h follows the model as ",time=02:30:00" or ",mem=4G", then what the script

@@ -6,17 +6,65 @@
 
 namespace jfp {
 
+std::string amount_text(double v) {
+    if (!(v >= 0) || v > 1e15) return "?";
+    char buf[64];
+    if (v < 10) {
+        std::snprintf(buf, sizeof buf, "%.1f", v);
+        return buf;
+    }
+    std::snprintf(buf, sizeof buf, "%.0f", v);
+    std::string digits(buf), out;
+    for (size_t i = 0; i < digits.size(); ++i) {
+        if (i > 0 && (digits.size() - i) % 3 == 0) out += ',';
+        out += digits[i];
+    }
+    return out;
+}
+
+void set_waste_parts(MessageParts &m, const Decision &d) {
+    m.by_waste = d.by_waste;
+    m.over_budget = d.over_budget;
+    m.cheap = d.cheap;
+    m.cost_unbounded = d.cost_unbounded;
+    m.cost = d.cost;
+    m.expected_waste = d.expected_waste;
+    m.budget = d.budget;
+    m.unit = d.unit;
+}
+
 std::string user_message(const MessageParts &m) {
     char head[96];
     int cls = m.top_class >= 0 && m.top_class < kFailureClasses ? m.top_class : 0;
-    std::snprintf(head, sizeof head, "(p=%.2f, most likely %s)", m.p_fail, outcome_name(kFailureClassOutcomes[cls]));
+    const char *cls_name = outcome_name(kFailureClassOutcomes[cls]);
+    std::snprintf(head, sizeof head, "(p=%.2f, most likely %s)", m.p_fail, cls_name);
+    const std::string unit = m.unit;
+    // Over the budget by what it would waste: the cost and the chance are said as they are, since a job
+    // refused for its size may well be more likely to succeed than to fail.
+    const bool by_cost = m.by_waste && m.over_budget && !m.cost_unbounded;
+    std::string reason;
+    if (by_cost) {
+        char p[48];
+        std::snprintf(p, sizeof p, "%.2f (most likely %s)", m.p_fail, cls_name);
+        reason = "it asks for " + amount_text(m.cost) + " " + unit + " and jfp puts its chance of failing at " + p +
+                 ": an expected " + amount_text(m.expected_waste) + " " + unit + " lost, over the budget of " +
+                 amount_text(m.budget) + ". Why: " + m.why + ". " + m.what;
+    } else {
+        reason = std::string(m.action == Action::Reject ? "it" : "this job") + " will probably fail " + head + ": " +
+                 m.why + ". " + m.what;
+    }
     std::string out;
     if (m.action == Action::Reject) {
-        out = "jfp: job rejected: it will probably fail " + std::string(head) + ": " + m.why + ". " + m.what;
+        out = "jfp: job rejected: " + reason;
+        if (m.cost_unbounded) out += " Its time limit does not bound what a failure would waste, so it is judged by its chance alone.";
         out += m.allow_override ? " To submit it anyway, add '" + m.override_token + "' to --comment."
                                 : " If you think this is wrong, contact your admins.";
     } else {
-        out = "jfp: warning: this job will probably fail " + std::string(head) + ": " + m.why + ". " + m.what;
+        out = "jfp: warning: " + reason;
+        if (m.cheap)
+            out += " It asks for " + amount_text(m.cost) + " " + unit + ", so a failure would waste little: it is not refused.";
+        else if (m.by_waste && !m.over_budget && m.cost >= 0)
+            out += " It asks for " + amount_text(m.cost) + " " + unit + ".";
         if (m.override_used) out += " Submitted anyway because of '" + m.override_token + "'; this is logged.";
     }
     return m.interactive ? wrap_text(out, kTerminalWidth - kFirstLinePrefix, kTerminalWidth - kLinePrefix) : out;

@@ -19,7 +19,18 @@ struct MessageParts {
     bool allow_override = true;
     std::string override_token = "jfp:override";
     bool interactive = false;   // salloc/srun: wrapped for a terminal
+    // decide_by = waste: the cost, the expected waste and the budget are said in the site's unit.
+    bool by_waste = false;
+    bool over_budget = false, cheap = false, cost_unbounded = false;
+    double cost = 0, expected_waste = 0, budget = 0;
+    const char *unit = "core-hours";
 };
+
+// The parts of a decision the message says (by_waste and its figures).
+void set_waste_parts(MessageParts &m, const Decision &d);
+
+// "4,096", "12.5", "0.3": an amount of billing-hours as a person reads it.
+std::string amount_text(double v);
 
 std::string user_message(const MessageParts &m);
 

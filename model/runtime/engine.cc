@@ -144,7 +144,7 @@ std::string Engine::user_name(const State &st, uint32_t uid) {
 
 namespace {
 
-int severity(const Decision &d) { return static_cast<int>(d.action) * 2 + (d.above ? 1 : 0); }
+int severity(const Decision &d) { return static_cast<int>(d.action) * 2 + (d.flagged ? 1 : 0); }
 
 }  // namespace
 
@@ -169,11 +169,23 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
     };
     auto decide = [&](Candidate &c) {
         c.s = model.score_failure(c.x);
-        apply_policy(st.config, c.r, c.hv, comment, model.threshold(), c.s, c.d, model.below_target());
+        if (st.config.decide_by == DecideBy::Waste) {
+            // The cost as slurmctld will bill it, and never below the memory this user's runs of the job
+            // were seen to use (a request Slurm may not enforce must not make a job look cheap).
+            WasteInput w;
+            BillingRule rule = st.defaults->billing_rule(c.r.partition);
+            w.unit = rule.unit();
+            w.cost = request_cost(c.r, rule, c.hv.user_name && c.hv.user_name->max_rss_mb > 0
+                                                ? static_cast<double>(c.hv.user_name->max_rss_mb) : kUnknown);
+            w.bundle_budget = model.waste_budget();
+            apply_policy(st.config, c.r, c.hv, comment, model.threshold(), c.s, c.d, model.below_target(), &w);
+        } else {
+            apply_policy(st.config, c.r, c.hv, comment, model.threshold(), c.s, c.d, model.below_target());
+        }
         // The class is said (annotation, message, log line) only of a job at or above its threshold (a
         // warning or a refusal always is), or in a debug line; below it the class trees, most of the
         // walk, are not walked.
-        if (c.d.above || c.d.action == Action::Warn || c.d.action == Action::Reject || debug_enabled()) {
+        if (c.d.flagged || c.d.action == Action::Warn || c.d.action == Action::Reject || debug_enabled()) {
             model.classify(c.x, c.s);
             c.d.top_class = c.s.top_class;
         }
@@ -239,11 +251,11 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
     if (d.action == Action::Annotate) {
         // A job that is acted on carries what its history suggests, for the user and for tools reading
         // sacct. The text is written once, into the admin comment when that is annotated.
-        std::string suggestion = d.above ? suggestion_fields(suggest(s.top_class, r, hv)) : std::string();
+        std::string suggestion = d.flagged ? suggestion_fields(suggest(s.top_class, r, hv)) : std::string();
         suggestion += script_field;  // what the script shows for certain, whatever the score
         // The failure class is the likeliest failure if it fails: said only of a job at or above the
         // threshold ("class=FAILED" at p=0.18 read as a prediction that it fails).
-        const int cls_shown = d.above ? s.top_class : -1;
+        const int cls_shown = d.flagged ? s.top_class : -1;
         std::string own;
         std::string_view annotation;
         if (cfg.annotate_admin_comment) {
@@ -276,6 +288,7 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
         m.allow_override = cfg.allow_override;
         m.override_token = cfg.override_token;
         m.interactive = r.interactive == 1;
+        set_waste_parts(m, d);
         out.user_message = user_message(m);
         out.reject = d.action == Action::Reject;
         if (out.reject) {
@@ -287,14 +300,18 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
     }
 
     // slurmctld's log: acted-on (and would-be) decisions at info, the rest at debug.
-    bool info = d.action == Action::Warn || d.action == Action::Reject || (cfg.mode == Mode::Shadow && d.above);
+    bool info = d.action == Action::Warn || d.action == Action::Reject || (cfg.mode == Mode::Shadow && d.flagged);
     if (info || debug_enabled()) {
         char line[512];
         const char *verb = is_update ? "update" : "submit";
-        std::snprintf(line, sizeof line, "%s%s user=%s name=%s p=%.3f class=%s threshold=%.3f action=%s%s%s%s model=%s token=%s",
+        char waste[128] = "";
+        if (d.by_waste)
+            std::snprintf(waste, sizeof waste, " cost=%.1f expected_waste=%.1f budget=%.1f%s", d.cost, d.expected_waste,
+                          d.budget, d.cheap ? " cheap" : d.cost_unbounded ? " cost-unbounded" : "");
+        std::snprintf(line, sizeof line, "%s%s user=%s name=%s p=%.3f class=%s threshold=%.3f%s action=%s%s%s%s model=%s token=%s",
                       cfg.mode == Mode::Shadow ? "shadow " : "", verb, r.user.c_str(), quote_log_field(r.name, 60).c_str(),
-                      static_cast<double>(s.p_fail), cls, d.threshold,
-                      cfg.mode == Mode::Shadow && d.above && !d.exempt ? "would-act" : action_name(d.action),
+                      static_cast<double>(s.p_fail), cls, d.threshold, waste,
+                      cfg.mode == Mode::Shadow && d.flagged && !d.exempt ? "would-act" : action_name(d.action),
                       d.exempt ? " exempt" : "", d.override_used ? " override" : "",
                       d.below_min_history ? " below-min-history" : d.no_history ? " no-history" : d.privileged ? " privileged" : d.below_target ? " below-target" : "",
                       model.model_id().c_str(), out.token.c_str());
@@ -312,7 +329,7 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
         e.user = r.user;
         e.name = r.name;
         e.p_fail = s.p_fail;
-        e.top_class = s.classified && d.above ? static_cast<int8_t>(s.top_class) : int8_t(-1);  // NULL below the threshold
+        e.top_class = s.classified && d.flagged ? static_cast<int8_t>(s.top_class) : int8_t(-1);  // NULL below the threshold
         e.action = static_cast<uint8_t>(d.action);
         e.threshold = static_cast<float>(d.threshold);
         e.x = x;

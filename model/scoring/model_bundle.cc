@@ -155,6 +155,15 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
             auto t = c->find("target_reached");
             b.below_target_ = t != c->end() && t->is_boolean() && !t->get<bool>();
         }
+        // decide_by = waste's budget, chosen by jfp train on validation ("waste_choice"); absent in older bundles.
+        if (auto w = j.find("waste_choice"); w != j.end() && w->is_object()) {
+            auto bud = w->find("budget");
+            if (bud != w->end() && bud->is_number()) {
+                double v = bud->get<double>();
+                if (!(v > 0 && v < 1e12)) fail("waste_choice.budget must be a number of billing-hours above 0");
+                b.waste_budget_ = v;
+            }
+        }
         b.metadata_ = j;
         b.metadata_.erase("failure_model");
         b.metadata_.erase("class_model");

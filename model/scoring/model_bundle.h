@@ -9,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include <array>
+#include <limits>
 #include <optional>
 #include <string>
 
@@ -67,6 +68,8 @@ public:
     // jfp train recorded that no threshold reached its target precision on validation (it fell back to
     // the best F1). False for bundles that record nothing (older jfp).
     bool below_target() const { return below_target_; }
+    // The expected-waste budget jfp train chose on validation (billing-hours); NaN when it records none.
+    double waste_budget() const { return waste_budget_; }
 
 private:
     std::string model_id_;
@@ -80,6 +83,7 @@ private:
     nlohmann::json metadata_;
     size_t reference_checked_ = 0;
     bool below_target_ = false;
+    double waste_budget_ = std::numeric_limits<double>::quiet_NaN();
 };
 
 // Feature vectors travel through JSON with NaN as null.

@@ -1,0 +1,319 @@
+// Deciding by waste: a job's cost in the site's billing units (model/jobs/billing.h), the waste policy
+// (model/policy/policy.h) and the words a user reads (model/policy/user_message.h).
+#include <cmath>
+#include <random>
+#include <string>
+
+#include "catch.h"
+#include "model/jobs/billing.h"
+#include "model/jobs/cluster_defaults.h"
+#include "model/policy/policy.h"
+#include "model/policy/user_message.h"
+
+using namespace jfp;
+
+namespace {
+JobRequest request(double cpus, double mem_mb, double gpus, double nodes, double limit_min) {
+    JobRequest r;
+    r.user = "amy";
+    r.partition = "batch";
+    r.account = "chem";
+    r.qos = "normal";
+    r.name = "sim";
+    r.req_cpus = cpus;
+    r.req_mem_mb = mem_mb;
+    r.req_gpus = gpus;
+    r.req_nodes = nodes;
+    r.timelimit_min = limit_min;
+    return r;
+}
+Score score(float p) {
+    Score s;
+    s.p_fail = p;
+    return s;
+}
+}  // namespace
+
+TEST_CASE("billing: TRESBillingWeights as slurm.conf(5) gives it") {
+    auto w = parse_billing_weights("CPU=1.0,Mem=0.25G,GRES/gpu=2.0");
+    REQUIRE(w);
+    CHECK(w->cpu == Approx(1.0));
+    CHECK(w->mem_per_mb == Approx(0.25 / 1024));
+    CHECK(w->gpu == Approx(2.0));
+    CHECK_FALSE(w->uncounted);
+    // slurm.conf(5)'s own example: 1 CPU and 8 GB bill 3.0; with MAX_TRES, 2.0.
+    BillingRule rule{&*w, false};
+    CHECK(billing_per_hour(request(1, 8192, 0, 1, 60), rule) == Approx(3.0));
+    rule.max_tres = true;
+    CHECK(billing_per_hour(request(1, 8192, 0, 1, 60), rule) == Approx(2.0));
+    // A weight without a suffix is per MB; K scales it up, T down.
+    CHECK(parse_billing_weights("mem=0.25")->mem_per_mb == Approx(0.25));
+    CHECK(parse_billing_weights("Mem=1K")->mem_per_mb == Approx(1024));
+    CHECK(parse_billing_weights("Mem=1T")->mem_per_mb == Approx(1.0 / (1024.0 * 1024)));
+    // Quoted, spaced, mixed case; typed GPUs bill the dearest type (jfp cannot know the type).
+    auto q = parse_billing_weights("\"cpu=2, node=10,gres/gpu:a100=8,gres/gpu:v100=4\"");
+    REQUIRE(q);
+    CHECK(q->cpu == Approx(2));
+    CHECK(q->node == Approx(10));
+    CHECK(q->gpu == Approx(8));
+    // A TRES jfp cannot count: the bill is then a lower bound.
+    CHECK(parse_billing_weights("CPU=1,license/ansys=5")->uncounted);
+    CHECK_FALSE(parse_billing_weights("CPU=1,license/ansys=0")->uncounted);
+}
+
+TEST_CASE("billing: what Slurm would refuse is refused, and said") {
+    std::string err;
+    CHECK_FALSE(parse_billing_weights("CPU", &err));
+    CHECK(err.find("no '='") != std::string::npos);
+    CHECK_FALSE(parse_billing_weights("CPU=abc", &err));
+    CHECK(err.find("not a number") != std::string::npos);
+    CHECK_FALSE(parse_billing_weights("CPU=2G", &err));
+    CHECK(err.find("only valid for Mem") != std::string::npos);
+    CHECK_FALSE(parse_billing_weights("CPU=inf", &err));
+}
+
+TEST_CASE("billing: a partition's weights from slurm.conf, DEFAULT lines and MAX_TRES") {
+    auto d = parse_slurm_conf("PriorityFlags=FAIR_TREE,MAX_TRES\n"
+                              "PartitionName=DEFAULT TRESBillingWeights=CPU=1.0,Mem=0.5G\n"
+                              "PartitionName=batch Nodes=n[1-4] Default=YES MaxTime=1-00:00:00\n"
+                              "PartitionName=gpu Nodes=g1 TRESBillingWeights=CPU=1,GRES/gpu=10\n"
+                              "PartitionName=broken Nodes=n1 TRESBillingWeights=CPU=x\n",
+                              "/nonexistent", "test");
+    CHECK(d.max_tres);
+    auto batch = d.billing_rule("batch");
+    REQUIRE(batch.weights);
+    CHECK(batch.weights->mem_per_mb == Approx(0.5 / 1024));
+    CHECK(batch.max_tres);
+    CHECK(std::string(batch.unit()) == "billing-hours");
+    REQUIRE(d.billing_rule("gpu").weights);
+    CHECK(d.billing_rule("gpu").weights->gpu == Approx(10));
+    // A value Slurm would refuse: billed by CPU, and named.
+    CHECK(d.billing_rule("broken").weights == nullptr);
+    CHECK(std::string(d.billing_rule("broken").unit()) == "core-hours");
+    REQUIRE(d.problems.size() == 1);
+    CHECK(d.problems[0].find("partition broken") != std::string::npos);
+    // Unknown partition: by CPU.
+    CHECK(d.billing_rule("nosuch").weights == nullptr);
+    CHECK_FALSE(parse_slurm_conf("PriorityFlags=FAIR_TREE\n", "/nonexistent", "t").max_tres);
+}
+
+TEST_CASE("billing: a cost is known, bounded and never read as zero where unknown") {
+    BillingRule by_cpu;
+    CHECK(request_cost(request(64, 1000, 0, 2, 120), by_cpu) == Approx(128));  // 64 cores x 2 h
+    CHECK(std::isnan(request_cost(request(64, 1000, 0, 2, kUnknown), by_cpu)));
+    CHECK(std::isnan(request_cost(request(64, 1000, 0, 2, INFINITY), by_cpu)));  // UNLIMITED
+    CHECK(std::isnan(request_cost(request(64, 1000, 0, 2, 2 * kMaxCostMinutes), by_cpu)));
+    CHECK(std::isnan(request_cost(request(kUnknown, 1000, 0, 2, 60), by_cpu)));
+    BillingWeights w;
+    w.cpu = 1;
+    w.mem_per_mb = 1.0 / 1024;
+    BillingRule rule{&w, false};
+    // Memory billed and unknown: unknown. Not billed: its amount does not matter.
+    CHECK(std::isnan(request_cost(request(4, kUnknown, 0, 1, 60), rule)));
+    w.mem_per_mb = 0;
+    CHECK(request_cost(request(4, kUnknown, 0, 1, 60), rule) == Approx(4));
+    // GPUs not named are none.
+    w.gpu = 5;
+    CHECK(request_cost(request(4, kUnknown, kUnknown, 1, 60), rule) == Approx(4));
+    CHECK(request_cost(request(4, kUnknown, 2, 1, 60), rule) == Approx(14));
+}
+
+TEST_CASE("billing: memory is billed at least at what the job's runs used") {
+    BillingWeights w;
+    w.mem_per_mb = 1.0 / 1024;  // 1 per GiB
+    BillingRule rule{&w, false};
+    auto r = request(1, 1024, 0, 1, 60);
+    CHECK(request_cost(r, rule) == Approx(1));
+    CHECK(request_cost(r, rule, 64 * 1024.0) == Approx(64));  // asked 1 GiB, used 64: billed 64
+    CHECK(request_cost(r, rule, 512.0) == Approx(1));         // used less than asked: what it asked
+    CHECK(request_cost(request(1, kUnknown, 0, 1, 60), rule, 2048.0) == Approx(2));
+}
+
+TEST_CASE("billing property: cost grows with every amount asked, and is never negative") {
+    std::mt19937_64 rng(46);
+    std::uniform_real_distribution<double> amount(0, 5000), weight(0, 4), limit(1, 100000);
+    for (int i = 0; i < 5000; ++i) {
+        BillingWeights w;
+        w.cpu = weight(rng);
+        w.mem_per_mb = weight(rng) / 1024;
+        w.gpu = weight(rng);
+        w.node = weight(rng);
+        BillingRule rule{&w, (i % 2) == 0};
+        auto r = request(amount(rng), amount(rng) * 100, amount(rng) / 100, 1 + amount(rng) / 100, limit(rng));
+        double base = request_cost(r, rule);
+        REQUIRE(base >= 0);
+        for (int field = 0; field < 5; ++field) {
+            auto more = r;
+            double *x[] = {&more.req_cpus, &more.req_mem_mb, &more.req_gpus, &more.req_nodes, &more.timelimit_min};
+            *x[field] *= 1.5;
+            double after = request_cost(more, rule);
+            if (known(after)) REQUIRE(after >= base - 1e-9 * base);
+        }
+        // A memory floor never lowers a cost.
+        REQUIRE(request_cost(r, rule, amount(rng) * 100) >= base - 1e-9 * base);
+    }
+}
+
+TEST_CASE("waste policy: over the budget refused, a cheap likely failure warned, unbounded judged by p") {
+    Config c;
+    c.mode = Mode::Reject;
+    c.decide_by = DecideBy::Waste;
+    c.min_history = 0;
+    HistoryView hv;
+    hv.loaded = true;
+    auto r = request(64, 1000, 0, 1, 60);
+    WasteInput w;
+    w.cost = 4096;
+    w.bundle_budget = 500;
+    Decision d;
+    // p 0.3 below the threshold 0.5, but 0.3 x 4096 = 1229 >= 500: refused.
+    apply_policy(c, r, hv, "", 0.5, score(0.3f), d, false, &w);
+    CHECK(d.by_waste);
+    CHECK_FALSE(d.above);
+    CHECK(d.over_budget);
+    CHECK(d.flagged);
+    CHECK(d.expected_waste == Approx(0.3 * 4096).epsilon(1e-6));
+    CHECK(d.action == Action::Reject);
+    // Cheap: p 0.9 over the threshold, 0.9 x 2 core-hours under the budget: warned, not refused.
+    w.cost = 2;
+    apply_policy(c, r, hv, "", 0.5, score(0.9f), d, false, &w);
+    CHECK(d.above);
+    CHECK_FALSE(d.over_budget);
+    CHECK(d.cheap);
+    CHECK(d.action == Action::Warn);
+    // Cheap and unlikely: nothing.
+    apply_policy(c, r, hv, "", 0.5, score(0.1f), d, false, &w);
+    CHECK(d.action == Action::None);
+    CHECK_FALSE(d.flagged);
+    // Unbounded cost: never cheap, judged by p alone.
+    w.cost = kUnknown;
+    apply_policy(c, r, hv, "", 0.5, score(0.9f), d, false, &w);
+    CHECK(d.cost_unbounded);
+    CHECK(d.action == Action::Reject);
+    apply_policy(c, r, hv, "", 0.5, score(0.3f), d, false, &w);
+    CHECK(d.action == Action::None);
+    // Warn mode: flagged either way is warned.
+    c.mode = Mode::Warn;
+    w.cost = 4096;
+    apply_policy(c, r, hv, "", 0.5, score(0.3f), d, false, &w);
+    CHECK(d.action == Action::Warn);
+    // No budget anywhere: judged by probability, not by waste.
+    w.bundle_budget = kUnknown;
+    c.mode = Mode::Reject;
+    apply_policy(c, r, hv, "", 0.5, score(0.3f), d, false, &w);
+    CHECK_FALSE(d.by_waste);
+    CHECK(d.action == Action::None);
+    // decide_by = probability ignores the cost.
+    c.decide_by = DecideBy::Probability;
+    w.bundle_budget = 500;
+    apply_policy(c, r, hv, "", 0.5, score(0.3f), d, false, &w);
+    CHECK_FALSE(d.by_waste);
+    CHECK(d.action == Action::None);
+}
+
+TEST_CASE("waste policy: budgets most specific first, jfp.conf before the bundle") {
+    Config c;
+    auto r = request(1, 1, 0, 1, 60);
+    CHECK(std::isnan(budget_for(c, r, kUnknown)));
+    CHECK(budget_for(c, r, 300) == Approx(300));
+    c.waste_budget = 200;
+    CHECK(budget_for(c, r, 300) == Approx(200));
+    c.partition_waste_budget["batch"] = 100;
+    CHECK(budget_for(c, r, 300) == Approx(100));
+    c.account_waste_budget["chem"] = 50;
+    CHECK(budget_for(c, r, 300) == Approx(50));
+    c.qos_waste_budget["normal"] = 10;
+    CHECK(budget_for(c, r, 300) == Approx(10));
+}
+
+TEST_CASE("waste policy: jfp.conf keys") {
+    auto ok = parse_config("decide_by = waste\nwaste_budget = 250\nwaste_budget.partition.GPU = 1000\n"
+                           "waste_budget.account.PHYS = 50\nwaste_budget.qos.Long = 5000\n",
+                           "t");
+    REQUIRE(ok.ok());
+    CHECK(ok.config.decide_by == DecideBy::Waste);
+    CHECK(*ok.config.waste_budget == Approx(250));
+    CHECK(ok.config.partition_waste_budget.at("GPU") == Approx(1000));  // partition names keep their case
+    CHECK(ok.config.account_waste_budget.at("phys") == Approx(50));
+    CHECK(ok.config.qos_waste_budget.at("long") == Approx(5000));
+    for (const char *bad : {"decide_by = cost\n", "waste_budget = 0\n", "waste_budget = -5\n", "waste_budget = nan\n",
+                            "waste_budget = inf\n", "waste_budget.partition. = 5\n", "waste_budget = 5 core-hours\n"}) {
+        auto r = parse_config(bad, "t");
+        INFO(bad);
+        CHECK_FALSE(r.ok());
+    }
+    CHECK(config_changes(Config{}, ok.config).find("waste_budget=250") != std::string::npos);
+}
+
+TEST_CASE("waste words: a user reads the cost, the chance as it is, and why a cheap job is not refused") {
+    MessageParts m;
+    m.action = Action::Reject;
+    m.p_fail = 0.3;
+    m.why = "your last 3 runs of 'sim' failed";
+    m.what = "Check the last run's output.";
+    m.by_waste = m.over_budget = true;
+    m.cost = 4096;
+    m.expected_waste = 1228.8;
+    m.budget = 500;
+    std::string s = user_message(m);
+    CHECK(s.find("it asks for 4,096 core-hours") != std::string::npos);
+    CHECK(s.find("an expected 1,229 core-hours lost, over the budget of 500") != std::string::npos);
+    CHECK(s.find("chance of failing at 0.30") != std::string::npos);
+    CHECK(s.find("probably") == std::string::npos);  // p 0.30 is not "probably fail"
+    CHECK(s.find("your last 3 runs") != std::string::npos);
+    m.action = Action::Warn;
+    m.over_budget = false;
+    m.cheap = true;
+    m.p_fail = 0.9;
+    m.cost = 2;
+    m.unit = "billing-hours";
+    s = user_message(m);
+    CHECK(s.find("will probably fail (p=0.90") != std::string::npos);
+    CHECK(s.find("It asks for 2.0 billing-hours, so a failure would waste little: it is not refused.") != std::string::npos);
+    CHECK(amount_text(0.04) == "0.0");
+    CHECK(amount_text(1234567) == "1,234,567");
+    CHECK(amount_text(999) == "999");
+    CHECK(amount_text(kUnknown) == "?");
+}
+
+TEST_CASE("waste property: never refused under its budget, never cheap when unbounded, words match the decision") {
+    std::mt19937_64 rng(4646);
+    std::uniform_real_distribution<double> u(0, 1), cost(0, 20000);
+    Config c;
+    c.decide_by = DecideBy::Waste;
+    c.min_history = 0;
+    HistoryView hv;
+    hv.loaded = true;
+    for (int i = 0; i < 20000; ++i) {
+        c.mode = (i % 3 == 0) ? Mode::Warn : Mode::Reject;
+        WasteInput w;
+        w.cost = (i % 7 == 0) ? kUnknown : cost(rng) * u(rng) * u(rng);
+        w.bundle_budget = 1 + cost(rng) * u(rng) * u(rng) * u(rng);
+        float p = static_cast<float>(u(rng));
+        double thr = u(rng);
+        Decision d;
+        apply_policy(c, request(1, 1, 0, 1, 60), hv, "", thr, score(p), d, false, &w);
+        REQUIRE(d.by_waste);
+        if (d.action == Action::Reject) {
+            REQUIRE(d.over_budget);
+            if (known(w.cost)) REQUIRE(static_cast<double>(p) * w.cost >= d.budget);
+            else REQUIRE(p >= thr);
+        }
+        if (!known(w.cost)) REQUIRE_FALSE(d.cheap);
+        if (d.flagged) REQUIRE((d.above || d.over_budget));
+        REQUIRE((d.action != Action::None) == d.flagged);
+        if (d.action == Action::Warn || d.action == Action::Reject) {
+            MessageParts m;
+            m.action = d.action;
+            m.p_fail = p;
+            m.why = "w";
+            m.what = "x";
+            set_waste_parts(m, d);
+            std::string s = user_message(m);
+            // Refused or warned for its size, a job is not said to "probably fail" when p is under a half.
+            if (p < 0.5f && d.over_budget && known(w.cost)) REQUIRE(s.find("probably") == std::string::npos);
+            if (d.cheap) REQUIRE(s.find("it is not refused") != std::string::npos);
+            if (d.over_budget && known(w.cost)) REQUIRE(s.find(amount_text(w.cost) + " core-hours") != std::string::npos);
+        }
+    }
+}
