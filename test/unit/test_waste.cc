@@ -317,3 +317,107 @@ TEST_CASE("waste property: never refused under its budget, never cheap when unbo
         }
     }
 }
+
+// ---- the waste measures (tools/evaluate/waste.h)
+#include "tools/evaluate/waste.h"
+
+namespace {
+WasteJob wj(float p, double cost, double burnt, int label, int64_t submit = 0) {
+    WasteJob j;
+    j.p = p;
+    j.cost = cost;
+    j.burnt = burnt;
+    j.label = label;
+    j.submit = submit;
+    return j;
+}
+}  // namespace
+
+TEST_CASE("waste measures: at the same wrongly refused count, ranking by p x cost catches the costly failures") {
+    // Three cheap likely failures, one costly less likely failure, two completed jobs.
+    std::vector<WasteJob> jobs = {wj(0.9f, 1, 1, 1), wj(0.8f, 1, 1, 1), wj(0.85f, 1, 0.5, 0), wj(0.4f, 1000, 900, 1),
+                                  wj(0.3f, 2, 2, 0), wj(0.2f, 500, 100, 0)};
+    auto by_p = cut_at_wrongly_refused(jobs, Ranking::Probability, 0.5, 1);
+    // By p: 0.9 (fail), 0.85 (ok: 1 wrongly), 0.8 (fail), 0.4 (fail), then 0.3 (ok) would make 2.
+    CHECK(by_p.wrongly_refused == 1);
+    CHECK(by_p.failed_caught == 3);
+    CHECK(by_p.burnt_caught == Approx(902));
+    CHECK(by_p.burnt_failed == Approx(902));
+    auto by_w = cut_at_wrongly_refused(jobs, Ranking::Waste, 0.5, 0);
+    // By waste: 400 (fail), 100 (ok) stops at k = 0.
+    CHECK(by_w.failed_caught == 1);
+    CHECK(by_w.wrongly_refused == 0);
+    CHECK(by_w.burnt_caught == Approx(900));
+    CHECK(by_w.share() == Approx(900.0 / 902));
+    // Ties are taken whole: two jobs at one key, one completed, do not fit k = 0.
+    std::vector<WasteJob> tied = {wj(0.5f, 10, 5, 1), wj(0.5f, 10, 5, 0)};
+    CHECK(cut_at_wrongly_refused(tied, Ranking::Waste, 0.9, 0).refused == 0);
+    CHECK(cut_at_wrongly_refused(tied, Ranking::Waste, 0.9, 1).refused == 2);
+    // Unbounded cost: refused iff p >= threshold, whatever the cut.
+    std::vector<WasteJob> unb = {wj(0.95f, kUnknown, 50, 1), wj(0.3f, kUnknown, 50, 1), wj(0.5f, 10, 1, 0)};
+    auto u = cut_at_wrongly_refused(unb, Ranking::Waste, 0.9, 5);
+    CHECK(u.failed_caught == 1);
+    CHECK(u.refused == 2);
+}
+
+TEST_CASE("waste measures: the Poisson upper bound") {
+    // Exact one-sided 95% upper bounds: k=0 2.996, k=1 4.744, k=5 10.51, k=20 29.06, k=100 117.6.
+    std::pair<size_t, double> exact[] = {{0, 2.996}, {1, 4.744}, {5, 10.51}, {20, 29.06}, {100, 117.6}};
+    for (auto [k, v] : exact) CHECK(poisson_upper(k) == Approx(v).epsilon(0.02));
+    for (size_t k = 0; k < 200; ++k) REQUIRE(poisson_upper(k + 1) > poisson_upper(k));
+}
+
+TEST_CASE("waste measures: the budget holds the limit on the whole window and on each half") {
+    // Four weeks; completed jobs with expected waste 100 in the first half only.
+    std::vector<WasteJob> jobs;
+    const int64_t week = 7 * 86400;
+    for (int i = 0; i < 400; ++i) {
+        int64_t t = static_cast<int64_t>(i) * 4 * week / 400;
+        bool first_half = i < 200;
+        // A costly failure every 10th job; a costly completed job every 20th in the first half.
+        if (i % 10 == 0) jobs.push_back(wj(0.5f, 400, 300, 1, t));
+        else if (first_half && i % 20 == 5) jobs.push_back(wj(0.5f, 200, 200, 0, t));
+        else jobs.push_back(wj(0.1f, 10, 10, 0, t));
+    }
+    // A generous limit: the budget reaches down to the costly completed jobs' 100.
+    auto loose = choose_budget(jobs, 0.9, 50);
+    REQUIRE(loose.limit_met);
+    CHECK(loose.budget <= 100);
+    // A limit of 3 a week: 10 completed in the first half (2 weeks) is 5 a week there; the budget must stay
+    // above them, at the failures' 200, although the whole window averages 2.5 a week.
+    auto tight = choose_budget(jobs, 0.9, 3);
+    REQUIRE(tight.limit_met);
+    CHECK(tight.budget == Approx(200));
+    CHECK(tight.at_budget.wrongly_refused == 0);
+    CHECK(tight.at_budget.failed_caught == 40);
+    CHECK(tight.per_week_upper <= 3);
+    // A limit no budget can keep (unbounded completed jobs above the threshold are refused whatever it is).
+    std::vector<WasteJob> hopeless;
+    for (int i = 0; i < 100; ++i) hopeless.push_back(wj(0.95f, kUnknown, 1, 0, static_cast<int64_t>(i) * 3600));
+    auto none = choose_budget(hopeless, 0.9, 1);
+    CHECK_FALSE(none.limit_met);
+    CHECK(std::isnan(none.budget));
+}
+
+TEST_CASE("waste measures property: a budget's refusals never exceed the limit's bound, and lowering the limit never lowers the budget") {
+    std::mt19937_64 rng(77);
+    std::uniform_real_distribution<double> u(0, 1);
+    for (int round = 0; round < 60; ++round) {
+        std::vector<WasteJob> jobs;
+        size_t n = 50 + static_cast<size_t>(u(rng) * 400);
+        for (size_t i = 0; i < n; ++i)
+            jobs.push_back(wj(static_cast<float>(u(rng)), u(rng) < 0.05 ? kUnknown : 1 + u(rng) * 1000, u(rng) * 100,
+                              u(rng) < 0.2, static_cast<int64_t>(i) * 1800));
+        double prev = 0;
+        for (double limit : {200.0, 50.0, 10.0, 3.0}) {
+            auto c = choose_budget(jobs, 0.95, limit);
+            if (!c.limit_met) {
+                prev = INFINITY;
+                continue;
+            }
+            REQUIRE(c.per_week_upper <= limit + 1e-9);
+            REQUIRE(c.budget >= prev);
+            prev = c.budget;
+        }
+    }
+}

@@ -12,6 +12,7 @@
 #include "tools/options/site_conf.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/evaluate/verdict.h"
+#include "tools/evaluate/waste.h"
 
 namespace jfp {
 
@@ -19,8 +20,9 @@ namespace {
 
 struct EvalArgs {
     ConfDefaults conf;  // --conf: the paths not given
-    std::string db, model, after, script_archive;
+    std::string db, model, after, script_archive, slurm_conf;
     double threshold = -1;
+    std::vector<size_t> refused = {10, 100, 500};
     bool json = false;
 };
 
@@ -49,6 +51,44 @@ void print_row(const char *name, const BinaryMetrics &m) {
                 m.threshold, m.precision, m.recall, m.f1, m.flagged());
 }
 
+// The two policies at the same numbers of wrongly refused jobs: the failed billing-hours each catches.
+nlohmann::json waste_json(const std::vector<WasteJob> &jobs, double thr, const std::vector<size_t> &ks) {
+    nlohmann::json out = nlohmann::json::array();
+    for (size_t k : ks) {
+        auto by_p = cut_at_wrongly_refused(jobs, Ranking::Probability, thr, k);
+        auto by_w = cut_at_wrongly_refused(jobs, Ranking::Waste, thr, k);
+        auto side = [](const RefusalCut &c) {
+            return nlohmann::json{{"refused", c.refused},           {"wrongly_refused", c.wrongly_refused},
+                                  {"failed_caught", c.failed_caught}, {"failed_hours_caught", c.burnt_caught},
+                                  {"failed_hours", c.burnt_failed},   {"share", c.share()},
+                                  {"wrongly_refused_hours", c.burnt_wrongly}};
+        };
+        out.push_back({{"wrongly_refused_at_most", k}, {"probability", side(by_p)}, {"waste", side(by_w)}});
+    }
+    return out;
+}
+
+void print_waste(const std::vector<WasteJob> &jobs, double thr, const std::vector<size_t> &ks, const char *unit) {
+    size_t unbounded = 0;
+    for (const auto &j : jobs) unbounded += !known(j.cost);
+    std::printf("  at the same number of wrongly refused jobs (completed jobs refused), the failed %s caught "
+                "ranking by p and by expected waste (p x cost):\n",
+                unit);
+    if (unbounded)
+        std::printf("  (%zu jobs have no bounded cost: judged by p >= %.4f alone, as the plugin does)\n", unbounded, thr);
+    std::printf("  %12s | %8s %14s %7s | %8s %14s %7s | %s\n", "refused ok", "failed", "by p", "share", "failed",
+                "by waste", "share", "waste / p");
+    for (size_t k : ks) {
+        auto by_p = cut_at_wrongly_refused(jobs, Ranking::Probability, thr, k);
+        auto by_w = cut_at_wrongly_refused(jobs, Ranking::Waste, thr, k);
+        char ratio[32] = "-";
+        if (by_p.burnt_caught > 0) std::snprintf(ratio, sizeof ratio, "%.2fx", by_w.burnt_caught / by_p.burnt_caught);
+        std::printf("  %12s | %8zu %14.1f %6.1f%% | %8zu %14.1f %6.1f%% | %s\n", ("<= " + std::to_string(k)).c_str(),
+                    by_p.failed_caught, by_p.burnt_caught, 100 * by_p.share(), by_w.failed_caught, by_w.burnt_caught,
+                    100 * by_w.share(), ratio);
+    }
+}
+
 void run_eval(const EvalArgs &a) {
     int64_t after = parse_time_option(a.after, "--after");
     auto bundle = ModelBundle::load_file(a.model);
@@ -59,6 +99,9 @@ void run_eval(const EvalArgs &a) {
     std::array<std::vector<float>, kNumRules> rule_p;
     std::vector<int> labels;
     std::vector<double> core_hours;  // elapsed x CPUs: what each job consumed
+    ClusterDefaults billing = load_billing_conf(a.slurm_conf);
+    std::vector<WasteJob> waste;  // each job's cost and what it burnt, in the site's billing units
+    const char *unit = billing.billing_rule("").unit();
     // Which failure, among failed jobs: rows = actual class, columns = predicted class.
     std::array<std::array<uint64_t, kFailureClasses>, kFailureClasses> confusion{};
     std::unique_ptr<ArchivedScripts> scripts;
@@ -68,6 +111,9 @@ void run_eval(const EvalArgs &a) {
         Score s = bundle.score(x);
         model_p.push_back(s.p_fail);
         labels.push_back(is_failure(j.outcome) ? 1 : 0);
+        BillingRule rule = billing.billing_rule(j.partition);
+        if (rule.weights) unit = rule.unit();
+        waste.push_back(waste_job(j, s.p_fail, rule));
         core_hours.push_back(known(j.elapsed_s) && known(j.req_cpus) ? j.elapsed_s * j.req_cpus / 3600.0 : kUnknown);
         for (size_t r = 0; r < kNumRules; ++r) rule_p[r].push_back(rule_score(kRules[r], x));
         int actual = failure_class_index(j.outcome);
@@ -118,6 +164,7 @@ void run_eval(const EvalArgs &a) {
             {"failure_class", {{"failed_jobs", failed},
                                {"accuracy", failed ? static_cast<double>(class_right) / static_cast<double>(failed) : 0.0},
                                {"confusion", cm}}}};
+        j["waste"] = {{"unit", unit}, {"at_wrongly_refused", waste_json(waste, thr, a.refused)}};
         j["baselines"] = nlohmann::json::object();
         j["cost"] = {{"model", cost_json(cm_cost)}};
         for (size_t r = 0; r < kNumRules; ++r) {
@@ -139,6 +186,7 @@ void run_eval(const EvalArgs &a) {
     std::printf("  %-32s %8s %14s %7s %8s %14s\n", "", "failed", "their core-h", "share", "good", "their core-h");
     print_cost_row("model", cm_cost);
     for (size_t r = 0; r < kNumRules; ++r) print_cost_row(rule_label(kRules[r]), rule_cost[r]);
+    print_waste(waste, thr, a.refused, unit);
     if (failed > 0) {
         std::printf("  failure class (of %llu failed jobs, predicted class right %.1f%%):\n",
                     static_cast<unsigned long long>(failed), 100.0 * static_cast<double>(class_right) / static_cast<double>(failed));
@@ -164,6 +212,10 @@ void add_eval_command(CLI::App &app) {
     c->add_option("--threshold", a->threshold, "decision threshold (default: the bundle's)");
     c->add_option("--script-archive", a->script_archive,
                   "the plugin's script archive: script features for the jobs it kept (as the model was trained)");
+    c->add_option("--slurm-conf", a->slurm_conf, kSlurmConfHelp);
+    c->add_option("--refused", a->refused,
+                  "numbers of wrongly refused jobs at which to compare ranking by p and by expected waste (default: 10 100 500)")
+        ->check(CLI::PositiveNumber);
     c->add_flag("--json", a->json, "print one JSON object");
     a->conf.add_option(c);
     c->callback([a] {

@@ -19,7 +19,7 @@ namespace {
 
 struct PredictArgs {
     ConfDefaults conf;  // --conf: the paths not given
-    std::string db, model, after, output, script_archive;
+    std::string db, model, after, output, script_archive, slurm_conf;
     bool explain = false;      // messages for flagged jobs
     bool explain_all = false;  // for every job, as if it were flagged (what the message replay checks)
 };
@@ -28,10 +28,11 @@ void run_predict(const PredictArgs &a) {
     int64_t after = parse_time_option(a.after, "--after");
     auto bundle = ModelBundle::load_file(a.model);
     HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
+    ClusterDefaults billing = load_billing_conf(a.slurm_conf);
     std::ofstream out(a.output);
     if (!out) throw std::runtime_error("cannot write " + a.output);
     out << "JobIDRaw,Cluster,User,JobName,Submit,State,p_fail,p_FAILED,p_TIMEOUT,p_OUT_OF_MEMORY,p_NODE_FAIL,"
-           "predicted_class,flagged" << (a.explain || a.explain_all ? ",message" : "") << "\n";
+           "predicted_class,flagged,cost,expected_waste,cost_unit" << (a.explain || a.explain_all ? ",message" : "") << "\n";
     uint64_t n = 0, flagged = 0;
     char buf[256];
     std::unique_ptr<ArchivedScripts> scripts;
@@ -47,6 +48,14 @@ void run_predict(const PredictArgs &a) {
         std::snprintf(buf, sizeof buf, ",%.6f,%.6f,%.6f,%.6f,%.6f,%s,%d", s.p_fail, s.p_fail * s.p_class[0],
                       s.p_fail * s.p_class[1], s.p_fail * s.p_class[2], s.p_fail * s.p_class[3],
                       outcome_name(kFailureClassOutcomes[s.top_class]), flag ? 1 : 0);
+        out << buf;
+        // What the job asks for in the site's units, as decide_by = waste prices it (memory never below what
+        // the job's earlier runs used); empty when no time limit bounds it.
+        BillingRule rule = billing.billing_rule(j.partition);
+        const HistoryStats *un = sub.history.user_name;
+        double cost = request_cost(sub.request, rule, un && un->max_rss_mb > 0 ? static_cast<double>(un->max_rss_mb) : kUnknown);
+        if (known(cost)) std::snprintf(buf, sizeof buf, ",%.4f,%.4f,%s", cost, cost * static_cast<double>(s.p_fail), rule.unit());
+        else std::snprintf(buf, sizeof buf, ",,,%s", rule.unit());
         out << buf;
         if (a.explain && !a.explain_all && !flag) {
             out << ',';  // not flagged: a user would have read nothing
@@ -82,6 +91,7 @@ void add_predict_command(CLI::App &app) {
     c->add_option("--output", a->output, "CSV file to write")->required();
     c->add_option("--script-archive", a->script_archive,
                   "the plugin's script archive: script features for the jobs it kept (as the plugin saw them)");
+    c->add_option("--slurm-conf", a->slurm_conf, kSlurmConfHelp);
     auto *ex = c->add_flag("--explain", a->explain,
                            "add a 'message' column: what a user would have read at submission in warn mode (empty for "
                            "jobs below the threshold)");
@@ -89,7 +99,9 @@ void add_predict_command(CLI::App &app) {
                 "the message for every job, as if each were flagged (to check the reasons themselves)")
         ->excludes(ex);
     c->footer("Columns: JobIDRaw,Cluster,User,JobName,Submit,State,p_fail,p_FAILED,p_TIMEOUT,p_OUT_OF_MEMORY,"
-              "p_NODE_FAIL,predicted_class,flagged[,message]. p_<CLASS> = p_fail x P(class | failure).");
+              "p_NODE_FAIL,predicted_class,flagged,cost,expected_waste,cost_unit[,message]. p_<CLASS> = p_fail x "
+              "P(class | failure); cost = what the job asks for x its time limit in cost_unit (billing-hours by slurm.conf's "
+              "TRESBillingWeights, else core-hours; empty when no limit bounds it), expected_waste = p_fail x cost.");
     a->conf.add_option(c);
     c->callback([a] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);

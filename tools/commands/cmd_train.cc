@@ -3,6 +3,7 @@
 
 #include <cstdio>
 
+#include "model/policy/user_message.h"
 #include "tools/commands/commands.h"
 #include "tools/options/site_conf.h"
 #include "tools/train/trainer.h"
@@ -13,7 +14,7 @@ namespace {
 
 struct TrainArgs {
     ConfDefaults conf;  // --conf: the paths not given
-    std::string db, out, before;
+    std::string db, out, before, slurm_conf;
     double train_fraction = 0;
     TrainOptions opt;
     bool no_progress = false;
@@ -24,6 +25,7 @@ void run_train(TrainArgs &a) {
     if (!a.before.empty()) a.opt.before = parse_time_option(a.before, "--before");
     if (a.train_fraction > 0) a.opt.train_fraction = a.train_fraction;
     a.opt.progress = !a.no_progress;
+    a.opt.billing = load_billing_conf(a.slurm_conf);
     HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
     TrainSummary s;
     auto bundle = train_bundle(store, a.opt, s);
@@ -36,7 +38,8 @@ void run_train(TrainArgs &a) {
                             {"threshold", bundle["threshold"]},
                             {"threshold_choice", bundle["threshold_choice"]},
                             {"kind", bundle["kind"]},
-                            {"model_choice", bundle["model_choice"]}};
+                            {"model_choice", bundle["model_choice"]},
+                            {"waste_choice", bundle["waste_choice"]}};
         std::printf("%s\n", j.dump(2).c_str());
         return;
     }
@@ -65,6 +68,18 @@ void run_train(TrainArgs &a) {
                 s.threshold.recall,
                 s.threshold.target_reached ? ""
                                            : " (target precision not reached: best-F1 threshold instead)");
+    const BudgetChoice &w = s.waste;
+    const char *unit = s.waste_unit.c_str();
+    if (w.limit_met)
+        std::printf("  waste budget    %s %s (decide_by = waste): refuses %.1f completed jobs a week (at most %.1f at 95%% "
+                    "confidence; limit %g), catching %s of %s failed %s (%.1f%%)\n",
+                    amount_text(w.budget).c_str(), unit, w.per_week, w.per_week_upper, w.limit_per_week,
+                    amount_text(w.at_budget.burnt_caught).c_str(), amount_text(w.at_budget.burnt_failed).c_str(), unit,
+                    100 * w.at_budget.share());
+    else
+        std::printf("  waste budget    none: no budget keeps refused completed jobs within %g a week at 95%% confidence "
+                    "(--refused-per-week); decide_by = waste then needs waste_budget in jfp.conf\n",
+                    w.limit_per_week);
 }
 
 }  // namespace
@@ -104,6 +119,11 @@ void add_train_command(CLI::App &app) {
         ->capture_default_str()
         ->check(CLI::Range(0.01, 1.0));
     c->add_option("--seed", a->opt.seed, "random seed")->capture_default_str();
+    c->add_option("--refused-per-week", a->opt.refused_per_week,
+                  "completed jobs a week the waste budget may refuse on validation, by its 95% upper bound (decide_by = waste)")
+        ->capture_default_str()
+        ->check(CLI::Range(0.1, 1e6));
+    c->add_option("--slurm-conf", a->slurm_conf, kSlurmConfHelp);
     c->add_option("--kind", a->opt.kind,
                   "auto: the tree model when it beats the best history rule on validation, else the rule; tree or rules "
                   "to insist")

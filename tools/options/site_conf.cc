@@ -22,6 +22,22 @@ std::string slurm_conf_for(const std::string &jfp_conf) {
     return path_beside(jfp_conf, "slurm.conf");
 }
 
+ClusterDefaults load_billing_conf(const std::string &path) {
+    std::string p = path;
+    if (p.empty()) {
+        const char *sc = std::getenv("SLURM_CONF");
+        p = sc && *sc ? sc : "/etc/slurm/slurm.conf";
+        struct stat st {};
+        if (::stat(p.c_str(), &st) != 0) return ClusterDefaults{};
+    }
+    std::string err;
+    ClusterDefaults d = load_slurm_conf(p, &err);
+    if (!err.empty()) throw std::runtime_error(err + "; give the cluster's slurm.conf (--slurm-conf), or none to price jobs by CPU");
+    if (!d.problems.empty())
+        throw std::runtime_error(p + ": " + d.problems.front() + "; fix slurm.conf's TRESBillingWeights as slurm.conf(5) says");
+    return d;
+}
+
 std::optional<Config> load_site_conf(const std::string &path, bool explicit_path) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {

@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "model/jobs/cluster_defaults.h"
 #include "model/policy/config.h"
 
 namespace jfp {
@@ -22,6 +23,14 @@ std::string slurm_conf_for(const std::string &jfp_conf);
 // jfp.conf, such as a training host). Throws on a file that exists but does not parse, and on a missing
 // file the user named.
 std::optional<Config> load_site_conf(const std::string &path, bool explicit_path);
+
+// The slurm.conf whose TRESBillingWeights price jobs for the waste measures: `path` when given (an error
+// when unreadable), else $SLURM_CONF or /etc/slurm/slurm.conf when it exists; else empty defaults, which
+// price every job by its CPUs (core-hours). A TRESBillingWeights Slurm would refuse is an error here.
+ClusterDefaults load_billing_conf(const std::string &path);
+inline constexpr const char *kSlurmConfHelp =
+    "slurm.conf whose TRESBillingWeights price jobs in billing-hours (default: $SLURM_CONF, else /etc/slurm/slurm.conf, "
+    "when it exists; without one, jobs are priced in core-hours)";
 
 enum class ConfPath { Store, Model, FeatureLog, ScriptArchive, Metrics };
 

@@ -33,9 +33,11 @@ struct Rows {
     std::vector<float> label;
     std::vector<int> cls;  // failure class index, -1 for COMPLETED
     std::array<std::vector<float>, kNumRules> rule;  // each rule's score of each row
+    std::vector<WasteJob> waste;  // each row's cost and what it burnt (p set once scored)
     int64_t first_submit = 0, last_submit = 0;
     size_t size() const { return label.size(); }
-    void add(const FeatureVector &f, const JobRecord &j) {
+    void add(const FeatureVector &f, const JobRecord &j, const BillingRule &billing) {
+        waste.push_back(waste_job(j, 0, billing));
         x.insert(x.end(), f.begin(), f.end());
         bool fail = is_failure(j.outcome);
         label.push_back(fail ? 1.0f : 0.0f);
@@ -147,7 +149,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     const std::optional<int64_t> &cutoff = window.cutoff;
     Rows train, val;
     SweepSources sources = sweep_training_rows(store, opt, window, [&](const JobRecord &j, const FeatureVector &x, Split s) {
-        (s == Split::Validation ? val : train).add(x, j);
+        (s == Split::Validation ? val : train).add(x, j, opt.billing.billing_rule(j.partition));
     });
     summary.logged_vectors = sources.logged_vectors;
     summary.archived_scripts = sources.archived_scripts;
@@ -238,6 +240,16 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     summary.validation = evaluate_binary(chosen_scores, cmp_labels, summary.threshold.threshold);
     summary.kind = ship_tree ? "tree" : "rules";
     if (!ship_tree) summary.best_iteration = 0;
+
+    // The waste budget, on the same rows and scores as the threshold.
+    {
+        std::vector<WasteJob> rows = val_usable ? val.waste : train.waste;
+        if (!val_usable) rows.insert(rows.end(), val.waste.begin(), val.waste.end());
+        for (size_t i = 0; i < rows.size() && i < chosen_scores.size(); ++i) rows[i].p = chosen_scores[i];
+        summary.waste = choose_budget(rows, summary.threshold.threshold, opt.refused_per_week);
+        for (const auto &[name, p] : opt.billing.partitions)
+            if (p.billing) summary.waste_unit = "billing-hours";
+    }
 
     // Failure-class model: which failure, given a failure.
     std::array<double, kFailureClasses> class_counts{};
@@ -340,6 +352,25 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
                                   {"recall", summary.threshold.recall},
                                   {"target_reached", summary.threshold.target_reached}};
     bundle["model_choice"] = summary.comparison.to_json();
+    {
+        const BudgetChoice &w = summary.waste;
+        nlohmann::json wc = {{"source", val_usable ? "validation" : "training window (too few failures in validation)"},
+                             {"unit", summary.waste_unit},
+                             {"refused_per_week_limit", w.limit_per_week},
+                             {"confidence", 0.95},
+                             {"weeks", w.weeks},
+                             {"limit_met", w.limit_met}};
+        if (w.limit_met) {
+            wc["budget"] = w.budget;
+            wc["refused_per_week"] = w.per_week;
+            wc["refused_per_week_upper_bound"] = w.per_week_upper;
+            wc["failed_caught"] = w.at_budget.failed_caught;
+            wc["failed_hours_caught"] = w.at_budget.burnt_caught;
+            wc["failed_hours"] = w.at_budget.burnt_failed;
+            wc["wrongly_refused"] = w.at_budget.wrongly_refused;
+        }
+        bundle["waste_choice"] = wc;
+    }
     bundle["classes"] = nlohmann::json::array();
     double total_fail = 0;
     for (double c : class_counts) total_fail += c;

@@ -10,6 +10,7 @@
 
 #include "model/history/history_store.h"
 #include "tools/evaluate/metrics.h"
+#include "tools/evaluate/waste.h"
 #include "tools/train/model_choice.h"
 #include "tools/train/training_rows.h"
 
@@ -28,6 +29,8 @@ struct TrainSummary {
     bool uses_script_features = false;  // the failure model splits on a script feature
     std::string kind;              // "tree" or "rules": what the bundle holds
     ModelComparison comparison;    // the tree model and the rules on the same rows
+    BudgetChoice waste;            // decide_by = waste's budget, chosen on the same rows as the threshold
+    std::string waste_unit = "core-hours";
 };
 
 // Writes a tree model only when it ranks failures better than the best history rule on validation (else the

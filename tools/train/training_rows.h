@@ -10,6 +10,7 @@
 #include <string>
 
 #include "model/history/history_store.h"
+#include "model/jobs/cluster_defaults.h"
 #include "model/jobs/job_record.h"
 #include "model/scoring/features.h"
 
@@ -38,6 +39,10 @@ struct TrainOptions {
     bool progress = false;
     std::string feature_log;  // the plugin's feature log: prefer its vectors where a job carries a token
     std::string script_archive;  // the plugin's script archive: script features for the jobs it kept
+    // How jobs are priced for the waste budget (slurm.conf's TRESBillingWeights; empty: by CPU), and the
+    // site's limit on completed jobs the budget may refuse a week on validation.
+    ClusterDefaults billing;
+    double refused_per_week = 10;
 };
 
 struct TrainingWindow {
