@@ -122,7 +122,9 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
         d.action = Action::Warn;
         return;
     }
-    if (bundle_below_target && !c.reject_below_target) {
+    // The target precision guards a refusal by p; one by cost is guarded by the budget's own bound.
+    const bool judged_by_p = !d.by_waste || d.cost_unbounded;
+    if (bundle_below_target && !c.reject_below_target && judged_by_p) {
         d.below_target = true;
         d.action = Action::Warn;
         return;

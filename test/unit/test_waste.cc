@@ -211,6 +211,25 @@ TEST_CASE("waste policy: over the budget refused, a cheap likely failure warned,
     CHECK(d.action == Action::None);
 }
 
+TEST_CASE("waste policy: a model below its target precision still refuses by cost, warns by p") {
+    Config c;
+    c.mode = Mode::Reject;
+    c.decide_by = DecideBy::Waste;
+    c.min_history = 0;
+    HistoryView hv;
+    hv.loaded = true;
+    WasteInput w;
+    w.cost = 4096;
+    w.bundle_budget = 500;
+    Decision d;
+    apply_policy(c, request(64, 1000, 0, 1, 60), hv, "", 0.5, score(0.6f), d, true, &w);
+    CHECK(d.action == Action::Reject);  // guarded by the budget's own bound
+    w.cost = kUnknown;
+    apply_policy(c, request(64, 1000, 0, 1, 60), hv, "", 0.5, score(0.9f), d, true, &w);
+    CHECK(d.action == Action::Warn);  // judged by p: the target precision guards it
+    CHECK(d.below_target);
+}
+
 TEST_CASE("waste policy: budgets most specific first, jfp.conf before the bundle") {
     Config c;
     auto r = request(1, 1, 0, 1, 60);

@@ -124,6 +124,11 @@ void add_train_command(CLI::App &app) {
         ->capture_default_str()
         ->check(CLI::Range(0.1, 1e6));
     c->add_option("--slurm-conf", a->slurm_conf, kSlurmConfHelp);
+    c->add_option("--weight", a->opt.weight,
+                  "sample weights of the failure model's rows: none, cost (what a job asks for) or log-cost (docs/model.md, "
+                  "\"Deciding by waste\")")
+        ->capture_default_str()
+        ->check(CLI::IsMember({"none", "cost", "log-cost"}));
     c->add_option("--kind", a->opt.kind,
                   "auto: the tree model when it beats the best history rule on validation, else the rule; tree or rules "
                   "to insist")

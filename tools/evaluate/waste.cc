@@ -93,7 +93,8 @@ double poisson_upper(size_t k, double confidence) {
     return n * t * t * t;
 }
 
-BudgetChoice choose_budget(const std::vector<WasteJob> &jobs, double threshold, double limit_per_week) {
+BudgetChoice choose_budget(const std::vector<WasteJob> &jobs, double threshold, double limit_per_week,
+                           bool unbounded_refused) {
     BudgetChoice c;
     c.limit_per_week = limit_per_week;
     if (jobs.empty()) return c;
@@ -106,6 +107,7 @@ BudgetChoice choose_budget(const std::vector<WasteJob> &jobs, double threshold, 
     std::vector<double> keys(jobs.size());
     for (size_t i = 0; i < jobs.size(); ++i) {
         keys[i] = key_of(jobs[i], Ranking::Waste, threshold);
+        if (keys[i] == kInf && !unbounded_refused) keys[i] = -kInf;
         if (keys[i] == kInf && jobs[i].label == 0) ++base[i >= half];
     }
     auto within = [&](size_t a, size_t b) {

@@ -57,7 +57,10 @@ struct BudgetChoice {
 
 // The lowest budget whose refusals on the window (jobs in time order) hold at most limit_per_week completed
 // jobs a week by the upper bound (poisson_upper) on the whole window and on each of its halves: the most
-// waste caught within the site's limit, claimed only where the bound holds.
-BudgetChoice choose_budget(const std::vector<WasteJob> &jobs, double threshold, double limit_per_week);
+// waste caught within the site's limit, claimed only where the bound holds. unbounded_refused: a job
+// without a bounded cost at or above the threshold is refused whatever the budget (false when the
+// threshold missed its target precision: reject mode then only warns such jobs, reject_below_target aside).
+BudgetChoice choose_budget(const std::vector<WasteJob> &jobs, double threshold, double limit_per_week,
+                           bool unbounded_refused = true);
 
 }  // namespace jfp

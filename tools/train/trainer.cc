@@ -62,6 +62,27 @@ struct Rows {
     }
 };
 
+// Each row's weight by its cost (tools/train/training_rows.h, TrainOptions::weight), mean 1 over known costs;
+// a row without a bounded cost weighs as the median row.
+std::vector<float> cost_weights(const std::vector<WasteJob> &rows, const std::string &how) {
+    std::vector<double> v;
+    for (const auto &r : rows)
+        if (known(r.cost)) v.push_back(how == "log-cost" ? std::log1p(r.cost) : r.cost);
+    std::vector<float> w(rows.size(), 1.0f);
+    if (v.empty()) return w;
+    std::vector<double> sorted = v;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
+    double median = std::max(1e-9, sorted[sorted.size() / 2]);
+    double sum = 0;
+    for (double x : v) sum += std::clamp(x / median, 0.01, 1000.0);
+    double mean = sum / static_cast<double>(v.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        double x = known(rows[i].cost) ? (how == "log-cost" ? std::log1p(rows[i].cost) : rows[i].cost) : median;
+        w[i] = static_cast<float>(std::clamp(x / median, 0.01, 1000.0) / mean);
+    }
+    return w;
+}
+
 double metric_from_eval(const std::string &line, const std::string &name) {
     auto pos = line.find(name + ":");
     if (pos == std::string::npos) return std::nan("");
@@ -200,6 +221,10 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
         std::vector<float>().swap(train.x);
         xgb::DMatrix dval(val.x.data(), val.size(), kNumFeatures);
         dval.set_labels(val.label);
+        if (opt.weight != "none") {
+            dtrain.set_weights(cost_weights(train.waste, opt.weight));
+            dval.set_weights(cost_weights(val.waste, opt.weight));
+        }
         if (spw <= 0)
             spw = static_cast<double>(summary.train_rows - summary.train_failures) / static_cast<double>(summary.train_failures);
         auto t0 = std::chrono::steady_clock::now();
@@ -246,7 +271,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
         std::vector<WasteJob> rows = val_usable ? val.waste : train.waste;
         if (!val_usable) rows.insert(rows.end(), val.waste.begin(), val.waste.end());
         for (size_t i = 0; i < rows.size() && i < chosen_scores.size(); ++i) rows[i].p = chosen_scores[i];
-        summary.waste = choose_budget(rows, summary.threshold.threshold, opt.refused_per_week);
+        summary.waste = choose_budget(rows, summary.threshold.threshold, opt.refused_per_week, summary.threshold.target_reached);
         for (const auto &[name, p] : opt.billing.partitions)
             if (p.billing) summary.waste_unit = "billing-hours";
     }
@@ -400,7 +425,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
                           {"subsample", opt.subsample},    {"colsample_bytree", opt.colsample},
                           {"min_child_weight", opt.min_child_weight}, {"scale_pos_weight", spw},
                           {"class_rounds", opt.class_rounds}, {"class_max_depth", opt.class_max_depth},
-                          {"tree_method", "hist"}, {"base_score", 0.5}};
+                          {"tree_method", "hist"}, {"base_score", 0.5}, {"weight", opt.weight}};
     bundle["training"] = training;
     bundle["validation_metrics"] = {{"rows", summary.validation.n},
                                     {"failures", summary.validation.positives},

@@ -43,6 +43,9 @@ struct TrainOptions {
     // site's limit on completed jobs the budget may refuse a week on validation.
     ClusterDefaults billing;
     double refused_per_week = 10;
+    // Sample weights of the failure model's rows: none, cost (rows weighted by what they ask for, over the
+    // median) or log-cost (by log(1 + cost), over its mean): a model that ranks costly failures first.
+    std::string weight = "none";
 };
 
 struct TrainingWindow {
