@@ -69,6 +69,7 @@ void apply_policy(const Config &c, const JobRequest &r, const HistoryView &h, st
     if (waste && c.decide_by == DecideBy::Waste) {
         d.cost = waste->cost;
         d.unit = waste->unit;
+        d.mem_priced_mb = waste->mem_priced_mb;
         d.budget = budget_for(c, r, waste->bundle_budget);
         if (known(d.budget)) {
             d.by_waste = true;

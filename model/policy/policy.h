@@ -41,6 +41,7 @@ struct Decision {
     double expected_waste = kUnknown;
     double budget = kUnknown;
     const char *unit = "core-hours";
+    double mem_priced_mb = kUnknown;  // memory priced above the request (what earlier runs used); NaN: as asked
     std::string message;           // for warn and reject: the reason and what to do
 };
 
@@ -56,6 +57,7 @@ struct WasteInput {
     double cost = kUnknown;
     const char *unit = "core-hours";
     double bundle_budget = kUnknown;
+    double mem_priced_mb = kUnknown;  // set when memory was priced above the request (what earlier runs used)
 };
 // The budget for this job: QOS, then account, then partition, then jfp.conf's waste_budget, then the
 // bundle's; NaN when none is set (the job is then judged by probability, and the log says so).

@@ -3,15 +3,24 @@
 #include <cstdio>
 
 #include "model/jobs/outcome.h"
+#include "model/policy/explain.h"
 
 namespace jfp {
 
 std::string amount_text(double v) {
     if (!(v >= 0) || v > 1e15) return "?";
+    if (v == 0) return "0";
+    if (v < 0.01) return "under 0.01";
     char buf[64];
     if (v < 10) {
-        std::snprintf(buf, sizeof buf, "%.1f", v);
+        std::snprintf(buf, sizeof buf, "%.2g", v);
         return buf;
+    }
+    if (v < 1000) {
+        std::snprintf(buf, sizeof buf, "%.1f", v);
+        std::string s(buf);
+        if (s.size() > 2 && s.compare(s.size() - 2, 2, ".0") == 0) s.resize(s.size() - 2);
+        return s;
     }
     std::snprintf(buf, sizeof buf, "%.0f", v);
     std::string digits(buf), out;
@@ -31,6 +40,7 @@ void set_waste_parts(MessageParts &m, const Decision &d) {
     m.expected_waste = d.expected_waste;
     m.budget = d.budget;
     m.unit = d.unit;
+    m.mem_priced_mb = d.mem_priced_mb;
 }
 
 std::string user_message(const MessageParts &m) {
@@ -46,8 +56,11 @@ std::string user_message(const MessageParts &m) {
     if (by_cost) {
         char p[48];
         std::snprintf(p, sizeof p, "%.2f (most likely %s)", m.p_fail, cls_name);
-        reason = "it asks for " + amount_text(m.cost) + " " + unit + " and jfp puts its chance of failing at " + p +
-                 ": an expected " + amount_text(m.expected_waste) + " " + unit + " lost, over the budget of " +
+        std::string priced;
+        if (m.mem_priced_mb > 0)
+            priced = " (its memory priced at the " + format_mb(m.mem_priced_mb) + " its earlier runs used)";
+        reason = "it asks for " + amount_text(m.cost) + " " + unit + priced + " and jfp puts its chance of failing at " +
+                 p + ": an expected " + amount_text(m.expected_waste) + " " + unit + " lost, at or over the budget of " +
                  amount_text(m.budget) + ". Why: " + m.why + ". " + m.what;
     } else {
         reason = std::string(m.action == Action::Reject ? "it" : "this job") + " will probably fail " + head + ": " +

@@ -24,12 +24,14 @@ struct MessageParts {
     bool over_budget = false, cheap = false, cost_unbounded = false;
     double cost = 0, expected_waste = 0, budget = 0;
     const char *unit = "core-hours";
+    double mem_priced_mb = kUnknown;  // memory priced above the request: said, with what it was priced at
 };
 
 // The parts of a decision the message says (by_waste and its figures).
 void set_waste_parts(MessageParts &m, const Decision &d);
 
-// "4,096", "12.5", "0.3": an amount of billing-hours as a person reads it.
+// "4,096", "18.5", "0.017", "under 0.01": an amount of billing-hours as a person reads it, never rounded to
+// zero, and a budget as the admin wrote it (up to one decimal below 1,000).
 std::string amount_text(double v);
 
 std::string user_message(const MessageParts &m);

@@ -175,8 +175,11 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
             WasteInput w;
             BillingRule rule = st.defaults->billing_rule(c.r.partition);
             w.unit = rule.unit();
-            w.cost = request_cost(c.r, rule, c.hv.user_name && c.hv.user_name->max_rss_mb > 0
-                                                ? static_cast<double>(c.hv.user_name->max_rss_mb) : kUnknown);
+            const double used = c.hv.user_name && c.hv.user_name->max_rss_mb > 0
+                                    ? static_cast<double>(c.hv.user_name->max_rss_mb) : kUnknown;
+            w.cost = request_cost(c.r, rule, used);
+            if (known(used) && rule.weights && rule.weights->mem_per_mb != 0 && (!known(c.r.req_mem_mb) || used > c.r.req_mem_mb))
+                w.mem_priced_mb = used;
             w.bundle_budget = model.waste_budget();
             apply_policy(st.config, c.r, c.hv, comment, model.threshold(), c.s, c.d, model.below_target(), &w);
         } else {

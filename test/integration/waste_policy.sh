@@ -96,13 +96,22 @@ expected() {
     python3 - "$@" <<'PY'
 import sys
 kind, p, cost, unit, budget, cls = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4], float(sys.argv[5]), sys.argv[6]
+priced = sys.argv[7] if len(sys.argv) > 7 else ""
 def amount(v):
+    if v == 0:
+        return "0"
+    if v < 0.01:
+        return "under 0.01"
     if v < 10:
-        return "%.1f" % v
+        return "%.2g" % v
+    if v < 1000:
+        s = "%.1f" % v
+        return s[:-2] if s.endswith(".0") else s
     return f"{int('%.0f' % v):,}"
 waste = p * cost
 if kind == "reject":
-    print(f"head=jfp: job rejected: it asks for {amount(cost)} {unit} and jfp puts its chance of failing at {'%.2f' % p} (most likely {cls}): an expected {amount(waste)} {unit} lost, over the budget of {amount(budget)}. Why: ")
+    mem = f" (its memory priced at the {priced} its earlier runs used)" if priced else ""
+    print(f"head=jfp: job rejected: it asks for {amount(cost)} {unit}{mem} and jfp puts its chance of failing at {'%.2f' % p} (most likely {cls}): an expected {amount(waste)} {unit} lost, at or over the budget of {amount(budget)}. Why: ")
     print("tail= To submit it anyway, add 'jfp:override' to --comment.")
 else:
     print(f"head=jfp: warning: this job will probably fail (p={'%.2f' % p}, most likely {cls}): ")
@@ -117,20 +126,20 @@ field() { sed -n "s/^$1=//p" <<<"$2"; }
 new_log_line() {
     local since=$1 pattern="submit user=jfp-usera name='$2' " line=""
     wait_until 10 "no log line for jfp-usera's $2" \
-        'line=$(tail -n +$((since + 1)) "$CTLD_LOG" | grep -F -- "$pattern" | head -n1); [ -n "$line" ]'
+        'line=$(awk -v n="$since" -v p="$pattern" '"'"'NR > n && index($0, p) { print; exit }'"'"' "$CTLD_LOG"); [ -n "$line" ]'
     printf '%s\n' "$line"
 }
 log_lines() { wc -l <"$CTLD_LOG"; }
 
-# check_message WHAT KIND COST UNIT BUDGET LOGLINE STDERR-TEXT: the message and the log line agree with the
+# check_message WHAT KIND COST UNIT BUDGET LOGLINE STDERR-TEXT [PRICED-MEM]: the message and the log line agree with the
 # figures computed from the submission's own p.
 check_message() {
-    local what=$1 kind=$2 cost=$3 unit=$4 bud=$5 line=$6 msg=$7 token cls p exp head tail
+    local what=$1 kind=$2 cost=$3 unit=$4 bud=$5 line=$6 msg=$7 priced=${8:-} token cls p exp head tail
     token=$(grep -o 'token=[0-9a-f]*' <<<"$line" | cut -d= -f2)
     cls=$(grep -o ' class=[A-Z_]*' <<<"$line" | cut -d= -f2)
     [ -n "$token" ] && [ -n "$cls" ] || fail "$what: no token or class in the log line: $line"
     p=$(p_exact "$token")
-    exp=$(expected "$kind" "$p" "$cost" "$unit" "$bud" "$cls")
+    exp=$(expected "$kind" "$p" "$cost" "$unit" "$bud" "$cls" "$priced")
     head=$(field head "$exp")
     tail=$(field tail "$exp")
     note "$what: p=$p, expected waste $(python3 -c "print($p * $cost)") $unit, budget $bud"
@@ -145,7 +154,7 @@ got
         fail "$what: the plugin said $kind, but p x cost = $p x $cost against the budget $bud says otherwise"
 }
 
-# ---- 1. the large likely failure: rejected, with its cost, expected waste and budget
+# ---- the large likely failure: rejected, with its cost, expected waste and budget
 n=$(log_lines)
 if as_usera "$W/out" "$W/err" -J doomed "${LARGE[@]}" --wrap true; then
     fail "the large doomed job (48 core-hours) was accepted: $(cat "$W/out" "$W/err")"
@@ -157,7 +166,7 @@ note "large doomed: $err"
 check_message "large doomed" reject "$COST_LARGE" core-hours "$budget" \
     "$(new_log_line "$n" doomed)" "$(sed -n '1s/^sbatch: error: //p' "$W/err")"
 
-# ---- 2. the small likely failure, same name: warned and accepted
+# ---- the small likely failure, same name: warned and accepted
 n=$(log_lines)
 as_usera "$W/out" "$W/err" -J doomed "${SMALL[@]}" --wrap true || fail "the small doomed job was rejected: $(cat "$W/err")"
 small_id=$(job_id_in "$W/out")
@@ -170,7 +179,7 @@ check_message "small doomed" warn "$(python3 -c 'print(repr(1 / 60.0))')" core-h
     "$small_line" "$(sed -n '1s/^sbatch: //p' "$W/err")"
 expect_contains "$small_line" " cheap action=warn" "the small job's log line"
 
-# ---- 3. the large steady job: p below the threshold and p x 48 under the budget; accepted without a word
+# ---- the large steady job: p below the threshold and p x 48 under the budget; accepted without a word
 n=$(log_lines)
 as_usera "$W/out" "$W/err" -J steady "${LARGE[@]}" --wrap true || fail "the large steady job was rejected: $(cat "$W/err")"
 steady_id=$(job_id_in "$W/out")
@@ -185,7 +194,7 @@ if tail -n +$((n + 1)) "$CTLD_LOG" | grep "user=jfp-usera name='steady'" >/dev/n
 fi
 note "large steady: accepted silently, p=$p, expected waste $(python3 -c "print('%.1f' % ($p * 48))") core-hours < $budget"
 
-# ---- 5. the billed partition: billing-hours, memory at doomed's MaxRSS (3000M), not the 1G asked
+# ---- the billed partition: billing-hours, memory at doomed's MaxRSS (3000M), not the 1G asked
 n=$(log_lines)
 if as_usera "$W/out" "$W/err" -J doomed "${BILLED[@]}" --wrap true; then
     fail "the billed doomed job was accepted: $(cat "$W/out" "$W/err")"
@@ -193,9 +202,9 @@ fi
 err=$(cat "$W/err")
 note "billed doomed: $err"
 check_message "billed doomed" reject "$COST_BILLED" billing-hours "$budget_billed" \
-    "$(new_log_line "$n" doomed)" "$(sed -n '1s/^sbatch: error: //p' "$W/err")"
+    "$(new_log_line "$n" doomed)" "$(sed -n '1s/^sbatch: error: //p' "$W/err")" 2.9G
 
-# ---- 4. slurmctld's log, as a whole: the two rejections and the cheap warning, nothing else for jfp-usera
+# ---- slurmctld's log, as a whole: the two rejections and the cheap warning, nothing else for jfp-usera
 decisions=$(grep " submit user=jfp-usera " "$CTLD_LOG" || true)
 note "slurmctld logged:"
 printf '%s\n' "$decisions" | sed 's/^.* submit user=/#   submit user=/'

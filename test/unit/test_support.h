@@ -69,12 +69,15 @@ inline std::string build_store(const TempDir &dir, uint64_t jobs, uint64_t seed,
 }
 
 // A small bundle trained on the store, written to dir/model.json.
-inline std::string train_small_bundle(const TempDir &dir, const std::string &db, int rounds = 40, int seed = 0) {
+// ignore: features it may not learn from (TrainOptions::ignore_features).
+inline std::string train_small_bundle(const TempDir &dir, const std::string &db, int rounds = 40, int seed = 0,
+                                      std::vector<std::string> ignore = {}) {
     HistoryStore store(db, HistoryStore::Access::ReadOnly);
     TrainOptions opt;
     opt.nthread = 1;
     opt.rounds = rounds;
     opt.seed = seed;
+    opt.ignore_features = std::move(ignore);
     opt.kind = "tree";  // the tests of scoring, reasons and reloads are about the tree walk
     TrainSummary s;
     auto bundle = train_bundle(store, opt, s);

@@ -276,7 +276,7 @@ TEST_CASE("waste words: a user reads the cost, the chance as it is, and why a ch
     m.budget = 500;
     std::string s = user_message(m);
     CHECK(s.find("it asks for 4,096 core-hours") != std::string::npos);
-    CHECK(s.find("an expected 1,229 core-hours lost, over the budget of 500") != std::string::npos);
+    CHECK(s.find("an expected 1,229 core-hours lost, at or over the budget of 500") != std::string::npos);
     CHECK(s.find("chance of failing at 0.30") != std::string::npos);
     CHECK(s.find("probably") == std::string::npos);  // p 0.30 is not "probably fail"
     CHECK(s.find("your last 3 runs") != std::string::npos);
@@ -288,10 +288,24 @@ TEST_CASE("waste words: a user reads the cost, the chance as it is, and why a ch
     m.unit = "billing-hours";
     s = user_message(m);
     CHECK(s.find("will probably fail (p=0.90") != std::string::npos);
-    CHECK(s.find("It asks for 2.0 billing-hours, so a failure would waste little: it is not refused.") != std::string::npos);
-    CHECK(amount_text(0.04) == "0.0");
+    CHECK(s.find("It asks for 2 billing-hours, so a failure would waste little: it is not refused.") != std::string::npos);
+    // Memory priced above the request is said.
+    m.action = Action::Reject;
+    m.over_budget = true;
+    m.cheap = false;
+    m.cost = 118.3;
+    m.mem_priced_mb = 3000;
+    CHECK(user_message(m).find("it asks for 118.3 billing-hours (its memory priced at the 2.9G its earlier runs used)") !=
+          std::string::npos);
+    // Never rounded to nothing; a budget as the admin wrote it.
+    CHECK(amount_text(0) == "0");
+    CHECK(amount_text(0.004) == "under 0.01");
+    CHECK(amount_text(1.0 / 60) == "0.017");
+    CHECK(amount_text(2.5) == "2.5");
+    CHECK(amount_text(18.5) == "18.5");
+    CHECK(amount_text(48) == "48");
+    CHECK(amount_text(999.94) == "999.9");
     CHECK(amount_text(1234567) == "1,234,567");
-    CHECK(amount_text(999) == "999");
     CHECK(amount_text(kUnknown) == "?");
 }
 

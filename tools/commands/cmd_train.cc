@@ -129,6 +129,8 @@ void add_train_command(CLI::App &app) {
                   "\"Deciding by waste\")")
         ->capture_default_str()
         ->check(CLI::IsMember({"none", "cost", "log-cost"}));
+    c->add_option("--ignore-feature", a->opt.ignore_features,
+                  "a feature the model may not learn from (repeatable; names in docs/features.md)");
     c->add_option("--kind", a->opt.kind,
                   "auto: the tree model when it beats the best history rule on validation, else the rule; tree or rules "
                   "to insist")

@@ -169,8 +169,16 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     TrainingWindow window = choose_training_window(store, opt);
     const std::optional<int64_t> &cutoff = window.cutoff;
     Rows train, val;
+    std::vector<int> ignored;
+    for (const auto &name : opt.ignore_features) {
+        int f = feature_index(name.c_str());
+        if (f < 0) throw std::runtime_error("--ignore-feature " + name + ": no such feature (docs/features.md lists them)");
+        ignored.push_back(f);
+    }
     SweepSources sources = sweep_training_rows(store, opt, window, [&](const JobRecord &j, const FeatureVector &x, Split s) {
         (s == Split::Validation ? val : train).add(x, j, opt.billing.billing_rule(j.partition));
+        Rows &rows = s == Split::Validation ? val : train;
+        for (int f : ignored) rows.x[rows.x.size() - kNumFeatures + static_cast<size_t>(f)] = std::nanf("");
     });
     summary.logged_vectors = sources.logged_vectors;
     summary.archived_scripts = sources.archived_scripts;
@@ -425,7 +433,8 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
                           {"subsample", opt.subsample},    {"colsample_bytree", opt.colsample},
                           {"min_child_weight", opt.min_child_weight}, {"scale_pos_weight", spw},
                           {"class_rounds", opt.class_rounds}, {"class_max_depth", opt.class_max_depth},
-                          {"tree_method", "hist"}, {"base_score", 0.5}, {"weight", opt.weight}};
+                          {"tree_method", "hist"}, {"base_score", 0.5}, {"weight", opt.weight},
+                          {"ignored_features", opt.ignore_features}};
     bundle["training"] = training;
     bundle["validation_metrics"] = {{"rows", summary.validation.n},
                                     {"failures", summary.validation.positives},

@@ -8,6 +8,7 @@
 #include <functional>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/history/history_store.h"
 #include "model/jobs/cluster_defaults.h"
@@ -46,6 +47,9 @@ struct TrainOptions {
     // Sample weights of the failure model's rows: none, cost (rows weighted by what they ask for, over the
     // median) or log-cost (by log(1 + cost), over its mean): a model that ranks costly failures first.
     std::string weight = "none";
+    // Features the model may not learn from (their columns are left unknown in training): one a site knows
+    // to drift, or to stand in for an earlier schema's bundle in tests.
+    std::vector<std::string> ignore_features;
 };
 
 struct TrainingWindow {
