@@ -93,7 +93,9 @@ double billing_per_hour(const JobRequest &r, const BillingRule &rule, double mem
 
 double request_cost(const JobRequest &r, const BillingRule &rule, double mem_floor_mb) {
     double limit = r.timelimit_min;
-    if (!known(limit) || limit <= 0 || limit > kMaxCostMinutes) return kUnknown;
+    if (!known(limit) || limit <= 0) return kUnknown;
+    if (known(rule.over_time_min) && rule.over_time_min > 0) limit += rule.over_time_min;
+    if (!known(limit) || limit > kMaxCostMinutes) return kUnknown;
     double rate = billing_per_hour(r, rule, mem_floor_mb);
     if (!known(rate)) return kUnknown;
     return rate * limit / 60.0;

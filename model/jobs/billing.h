@@ -32,6 +32,9 @@ std::optional<BillingWeights> parse_billing_weights(std::string_view text, std::
 struct BillingRule {
     const BillingWeights *weights = nullptr;
     bool max_tres = false;
+    // slurm.conf's OverTimeLimit (the partition's, else the global one): minutes a job may run past its limit
+    // before it is killed, so part of what a failure can waste; +inf for UNLIMITED.
+    double over_time_min = 0;
     // The words a user and an admin read: "core-hours" when billed by CPU, "billing-hours" otherwise.
     const char *unit() const { return weights ? "billing-hours" : "core-hours"; }
 };
@@ -41,8 +44,8 @@ struct BillingRule {
 // not enforced); NaN for none.
 double billing_per_hour(const JobRequest &r, const BillingRule &rule, double mem_floor_mb = kUnknown);
 
-// The request's whole cost: billing_per_hour x its time limit in hours. NaN when unknown or unbounded
-// (UNLIMITED, or past kMaxCostMinutes): such a job's waste cannot be bounded, so it is never "cheap".
+// The request's whole cost: billing_per_hour x (its time limit + OverTimeLimit) in hours. NaN when unknown or
+// unbounded (UNLIMITED, or past kMaxCostMinutes): such a job's waste cannot be bounded, so it is never "cheap".
 inline constexpr double kMaxCostMinutes = 366.0 * 24 * 60;
 double request_cost(const JobRequest &r, const BillingRule &rule, double mem_floor_mb = kUnknown);
 

@@ -1,6 +1,7 @@
 #include "model/jobs/cluster_defaults.h"
 
 #include <fstream>
+#include <limits>
 #include <sstream>
 #include <unordered_set>
 #include <vector>
@@ -20,7 +21,11 @@ const PartitionDefaults *ClusterDefaults::partition(std::string_view name) const
 BillingRule ClusterDefaults::billing_rule(std::string_view name) const {
     BillingRule rule;
     rule.max_tres = max_tres;
-    if (const PartitionDefaults *p = partition(name); p && p->billing) rule.weights = &*p->billing;
+    rule.over_time_min = over_time_min;
+    if (const PartitionDefaults *p = partition(name)) {
+        if (p->billing) rule.weights = &*p->billing;
+        if (p->over_time_min) rule.over_time_min = *p->over_time_min;
+    }
     return rule;
 }
 
@@ -42,6 +47,14 @@ std::vector<std::pair<std::string, std::string>> pairs(std::string_view line) {
 std::optional<double> mb(const std::string &v) {
     auto n = parse_double(trim(v));
     if (!n || *n <= 0) return std::nullopt;
+    return *n;
+}
+
+// OverTimeLimit: minutes, or UNLIMITED; anything else is ignored (slurmctld would refuse the file).
+std::optional<double> over_time(const std::string &v) {
+    if (to_lower(trim(v)) == "unlimited") return std::numeric_limits<double>::infinity();
+    auto n = parse_double(trim(v));
+    if (!n || *n < 0 || *n > 65533) return std::nullopt;
     return *n;
 }
 
@@ -107,6 +120,7 @@ void parse_into(ClusterDefaults &d, ConfNodes &n, std::string_view text, const s
                 else if (k == "defmempercpu") p.def_mem_per_cpu_mb = mb(v);
                 else if (k == "defmempernode") p.def_mem_per_node_mb = mb(v);
                 else if (k == "nodes") nodes = v;
+                else if (k == "overtimelimit") p.over_time_min = over_time(v);
                 else if (k == "tresbillingweights") {
                     std::string err;
                     p.billing = parse_billing_weights(v, &err);
@@ -124,6 +138,7 @@ void parse_into(ClusterDefaults &d, ConfNodes &n, std::string_view text, const s
             continue;
         }
         for (const auto &[k, v] : kv) {
+            if (k == "overtimelimit") d.over_time_min = over_time(v).value_or(0);
             if (k == "priorityflags") {
                 d.max_tres = false;
                 for (auto flag : split(v, ','))

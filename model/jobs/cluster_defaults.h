@@ -23,6 +23,7 @@ struct PartitionDefaults {
     // TRESBillingWeights; unset: billed by CPU. A value Slurm would refuse leaves it unset and is named in
     // ClusterDefaults::problems.
     std::optional<BillingWeights> billing;
+    std::optional<double> over_time_min;  // OverTimeLimit (minutes; +inf for UNLIMITED)
 };
 
 struct ClusterDefaults {
@@ -34,6 +35,7 @@ struct ClusterDefaults {
     // Every file an Include line named (read or not), in order: a change to one is a change to slurm.conf.
     std::vector<std::string> included;
     bool max_tres = false;  // PriorityFlags=MAX_TRES
+    double over_time_min = 0;  // the global OverTimeLimit (minutes; +inf for UNLIMITED)
     // What jfp could not read (a TRESBillingWeights Slurm would refuse): said once in the log and by jfp check.
     std::vector<std::string> problems;
 

@@ -118,6 +118,17 @@ TEST_CASE("billing: a cost is known, bounded and never read as zero where unknow
     CHECK(request_cost(request(4, kUnknown, 2, 1, 60), rule) == Approx(14));
 }
 
+TEST_CASE("billing: OverTimeLimit is part of what a failure can waste") {
+    auto d = parse_slurm_conf("OverTimeLimit=30\nPartitionName=batch Default=YES\n"
+                              "PartitionName=long OverTimeLimit=UNLIMITED\nPartitionName=short OverTimeLimit=0\n",
+                              "/nonexistent", "t");
+    auto r = request(2, 1000, 0, 1, 60);
+    CHECK(request_cost(r, d.billing_rule("batch")) == Approx(3));  // 2 cores x (60 + 30) min
+    CHECK(std::isnan(request_cost(r, d.billing_rule("long"))));    // never killed: unbounded
+    CHECK(request_cost(r, d.billing_rule("short")) == Approx(2));
+    CHECK(request_cost(r, d.billing_rule("nosuch")) == Approx(3));
+}
+
 TEST_CASE("billing: memory is billed at least at what the job's runs used") {
     BillingWeights w;
     w.mem_per_mb = 1.0 / 1024;  // 1 per GiB
