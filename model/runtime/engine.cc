@@ -19,6 +19,7 @@
 #include "model/script/ignored_directives.h"
 #include "model/script/module_lines.h"
 #include "model/policy/explain.h"
+#include "model/policy/job_price.h"
 #include "model/policy/script_findings.h"
 #include "model/policy/user_message.h"
 #include "model/runtime/request_caps.h"
@@ -170,17 +171,7 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
     auto decide = [&](Candidate &c) {
         c.s = model.score_failure(c.x);
         if (st.config.decide_by == DecideBy::Waste) {
-            // The cost as slurmctld will bill it, and never below the memory this user's runs of the job
-            // were seen to use (a request Slurm may not enforce must not make a job look cheap).
-            WasteInput w;
-            BillingRule rule = st.defaults->billing_rule(c.r.partition);
-            w.unit = rule.unit();
-            const double used = c.hv.user_name && c.hv.user_name->max_rss_mb > 0
-                                    ? static_cast<double>(c.hv.user_name->max_rss_mb) : kUnknown;
-            w.cost = request_cost(c.r, rule, used);
-            if (known(used) && rule.weights && rule.weights->mem_per_mb != 0 && (!known(c.r.req_mem_mb) || used > c.r.req_mem_mb))
-                w.mem_priced_mb = used;
-            w.bundle_budget = model.waste_budget();
+            WasteInput w = price_job(c.r, c.hv, *st.defaults, model.waste_budget());
             apply_policy(st.config, c.r, c.hv, comment, model.threshold(), c.s, c.d, model.below_target(), &w);
         } else {
             apply_policy(st.config, c.r, c.hv, comment, model.threshold(), c.s, c.d, model.below_target());

@@ -5,6 +5,7 @@
 
 #include "model/policy/advice.h"
 #include "model/policy/explain.h"
+#include "model/policy/job_price.h"
 #include "model/policy/user_message.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/scoring/model_bundle.h"
@@ -51,11 +52,9 @@ void run_predict(const PredictArgs &a) {
         out << buf;
         // What the job asks for in the site's units, as decide_by = waste prices it (memory never below what
         // the job's earlier runs used); empty when no time limit bounds it.
-        BillingRule rule = billing.billing_rule(j.partition);
-        const HistoryStats *un = sub.history.user_name;
-        double cost = request_cost(sub.request, rule, un && un->max_rss_mb > 0 ? static_cast<double>(un->max_rss_mb) : kUnknown);
-        if (known(cost)) std::snprintf(buf, sizeof buf, ",%.4f,%.4f,%s", cost, cost * static_cast<double>(s.p_fail), rule.unit());
-        else std::snprintf(buf, sizeof buf, ",,,%s", rule.unit());
+        WasteInput w = price_job(sub.request, sub.history, billing, bundle.waste_budget());
+        if (known(w.cost)) std::snprintf(buf, sizeof buf, ",%.4f,%.4f,%s", w.cost, w.cost * static_cast<double>(s.p_fail), w.unit);
+        else std::snprintf(buf, sizeof buf, ",,,%s", w.unit);
         out << buf;
         if (a.explain && !a.explain_all && !flag) {
             out << ',';  // not flagged: a user would have read nothing

@@ -114,6 +114,37 @@ void print_script_findings(const Config &cfg, const std::vector<SimulatedJob> &j
                     static_cast<unsigned long long>(failed));
 }
 
+// decide_by = waste: the budget in force and what it did, in the site's units.
+void print_waste_summary(const Config &cfg, const ModelBundle &bundle, const std::vector<SimulatedJob> &jobs) {
+    uint64_t priced = 0, over = 0, cheap = 0, unbounded = 0, over_failed = 0, over_completed = 0;
+    double over_failed_h = 0, over_completed_h = 0;
+    const char *unit = "core-hours";
+    for (const auto &j : jobs) {
+        if (!j.by_waste) continue;
+        ++priced;
+        unit = j.unit;
+        unbounded += !known(j.cost);
+        cheap += j.cheap;
+        if (!j.over_budget) continue;
+        ++over;
+        if (j.labeled && j.failed) ++over_failed, over_failed_h += std::max(0.0, j.core_hours);
+        if (j.labeled && !j.failed) ++over_completed, over_completed_h += std::max(0.0, j.core_hours);
+    }
+    if (priced == 0) {
+        std::printf("  decide_by = waste, but no budget is set (jfp.conf's waste_budget, or one jfp train chose): every "
+                    "job was judged by probability\n");
+        return;
+    }
+    std::string source = cfg.waste_budget ? "jfp.conf's waste_budget " + number_text(*cfg.waste_budget)
+                                          : "the bundle's budget " + number_text(bundle.waste_budget());
+    std::printf("  decide_by = waste (%s %s; per-partition, -account and -QOS budgets apply where set): %llu jobs over "
+                "the budget (%llu failed, burning %.1f core-hours; %llu completed, using %.1f), %llu likely failures "
+                "under it warned rather than refused, %llu with no bounded cost judged by the threshold alone\n",
+                source.c_str(), unit, static_cast<unsigned long long>(over), static_cast<unsigned long long>(over_failed),
+                over_failed_h, static_cast<unsigned long long>(over_completed), over_completed_h,
+                static_cast<unsigned long long>(cheap), static_cast<unsigned long long>(unbounded));
+}
+
 void run_simulate(SimulateArgs &a) {
     a.conf.fill(a.db, ConfPath::Store, "--db", true);
     a.conf.fill(a.model, ConfPath::Model, "--model", true);
@@ -128,7 +159,10 @@ void run_simulate(SimulateArgs &a) {
     SlurmConf sc = read_slurm_conf(slurm_conf_for(conf_path));
     if (struct passwd *pw = ::getpwnam(sc.get("SlurmUser", "root").c_str())) trusted.push_back(pw->pw_uid);
 
-    std::vector<SimulatedJob> jobs = replay_policy(store, bundle, *cfg, after, trusted);
+    // Priced as the plugin prices them: slurm.conf's TRESBillingWeights and OverTimeLimit (a value Slurm would
+    // refuse prices by CPU there too).
+    ClusterDefaults defaults = load_slurm_conf(slurm_conf_for(conf_path), nullptr);
+    std::vector<SimulatedJob> jobs = replay_policy(store, bundle, *cfg, after, trusted, defaults);
     std::string scripts_note = replay_scripts(*cfg, jobs);
     if (jobs.empty()) throw std::runtime_error("no job in " + a.db + " was submitted at or after " + format_sacct_time(after) + "; choose an earlier --after");
     Tally all;
@@ -142,8 +176,11 @@ void run_simulate(SimulateArgs &a) {
                 format_sacct_time(after).c_str(), bundle.model_id().c_str(), bundle.describe_kind().c_str(),
                 conf_path.c_str(), mode_name(cfg->mode), a.mode.empty() ? "" : " (--mode)");
     if (cfg->mode == Mode::Reject && bundle.below_target() && !cfg->reject_below_target)
-        std::printf("  (the model missed its target precision on validation: reject mode warns instead; "
-                    "reject_below_target = yes would reject)\n");
+        std::printf(cfg->decide_by == DecideBy::Waste
+                        ? "  (the model missed its target precision on validation: a job judged by the threshold alone "
+                          "is warned instead of rejected; one over the waste budget is still rejected)\n"
+                        : "  (the model missed its target precision on validation: reject mode warns instead; "
+                          "reject_below_target = yes would reject)\n");
     std::printf("  would reject %llu, warn %llu, annotate %llu\n", static_cast<unsigned long long>(all.rejected),
                 static_cast<unsigned long long>(all.warned), static_cast<unsigned long long>(all.annotated));
     uint64_t finished = all.acted_failed + all.acted_completed;
@@ -152,6 +189,7 @@ void run_simulate(SimulateArgs &a) {
                     "by failures, %.1f used by jobs that completed (good work a rejection blocks)\n",
                     static_cast<unsigned long long>(finished), static_cast<unsigned long long>(all.acted_failed),
                     static_cast<double>(all.acted_failed) / static_cast<double>(finished), all.failed_core_h, all.good_core_h);
+    if (cfg->decide_by == DecideBy::Waste) print_waste_summary(*cfg, bundle, jobs);
     if (!scripts_note.empty()) std::printf("  %s\n", printable(scripts_note, 2000).c_str());
     print_script_findings(*cfg, jobs);
     print_table("user", by_user, a.top);
@@ -159,12 +197,16 @@ void run_simulate(SimulateArgs &a) {
     std::printf("  (overrides are not in sacct's history: a job a user would have resubmitted with jfp:override counts as rejected)\n");
     if (!a.jobs_csv.empty()) {
         std::ofstream f(a.jobs_csv);
-        f << "JobIDRaw,token,User,Partition,p_fail,action,State,script,script_action\n";
-        for (const auto &j : jobs)
+        f << "JobIDRaw,token,User,Partition,p_fail,action,State,script,script_action,cost,expected_waste,cost_unit\n";
+        for (const auto &j : jobs) {
             f << csv_field(j.job_key) << ',' << csv_field(j.token) << ',' << csv_field(j.user) << ','
               << csv_field(j.partition) << ',' << j.p_fail << ','
               << action_name(j.action) << ',' << (!j.labeled ? "other" : j.failed ? "failed" : "completed") << ','
-              << script_kinds(j) << ',' << action_name(j.script_action) << '\n';
+              << script_kinds(j) << ',' << action_name(j.script_action) << ',';
+            if (known(j.cost)) f << j.cost << ',' << j.cost * static_cast<double>(j.p_fail);
+            else f << ',';
+            f << ',' << j.unit << '\n';
+        }
         if (!f) throw std::runtime_error("cannot write " + a.jobs_csv);
     }
 }
