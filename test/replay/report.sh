@@ -20,13 +20,17 @@ cutoff=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['traini
 for bad in '<script' '<link' '<img' '<iframe' 'src=' 'href=' 'url(' '@import'; do
     if grep -qi -- "$bad" "$W/report.html"; then fail "the report contains '$bad': it must not fetch or run anything"; fi
 done
-for id in roc pr threshold calibration histogram; do
+for id in roc pr threshold calibration histogram waste; do
     grep -q "<svg id=\"$id\"" "$W/report.html" || fail "the report has no '$id' plot"
 done
-for id in cost partitions classes features metadata; do
+for id in cost waste partitions classes features metadata; do
     grep -q "<table id=\"$id\"" "$W/report.html" || fail "the report has no '$id' table"
 done
 grep -q "<polyline" "$W/report.html" || fail "the curves have no points"
+# Deciding by waste: both policies at 10, 100 and 500 completed jobs refused, in the site's unit.
+rows=$(sed -n 's/.*<table id="waste">\(.*\)<\/table>.*/\1/p' "$W/report.html" | grep -o '<tr><td>[0-9]*</td>' | paste -sd' ')
+[ "$rows" = "<tr><td>10</td> <tr><td>100</td> <tr><td>500</td>" ] || fail "the waste table's rows are '$rows'"
+grep -q '<h2>Deciding by waste (core-hours)</h2>' "$W/report.html" || fail "the waste section does not name its unit"
 grep -q '<p id="verdict"[^>]*><b>verdict:</b> ' "$W/report.html" || fail "the report does not open with the verdict"
 
 if ! command -v chromium >/dev/null; then
@@ -49,9 +53,9 @@ grep -q ':CONSOLE.*jfp-probe' "$W/browser.err" || fail "the browser check cannot
 browse --dump-dom "file://$W/report.html" >"$W/dom.html" || fail "chromium failed: $(tail -5 "$W/browser.err")"
 if grep ':CONSOLE' "$W/browser.err"; then fail "the report logged to the browser console (above)"; fi
 n=$(grep -o '<svg id="[a-z]*"' "$W/dom.html" | sort -u | wc -l)
-[ "$n" = 5 ] || fail "the rendered page has $n plots, expected 5"
+[ "$n" = 6 ] || fail "the rendered page has $n plots, expected 6"
 browse --window-size=1200,2600 --screenshot="$W/report.png" "file://$W/report.html" >/dev/null || fail "no screenshot: $(tail -5 "$W/browser.err")"
 size=$(stat -c %s "$W/report.png")
 [ "$size" -gt 50000 ] || fail "the screenshot is $size bytes: nothing rendered?"
 if [ -n "${JFP_REPORT_SCREENSHOT:-}" ]; then cp "$W/report.png" "$JFP_REPORT_SCREENSHOT"; fi
-echo "# report: $(stat -c %s "$W/report.html") bytes, 5 plots, no console message in Chromium $(chromium --version 2>/dev/null | awk '{print $2}'), screenshot $size bytes"
+echo "# report: $(stat -c %s "$W/report.html") bytes, 6 plots, no console message in Chromium $(chromium --version 2>/dev/null | awk '{print $2}'), screenshot $size bytes"

@@ -19,6 +19,7 @@
 #include "tools/evaluate/script_replay.h"
 #include "tools/options/module_index_file.h"
 #include "tools/evaluate/svg_chart.h"
+#include "tools/evaluate/waste_report.h"
 #include "tools/evaluate/verdict.h"
 #include "tools/terminal/progress.h"
 
@@ -28,7 +29,7 @@ namespace {
 
 struct ReportArgs {
     ConfDefaults conf;  // --conf: the paths not given
-    std::string db, model, after, output, feature_log, since;
+    std::string db, model, after, output, feature_log, since, slurm_conf;
     std::string script_archive, modules_index;  // the script findings section
     double threshold = -1;
 };
@@ -195,6 +196,9 @@ void run_report(const ReportArgs &a) {
     const long jobs_total = static_cast<long>(store.job_count());
     long jobs_seen = 0;
     std::vector<SimulatedJob> scripted;  // the evaluated jobs the archive may hold a script of
+    const ClusterDefaults billing = load_billing_conf(a.slurm_conf);
+    const char *unit = billing.billing_rule("").unit();
+    std::vector<WasteJob> waste;
     sweep_submissions(store, [&](const Submission &sub) {
         const JobRecord &j = sub.job;
         progress.update(++jobs_seen, jobs_total, "jobs");
@@ -208,6 +212,9 @@ void run_report(const ReportArgs &a) {
             scripted.push_back(std::move(o));
         }
         Score s = bundle.score(sub.x);
+        const BillingRule rule = billing.billing_rule(j.partition);
+        if (rule.weights) unit = rule.unit();
+        waste.push_back(waste_job(j, s.p_fail, rule));
         Row r;
         r.p = s.p_fail;
         r.b1 = sub.x[F_un_streak] > 0 ? 1.0f : 0.0f;
@@ -410,6 +417,7 @@ void run_report(const ReportArgs &a) {
          "<table id=\"cost\"><tr><th></th><th>failed flagged</th><th>their core-hours</th><th>share of waste</th><th>good flagged</th><th>their core-hours</th></tr>";
     h += "<tr><td>model</td>" + cost_cells(cost_m) + "</tr><tr><td>last run of user+name failed</td>" + cost_cells(cost_b1) +
          "</tr><tr><td>user failure rate, last 10</td>" + cost_cells(cost_b2) + "</tr></table>";
+    h += waste_section_html(waste, thr, unit, bundle);
     h += "<h2>Per partition</h2><table id=\"partitions\"><tr><th>partition</th><th>jobs</th><th>failed</th><th>flagged</th>"
          "<th>precision</th><th>recall</th><th>PR-AUC</th></tr>" + parts + "</table>";
     h += "<h2>Per failure class</h2><table id=\"classes\"><tr><th>class</th><th>jobs</th><th>flagged</th><th>recall</th>"
@@ -445,6 +453,7 @@ void add_report_command(CLI::App &app) {
     c->add_option("--after", a->after, "first submit time to evaluate (jobs before it are history only)")->required();
     c->add_option("-o,--output", a->output, "HTML file to write")->required();
     c->add_option("--threshold", a->threshold, "decision threshold (default: the bundle's)");
+    c->add_option("--slurm-conf", a->slurm_conf, kSlurmConfHelp);
     c->add_option("--feature-log", a->feature_log, "the plugin's feature log: adds the live section (as jfp monitor)");
     c->add_option("--since", a->since, "with --feature-log: live jobs scored at or after this time");
     c->add_option("--script-archive", a->script_archive, "the plugin's script archive: adds what the jobs' scripts showed "

@@ -76,6 +76,11 @@ void run_train(TrainArgs &a) {
                     amount_text(w.budget).c_str(), unit, w.per_week, w.per_week_upper, w.limit_per_week,
                     amount_text(w.at_budget.burnt_caught).c_str(), amount_text(w.at_budget.burnt_failed).c_str(), unit,
                     100 * w.at_budget.share());
+    else if (w.weeks > 0 && poisson_upper(0) / (w.weeks / 2) > w.limit_per_week)
+        std::printf("  waste budget    none: the window spans %.1f days, too short to bound refusals at %g a week (even "
+                    "none refused bounds each half at %.0f a week at 95%% confidence); train on a longer history or "
+                    "raise --refused-per-week; decide_by = waste then needs waste_budget in jfp.conf\n",
+                    w.weeks * 7, w.limit_per_week, poisson_upper(0) / (w.weeks / 2));
     else
         std::printf("  waste budget    none: no budget keeps refused completed jobs within %g a week at 95%% confidence "
                     "(--refused-per-week); decide_by = waste then needs waste_budget in jfp.conf\n",

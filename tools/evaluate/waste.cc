@@ -146,4 +146,45 @@ BudgetChoice choose_budget(const std::vector<WasteJob> &jobs, double threshold, 
     return c;
 }
 
+namespace {
+
+std::vector<std::pair<double, double>> curve_of(const std::vector<WasteJob> &jobs, Ranking ranking, double threshold,
+                                                size_t max_wrongly) {
+    RefusalCut total;
+    count_failed(total, jobs);
+    std::vector<double> keys(jobs.size());
+    for (size_t i = 0; i < jobs.size(); ++i) keys[i] = key_of(jobs[i], ranking, threshold);
+    auto order = ranked(keys);
+    std::vector<std::pair<double, double>> out{{0.0, 0.0}};
+    size_t wrongly = 0;
+    double caught = 0;
+    for (size_t i = 0; i < order.size();) {
+        if (keys[order[i]] == -kInf) break;
+        size_t end = i, add = 0;
+        double got = 0;
+        for (; end < order.size() && keys[order[end]] == keys[order[i]]; ++end) {
+            const WasteJob &j = jobs[order[end]];
+            if (j.label) got += known(j.burnt) ? j.burnt : 0;
+            else ++add;
+        }
+        if (wrongly + add > max_wrongly) break;
+        wrongly += add;
+        caught += got;
+        double share = total.burnt_failed > 0 ? caught / total.burnt_failed : 0;
+        if (!out.empty() && out.back().first == static_cast<double>(wrongly)) out.back().second = share;
+        else out.emplace_back(static_cast<double>(wrongly), share);
+        i = end;
+    }
+    return out;
+}
+
+}  // namespace
+
+WasteCurve waste_curve(const std::vector<WasteJob> &jobs, double threshold, size_t max_wrongly) {
+    WasteCurve c;
+    c.by_probability = curve_of(jobs, Ranking::Probability, threshold, max_wrongly);
+    c.by_waste = curve_of(jobs, Ranking::Waste, threshold, max_wrongly);
+    return c;
+}
+
 }  // namespace jfp

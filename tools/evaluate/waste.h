@@ -7,6 +7,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "model/jobs/billing.h"
@@ -62,5 +63,12 @@ struct BudgetChoice {
 // threshold missed its target precision: reject mode then only warns such jobs, reject_below_target aside).
 BudgetChoice choose_budget(const std::vector<WasteJob> &jobs, double threshold, double limit_per_week,
                            bool unbounded_refused = true);
+
+// The curve of both policies: at each number of wrongly refused jobs (every distinct count each ranking
+// passes, up to max_wrongly), the share of failed billing-hours caught. x: wrongly refused jobs; y: share.
+struct WasteCurve {
+    std::vector<std::pair<double, double>> by_probability, by_waste;
+};
+WasteCurve waste_curve(const std::vector<WasteJob> &jobs, double threshold, size_t max_wrongly);
 
 }  // namespace jfp
