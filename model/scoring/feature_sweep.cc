@@ -1,7 +1,5 @@
 #include "model/scoring/feature_sweep.h"
 
-#include <cmath>
-
 namespace jfp {
 
 namespace {
@@ -35,15 +33,7 @@ void sweep(const HistoryStore &store, const std::unordered_map<std::string, Logg
             auto it = logged->find(job.jfp_token);
             if (it != logged->end()) {
                 if (used) ++*used;
-                // A row logged by an earlier schema lacks req_core_hours: the same product of the plugin's
-                // own values, as a row of this schema holds it.
-                if (std::isnan(it->second.x[F_req_core_hours])) {
-                    x = it->second.x;
-                    fill_derived_features(x);
-                    fn(job, nullptr, nullptr, x);
-                } else {
-                    fn(job, nullptr, nullptr, it->second.x);
-                }
+                fn(job, nullptr, nullptr, it->second.x);
                 continue;
             }
         }

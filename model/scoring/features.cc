@@ -48,7 +48,6 @@ const std::array<const char *, kNumFeatures> &feature_names() {
 int feature_count_of_schema(int version) {
     switch (version) {
         case 2: return F_script_ignored_sbatch;
-        case 3: return F_req_core_hours;
         case kFeatureSchemaVersion: return kNumFeatures;
         default: return 0;
     }
@@ -75,11 +74,6 @@ void fill_script_features(const ScriptTraits &t, FeatureVector &out) {
     out[F_script_set_e] = f(t.set_e);
 }
 
-void fill_derived_features(FeatureVector &out) {
-    const float cpus = out[F_req_cpus], tl = out[F_timelimit_min];
-    out[F_req_core_hours] = std::isnan(cpus) || std::isnan(tl) ? kNaN : cpus * tl / 60.0f;
-}
-
 void build_features(const JobRequest &r, const HistoryView &h, FeatureVector &out, ScriptScan scan) {
     out.fill(kNaN);
     out[F_req_cpus] = f(r.req_cpus);
@@ -89,7 +83,6 @@ void build_features(const JobRequest &r, const HistoryView &h, FeatureVector &ou
     double tl = r.timelimit_min;
     if (!std::isnan(tl) && tl > kUnlimitedMinutes) tl = kUnlimitedMinutes;
     out[F_timelimit_min] = f(tl);
-    fill_derived_features(out);
     out[F_req_gpus] = f(r.req_gpus);
     out[F_array_size] = f(r.array_size);
     out[F_has_dependency] = f(r.has_dependency);

@@ -17,8 +17,7 @@ namespace jfp {
 
 // Bump when a feature's meaning, order or set changes. 2: counts of prior runs capped at kCountCap.
 // 3: the script's certain findings appended (script_ignored_sbatch, script_missing_modules).
-// 4: what the request costs appended (req_core_hours).
-inline constexpr int kFeatureSchemaVersion = 4;
+inline constexpr int kFeatureSchemaVersion = 3;
 // The oldest schema read as a prefix of ours (feature_count_of_schema).
 inline constexpr int kOldestPrefixSchema = 2;
 inline constexpr uint32_t kCountCap = 20;
@@ -44,10 +43,7 @@ inline constexpr uint32_t kCountCap = 20;
     /* everyone's jobs in the partition / account */                                         \
     X(p_fail_rate) X(p_recent_fail_rate) X(a_fail_rate) X(a_recent_fail_rate)                 \
     /* schema 3: what the script shows for certain (model/script), counted where looked for */ \
-    X(script_ignored_sbatch) X(script_missing_modules)                                        \
-    /* schema 4: CPUs x time limit, what a failure can waste at most (in core-hours, not the site's billing */ \
-    /* units: a feature must not move when an admin re-weights TRESBillingWeights) */         \
-    X(req_core_hours)
+    X(script_ignored_sbatch) X(script_missing_modules)
 
 enum Feature : int {
 #define JFP_ENUM(name) F_##name,
@@ -75,9 +71,6 @@ enum class ScriptScan { Now, Later };
 void build_features(const JobRequest &req, const HistoryView &history, FeatureVector &out,
                     ScriptScan scan = ScriptScan::Now);
 void fill_script_features(const ScriptTraits &traits, FeatureVector &out);
-// Features computed from others of the same vector (req_core_hours from req_cpus and timelimit_min): what a
-// row logged under an earlier schema lacks, filled as build_features fills it.
-void fill_derived_features(FeatureVector &out);
 
 // A JobRequest as sacct describes the job (no script: exports do not carry it).
 JobRequest request_from_record(const JobRecord &job);

@@ -306,7 +306,6 @@ TEST_CASE("bundle: one of the earlier schema 2 is read as a prefix and scores as
     opt.nthread = 1;
     opt.rounds = 20;
     opt.kind = "tree";
-    opt.ignore_features = {"req_core_hours"};  // schema 4's: a schema-2 bundle cannot have split on it
     TrainSummary s;
     auto bundle = train_bundle(store, opt, s);
     const auto now = ModelBundle::from_json(bundle, "now");
@@ -349,4 +348,25 @@ TEST_CASE("bundle: one of the earlier schema 2 is read as a prefix and scores as
     bad = old;
     bad["feature_schema"]["names"][old_count - 1] = "renamed";
     CHECK_THROWS_WITH(ModelBundle::from_json(bad, "b.json"), HasText("feature schema mismatch"));
+}
+
+TEST_CASE("train: --ignore-feature keeps the model off a feature, and names an unknown one") {
+    test::TempDir dir;
+    std::string db = test::build_store(dir, 6000, 5);
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    TrainOptions opt;
+    opt.nthread = 1;
+    opt.rounds = 20;
+    opt.kind = "tree";
+    TrainSummary s;
+    const auto plain = ModelBundle::from_json(train_bundle(store, opt, s), "plain");
+    REQUIRE(plain.uses_feature(F_un_fail_rate));  // the synthetic workload's strongest signal
+    opt.ignore_features = {"un_fail_rate", "un_recent_fail_rate"};
+    auto bundle = train_bundle(store, opt, s);
+    const auto without = ModelBundle::from_json(bundle, "without");
+    CHECK_FALSE(without.uses_feature(F_un_fail_rate));
+    CHECK_FALSE(without.uses_feature(F_un_recent_fail_rate));
+    CHECK(bundle["training"]["params"]["ignored_features"].size() == 2);
+    opt.ignore_features = {"no_such_feature"};
+    CHECK_THROWS_WITH(train_bundle(store, opt, s), HasText("--ignore-feature no_such_feature: no such feature"));
 }
