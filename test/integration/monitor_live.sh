@@ -21,7 +21,7 @@ sleep 1
 
 ids=()
 for i in 1 2 3 4 5 6; do
-    ids+=("$(submit -J doomed -o /dev/null --wrap 'exit 1')")
+    ids+=("$(submit -J doomed -o /dev/null --wrap 'sleep 2; exit 1')")  # burns core-seconds monitor must count
     ids+=("$(submit -J steady -o /dev/null --wrap true)")
 done
 for id in "${ids[@]}"; do wait_job "$id" 120 >/dev/null; done
@@ -37,10 +37,18 @@ rc=0
 "$JFP" monitor --db "$W/history.db" --feature-log "$W/features.db" --model "$W/model.json" --since "$since" \
     --period day --min-flagged 1 --max-psi 1000 --json >"$W/mon.json" || rc=$?
 expect_eq "$rc" 0 "monitor exit status with nothing to alert on"
-python3 - "$W/mon.json" <<'PY'
+# What the failed jobs burnt by sacct's own figures (ElapsedRaw x AllocCPUS), for monitor's core-hours.
+burnt=$(sacct -X -n -P -j "$(IFS=,; echo "${ids[*]}")" -o State,ElapsedRaw,AllocCPUS |
+    awk -F'|' '$1 ~ /^FAILED/ { s += $2 * $3 } END { printf "%.9f", s / 3600 }')
+python3 - "$W/mon.json" "$burnt" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 t = m["total"]
+burnt = float(sys.argv[2])
+assert burnt > 0, "the failed jobs burnt nothing by sacct: the core-hours check would be empty"
+assert abs(t["failed_core_hours"] - burnt) < 1e-6, f"monitor: failed jobs burnt {t['failed_core_hours']} core-hours, sacct says {burnt}"
+assert abs(t["flagged_failed_core_hours"] - burnt) < 1e-6, f"every failed job was flagged: {t}"
+assert t["flagged_completed_core_hours"] >= 0, t
 assert t["scored"] == 12, f"scored {t['scored']}, expected the 12 jobs"
 assert t["with_outcome"] == 12, f"{t['with_outcome']} with an outcome, expected 12"
 assert t["failed"] == 6, f"failed {t['failed']}, expected 6"

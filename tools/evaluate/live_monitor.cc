@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <unordered_map>
 
+#include "model/policy/policy.h"
 #include "model/scoring/feature_log.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"
@@ -41,13 +42,18 @@ LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle,
     LivePeriod total;
     uint64_t live_models_other = 0;
     // Outcomes by token, and the training window's features, in one pass over the store.
-    std::unordered_map<std::string, Outcome> outcome_by_token;
+    struct Ended {
+        Outcome outcome;
+        double core_hours;
+    };
+    std::unordered_map<std::string, Ended> outcome_by_token;
     // The training window as the trainer saw it: a job the plugin logged has the vector it logged (script
     // features and findings included), as jfp train --feature-log reads it.
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
         if (j.submit >= t0 && j.submit <= t1 && is_labeled(j.outcome))
             for (int f = 0; f < kNumFeatures; ++f) train[static_cast<size_t>(f)].push_back(x[static_cast<size_t>(f)]);
-        if (!j.jfp_token.empty()) outcome_by_token[j.jfp_token] = j.outcome;
+        if (!j.jfp_token.empty())
+            outcome_by_token[j.jfp_token] = {j.outcome, known(j.elapsed_s) && known(j.req_cpus) ? j.elapsed_s * j.req_cpus / 3600.0 : 0.0};
     }, &logged);
     for (const auto &[token, lf] : logged) {
         if (lf.scored_at < since) continue;
@@ -56,14 +62,20 @@ LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle,
         for (LivePeriod *q : {&p, &total}) ++q->scored;
         for (int f = 0; f < kNumFeatures; ++f) live[static_cast<size_t>(f)].push_back(lf.x[static_cast<size_t>(f)]);
         auto it = outcome_by_token.find(token);
-        if (it == outcome_by_token.end() || !is_labeled(it->second)) continue;  // not ended, or no verdict
-        bool failed = is_failure(it->second), flagged = lf.p_fail >= lf.threshold;
+        if (it == outcome_by_token.end() || !is_labeled(it->second.outcome)) continue;  // not ended, or no verdict
+        const bool failed = is_failure(it->second.outcome);
+        const bool flagged = lf.p_fail >= lf.threshold || lf.action == static_cast<uint8_t>(Action::Warn) ||
+                             lf.action == static_cast<uint8_t>(Action::Reject);
+        const double hours = it->second.core_hours;
         for (LivePeriod *q : {&p, &total}) {
             ++q->with_outcome;
             q->failed += failed;
             q->flagged += flagged;
             q->tp += failed && flagged;
             q->sum_p += lf.p_fail;
+            if (failed) q->failed_hours += hours;
+            if (failed && flagged) q->flagged_failed_hours += hours;
+            if (!failed && flagged) q->flagged_completed_hours += hours;
         }
     }
     if (total.scored == 0)

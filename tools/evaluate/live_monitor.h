@@ -17,6 +17,9 @@ namespace jfp {
 struct LivePeriod {
     uint64_t scored = 0, with_outcome = 0, failed = 0, flagged = 0, tp = 0;
     double sum_p = 0;  // over jobs with an outcome
+    // Core-hours (elapsed x CPUs) of the jobs with an outcome: burnt by failed jobs, by the flagged ones among
+    // them (what acting on them would have saved), and used by flagged jobs that completed.
+    double failed_hours = 0, flagged_failed_hours = 0, flagged_completed_hours = 0;
     double precision() const { return flagged ? static_cast<double>(tp) / static_cast<double>(flagged) : -1; }
     double recall() const { return failed ? static_cast<double>(tp) / static_cast<double>(failed) : -1; }
     double mean_predicted() const { return with_outcome ? sum_p / static_cast<double>(with_outcome) : -1; }
@@ -32,6 +35,9 @@ struct LiveSummary {
     std::vector<std::pair<double, int>> drift;  // (PSI, feature), largest first; features the model uses
 };
 
+// A job counts as flagged when its p reached the logged threshold or the plugin warned or rejected it (with
+// decide_by = waste, a job over the budget below the threshold; in shadow or annotate mode such a job is
+// not told apart).
 // Throws with what to do when the log cannot be read, holds nothing since `since`, or the bundle has no
 // training window.
 LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle, const std::string &feature_log,

@@ -11,6 +11,7 @@
 #include "model/runtime/metrics_file.h"
 #include "model/scoring/model_bundle.h"
 #include "model/util/time_util.h"
+#include "model/policy/user_message.h"
 #include "tools/operations/operations.h"
 #include "tools/options/site_conf.h"
 #include "tools/evaluate/live_monitor.h"
@@ -39,7 +40,10 @@ nlohmann::json period_json(const LivePeriod &p) {
             {"precision", ratio(static_cast<double>(p.tp), static_cast<double>(p.flagged))},
             {"recall", ratio(static_cast<double>(p.tp), static_cast<double>(p.failed))},
             {"mean_predicted", ratio(p.sum_p, static_cast<double>(p.with_outcome))},
-            {"observed_failure_rate", ratio(static_cast<double>(p.failed), static_cast<double>(p.with_outcome))}};
+            {"observed_failure_rate", ratio(static_cast<double>(p.failed), static_cast<double>(p.with_outcome))},
+            {"failed_core_hours", p.failed_hours},
+            {"flagged_failed_core_hours", p.flagged_failed_hours},
+            {"flagged_completed_core_hours", p.flagged_completed_hours}};
 }
 
 std::string cell(const nlohmann::json &v, const char *f) {
@@ -68,6 +72,13 @@ std::string live_metrics_text(const std::string &model_id, const LivePeriod &tot
           total.precision(), total.flagged > 0);
     gauge("jfp_live_recall", "Of the failed jobs with an outcome, the share flagged (absent when none failed).",
           total.recall(), total.failed > 0);
+    gauge("jfp_live_failed_core_hours", "Core-hours (elapsed x CPUs) failed jobs with an outcome burnt, in jfp monitor's window.",
+          total.failed_hours);
+    gauge("jfp_live_flagged_failed_core_hours",
+          "Core-hours burnt by failed jobs the deployed model flagged: what acting on them would have saved.",
+          total.flagged_failed_hours);
+    gauge("jfp_live_flagged_completed_core_hours", "Core-hours used by flagged jobs that completed: good work a rejection blocks.",
+          total.flagged_completed_hours);
     gauge("jfp_live_target_precision", "The precision the model's threshold was chosen for (or --min-precision).", target);
     gauge("jfp_live_max_feature_psi", "The largest drift (PSI) of a feature the model uses, from its training window.",
           max_psi_seen);
@@ -146,6 +157,11 @@ void run_monitor(const MonitorArgs &a) {
         };
         for (const auto &[start, p] : periods) row(format_sacct_time(start).substr(0, 10), p);
         row("all", total);
+        std::printf("  core-hours (elapsed x CPUs): failed jobs burnt %s, of which flagged jobs %s (%.1f%%); flagged jobs "
+                    "that completed used %s\n",
+                    amount_text(total.failed_hours).c_str(), amount_text(total.flagged_failed_hours).c_str(),
+                    total.failed_hours > 0 ? 100 * total.flagged_failed_hours / total.failed_hours : 0.0,
+                    amount_text(total.flagged_completed_hours).c_str());
         std::printf("  drift of the %zu features the model uses, from the training window (%s .. %s, %zu jobs), PSI, "
                     "largest first:", drift.size(), live.window_start.c_str(), live.window_end.c_str(), live.training_rows);
         for (size_t i = 0; i < drift.size() && i < 5; ++i)
