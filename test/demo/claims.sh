@@ -21,7 +21,7 @@ out=$(sed 's/\x1b\[[0-9;]*m//g' "$work/out")
 log="$work/slurmctld.log"
 [ -s "$log" ] || fail "the demo kept no slurmctld log"
 
-rows=$(awk '/^== 9\. Summary/ { on = 1; getline; next } on && /^feature log:/ { on = 0 } on && NF' <<<"$out")
+rows=$(awk '/^== 10\. Summary/ { on = 1; getline; next } on && /^feature log:/ { on = 0 } on && NF' <<<"$out")
 [ "$(wc -l <<<"$rows")" -ge 8 ] || fail "expected at least 8 summary rows, got: $rows"
 rejected=0
 while IFS= read -r row; do
@@ -50,6 +50,19 @@ grep -E '^reject +wrf_run with jfp:override +accepted .* warn override' <<<"$row
 section=$(awk '/^== 7\. reject/ { on = 1 } /^== 8\./ { on = 0 } on' <<<"$out")
 grep -q 'jfp:override' <<<"$(awk '/sbatch -J wrf_run$/ { on = 1; next } /^\$ sbatch/ { on = 0 } on' <<<"$section")" ||
     fail "the refusal does not tell the user the way out (jfp:override): $section"
+
+# Deciding by waste: the large wrf_run refused with its cost, the small one accepted (warned as cheap when its
+# p reached the threshold), each as slurmctld logged it.
+grep -E '^waste +wrf_run, 2 CPUs for a day +REJECTED' <<<"$rows" >/dev/null || fail "the waste section did not refuse the large wrf_run: $rows"
+grep -E '^waste +wrf_run, 1 CPU for a minute +accepted' <<<"$rows" >/dev/null || fail "the waste section refused the small wrf_run: $rows"
+waste=$(awk '/^== 8\. decide_by = waste/ { on = 1 } /^== 9\./ { on = 0 } on' <<<"$out")
+grep -q 'it asks for 48 core-hours and jfp puts its chance of failing at' <<<"$waste" ||
+    fail "the large job's refusal does not say its cost: $waste"
+if grep -E '^waste +wrf_run, 1 CPU for a minute +accepted .* warn' <<<"$rows" >/dev/null; then
+    grep -q 'so a failure would waste little: it is not refused' <<<"$waste" || fail "the small job's warning does not say why it is not refused: $waste"
+    grep -q 'job_submit/jfp: submit .*cost=0.0 .* cheap action=warn' "$log" || fail "slurmctld did not log the small job as cheap"
+fi
+grep -q 'job_submit/jfp: submit .*cost=48.0 .* action=reject' "$log" || fail "slurmctld did not log the large job's cost"
 
 if grep -q 'did NOT reach its target' <<<"$section"; then
     grep -q 'loaded model.*NOT reached' "$log" || fail "the demo says the target was not reached; the plugin's model line does not"
