@@ -182,6 +182,7 @@ private:
     void wait_for_first_history();
     void resolve_pending_uids();
     void note_below_target(const State &st);
+    void note_waste(const State &st);  // decide_by = waste: the budget in force, or why there is none
     void kick();  // wake the background thread now
     void log_stats(bool final);
 
@@ -209,6 +210,7 @@ private:
     std::unordered_set<std::string> passwd_tried_;  // user names looked up in the password database
     std::string last_config_error_, last_model_error_, last_store_error_;
     std::string below_target_said_;  // model id and setting the below-target line was said for
+    std::string waste_said_;  // what note_waste last said (so it says it once)
     // One line a minute per kind while a fault keeps changing (docs/admin-guide.md, "When something is wrong").
     FaultLog config_faults_{60}, model_faults_{60}, store_faults_{60}, modules_faults_{60};
     // A store that failed to load is tried again this often even when its file looks unchanged (a

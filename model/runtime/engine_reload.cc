@@ -302,6 +302,8 @@ void Engine::poll(bool load_history) {
             std::string err;
             auto d = std::make_shared<const ClusterDefaults>(load_slurm_conf(opt_.slurm_conf_path, &err));
             if (!err.empty()) log_error("partition defaults: " + err + "; unset requests stay unknown");
+            for (const auto &problem : d->problems)
+                log_error("slurm.conf: " + problem + "; jfp prices that partition's jobs by CPU (fix it as slurm.conf(5) says)");
             slurm_conf_included_.clear();
             for (const auto &f : d->included) slurm_conf_included_.emplace_back(f, file_sig(f));
             next->defaults = d;
@@ -311,6 +313,7 @@ void Engine::poll(bool load_history) {
 
     if (changed) publish(next);
     note_below_target(*next);
+    note_waste(*next);
     cur.reset();  // the snapshot this poll started from may hold a writer just retired
     close_retired_writers();
     resolve_pending_uids();
@@ -369,6 +372,35 @@ bool Engine::load_modules_index(State &next) {
 
 // Said once for each model and mode: a model that missed its target precision warns where reject mode
 // would refuse, unless reject_below_target.
+void Engine::note_waste(const State &st) {
+    const Config &c = st.config;
+    const bool applies = st.model && st.config_present && c.decide_by == DecideBy::Waste;
+    const double bundle_budget = st.model ? st.model->waste_budget() : kUnknown;
+    std::string key;
+    if (applies) {
+        key = st.model->model_id() + "|" + (c.waste_budget ? number_text(*c.waste_budget) : std::string("-")) + "|" +
+              std::to_string(c.partition_waste_budget.size() + c.account_waste_budget.size() + c.qos_waste_budget.size());
+    }
+    if (key == waste_said_) return;
+    waste_said_ = key;
+    if (!applies) return;
+    const size_t scoped = c.partition_waste_budget.size() + c.account_waste_budget.size() + c.qos_waste_budget.size();
+    const std::string more = scoped ? " (and " + std::to_string(scoped) + " per-partition, -account or -QOS budgets)" : "";
+    if (c.waste_budget)
+        log_info("deciding by waste: jobs whose expected waste reaches " + number_text(*c.waste_budget) +
+                 " billing-hours (core-hours where slurm.conf sets no TRESBillingWeights) are acted on" + more);
+    else if (known(bundle_budget))
+        log_info("deciding by waste: model " + st.model->model_id() + "'s budget, " + number_text(bundle_budget) +
+                 " billing-hours (core-hours where slurm.conf sets no TRESBillingWeights)" + more);
+    else if (scoped)
+        log_warning("decide_by = waste: no waste_budget in jfp.conf and model " + st.model->model_id() +
+                    " records none: only jobs under a per-partition, -account or -QOS budget are judged by waste, the "
+                    "rest by probability");
+    else
+        log_warning("decide_by = waste: no waste_budget in jfp.conf and model " + st.model->model_id() +
+                    " records none (jfp train says why): every job is judged by probability; set waste_budget");
+}
+
 void Engine::note_below_target(const State &st) {
     bool applies = st.model && st.config_present && st.config.mode == Mode::Reject && st.model->below_target();
     std::string key = applies ? st.model->model_id() + (st.config.reject_below_target ? "+" : "-") : std::string();
