@@ -74,6 +74,7 @@ jfp::SubmitRequest to_submit_request(const job_desc_msg_t *d, uint32_t submit_ui
     r.tres_per_task = sv(d->tres_per_task);
     r.tres_per_socket = sv(d->tres_per_socket);
     r.min_cpus = num32(d->min_cpus);
+    r.exclusive = d->shared == JOB_SHARED_NONE;  // --exclusive (NO_VAL16 when not given)
     r.num_tasks = num32(d->num_tasks);
     r.cpus_per_task = num16(d->cpus_per_task);
     r.min_nodes = num32(d->min_nodes);

@@ -71,8 +71,21 @@ std::optional<BillingWeights> parse_billing_weights(std::string_view text, std::
     return w;
 }
 
+namespace {
+// CPUs as slurmctld allocates them: whole nodes' worth for an exclusive job.
+double billed_cpus(const JobRequest &r, const BillingRule &rule) {
+    double cpus = r.req_cpus;
+    if ((r.exclusive || rule.whole_nodes) && known(rule.node_cpus) && known(cpus)) {
+        double nodes = known(r.req_nodes) && r.req_nodes >= 1 ? r.req_nodes : 1;
+        cpus = std::max(cpus, nodes * rule.node_cpus);
+    }
+    return cpus;
+}
+}  // namespace
+
 double billing_per_hour(const JobRequest &r, const BillingRule &rule, double mem_floor_mb) {
-    if (!rule.weights) return known(r.req_cpus) && r.req_cpus > 0 ? r.req_cpus : kUnknown;
+    const double cpus = billed_cpus(r, rule);
+    if (!rule.weights) return known(cpus) && cpus > 0 ? cpus : kUnknown;
     const BillingWeights &w = *rule.weights;
     double mem = r.req_mem_mb;
     if (known(mem_floor_mb) && (!known(mem) || mem_floor_mb > mem)) mem = mem_floor_mb;
@@ -82,7 +95,7 @@ double billing_per_hour(const JobRequest &r, const BillingRule &rule, double mem
         return known(amount) ? weight * std::max(0.0, amount) : kUnknown;
     };
     double gpus = known(r.req_gpus) ? r.req_gpus : 0;  // a request names its GPUs or has none
-    double t[] = {term(w.cpu, r.req_cpus), term(w.mem_per_mb, mem), term(w.gpu, gpus), term(w.node, r.req_nodes)};
+    double t[] = {term(w.cpu, cpus), term(w.mem_per_mb, mem), term(w.gpu, gpus), term(w.node, r.req_nodes)};
     for (double x : t)
         if (!known(x)) return kUnknown;
     if (!rule.max_tres) return std::max(0.0, t[0] + t[1] + t[2] + t[3]);

@@ -35,6 +35,10 @@ struct BillingRule {
     // slurm.conf's OverTimeLimit (the partition's, else the global one): minutes a job may run past its limit
     // before it is killed, so part of what a failure can waste; +inf for UNLIMITED.
     double over_time_min = 0;
+    // A job with whole nodes (--exclusive, or OverSubscribe=EXCLUSIVE: whole_nodes) is billed every CPU of
+    // them: the partition's largest node's CPUs (NaN: unknown, then its request).
+    double node_cpus = kUnknown;
+    bool whole_nodes = false;
     // The words a user and an admin read: "core-hours" when billed by CPU, "billing-hours" otherwise.
     const char *unit() const { return weights ? "billing-hours" : "core-hours"; }
 };

@@ -25,6 +25,8 @@ BillingRule ClusterDefaults::billing_rule(std::string_view name) const {
     if (const PartitionDefaults *p = partition(name)) {
         if (p->billing) rule.weights = &*p->billing;
         if (p->over_time_min) rule.over_time_min = *p->over_time_min;
+        if (p->node_cpus_max) rule.node_cpus = *p->node_cpus_max;
+        rule.whole_nodes = p->exclusive;
     }
     return rule;
 }
@@ -63,11 +65,13 @@ std::optional<double> over_time(const std::string &v) {
 struct NodeMemory {
     std::string names;  // hostlist
     double mb;          // RealMemory - MemSpecLimit
+    double cpus;        // CPUs, else Sockets x CoresPerSocket x ThreadsPerCore
 };
 struct ConfNodes {
     std::vector<NodeMemory> nodes;
     std::vector<std::pair<std::string, std::string>> partition_nodes;  // partition, Nodes=
     double default_real = 1, default_spec = 0;                         // NodeName=DEFAULT; Slurm's RealMemory is 1 unless set
+    double default_cpus = 0, default_sockets = 1, default_cores = 1, default_threads = 1;  // 0: CPUs not given
 };
 
 void parse_into(ClusterDefaults &d, ConfNodes &n, std::string_view text, const std::string &base_dir, int depth) {
@@ -95,12 +99,22 @@ void parse_into(ClusterDefaults &d, ConfNodes &n, std::string_view text, const s
         if (kv[0].first == "nodename") {
             bool is_default_template = to_lower(kv[0].second) == "default";
             double real = n.default_real, spec = n.default_spec;
+            double cpus = n.default_cpus, sockets = n.default_sockets, cores = n.default_cores, threads = n.default_threads;
             for (size_t i = 1; i < kv.size(); ++i) {
-                if (kv[i].first == "realmemory") real = parse_double(trim(kv[i].second)).value_or(real);
-                else if (kv[i].first == "memspeclimit") spec = parse_double(trim(kv[i].second)).value_or(spec);
+                const auto &[k, v] = kv[i];
+                if (k == "realmemory") real = parse_double(trim(v)).value_or(real);
+                else if (k == "memspeclimit") spec = parse_double(trim(v)).value_or(spec);
+                else if (k == "cpus" || k == "procs") cpus = parse_double(trim(v)).value_or(cpus);
+                else if (k == "sockets") sockets = parse_double(trim(v)).value_or(sockets);
+                else if (k == "corespersocket") cores = parse_double(trim(v)).value_or(cores);
+                else if (k == "threadspercore") threads = parse_double(trim(v)).value_or(threads);
             }
-            if (is_default_template) n.default_real = real, n.default_spec = spec;
-            else n.nodes.push_back({kv[0].second, real - spec});
+            if (is_default_template) {
+                n.default_real = real, n.default_spec = spec;
+                n.default_cpus = cpus, n.default_sockets = sockets, n.default_cores = cores, n.default_threads = threads;
+            } else {
+                n.nodes.push_back({kv[0].second, real - spec, cpus > 0 ? cpus : sockets * cores * threads});
+            }
             continue;
         }
         if (kv[0].first == "partitionname") {
@@ -121,6 +135,7 @@ void parse_into(ClusterDefaults &d, ConfNodes &n, std::string_view text, const s
                 else if (k == "defmempernode") p.def_mem_per_node_mb = mb(v);
                 else if (k == "nodes") nodes = v;
                 else if (k == "overtimelimit") p.over_time_min = over_time(v);
+                else if (k == "oversubscribe" || k == "shared") p.exclusive = to_lower(v) == "exclusive";
                 else if (k == "tresbillingweights") {
                     std::string err;
                     p.billing = parse_billing_weights(v, &err);
@@ -150,28 +165,36 @@ void parse_into(ClusterDefaults &d, ConfNodes &n, std::string_view text, const s
     }
 }
 
-// Each partition's first node in slurm.conf's order (slurmctld's node table) and its memory.
+// Each partition's first node in slurm.conf's order (slurmctld's node table) and its memory, and the most
+// CPUs any of its nodes has (what a whole-node allocation there may bill).
 void set_node_memory(ClusterDefaults &d, const ConfNodes &n) {
-    std::vector<std::string> order;  // every node name, in order, each with its line's memory
-    std::vector<double> mem;
+    std::vector<std::string> order;  // every node name, in order, each with its line's memory and CPUs
+    std::vector<double> mem, cpus;
     for (const auto &line : n.nodes) {
         size_t before = order.size();
         if (!expand_hostlist(line.names, kMaxConfNodes - before, order)) return;
         mem.resize(order.size(), line.mb);
+        cpus.resize(order.size(), line.cpus);
     }
     for (const auto &[name, nodes] : n.partition_nodes) {
         if (nodes.empty()) continue;
         std::optional<double> first;
+        double most_cpus = 0;
         if (to_lower(nodes) == "all") {
             if (!order.empty()) first = mem[0];
+            for (double c : cpus) most_cpus = std::max(most_cpus, c);
         } else {
             std::vector<std::string> members;
             if (!expand_hostlist(nodes, kMaxConfNodes, members)) continue;
             std::unordered_set<std::string> in(members.begin(), members.end());
-            for (size_t i = 0; i < order.size() && !first; ++i)
-                if (in.count(order[i])) first = mem[i];
+            for (size_t i = 0; i < order.size(); ++i)
+                if (in.count(order[i])) {
+                    if (!first) first = mem[i];
+                    most_cpus = std::max(most_cpus, cpus[i]);
+                }
         }
         if (first && *first > 0) d.partitions[name].node_mem_mb = first;
+        if (most_cpus > 0) d.partitions[name].node_cpus_max = most_cpus;
     }
 }
 

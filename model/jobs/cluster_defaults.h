@@ -24,6 +24,8 @@ struct PartitionDefaults {
     // ClusterDefaults::problems.
     std::optional<BillingWeights> billing;
     std::optional<double> over_time_min;  // OverTimeLimit (minutes; +inf for UNLIMITED)
+    std::optional<double> node_cpus_max;  // the most CPUs a node of the partition has
+    bool exclusive = false;               // OverSubscribe=EXCLUSIVE: every job gets whole nodes
 };
 
 struct ClusterDefaults {

@@ -36,6 +36,8 @@ struct JobRequest {
     // Submitted (or updated) by root or SlurmUser: warned where others are rejected, unless the admin sets
     // reject_privileged (an admin's test job or a service account's must not be refused by surprise).
     bool privileged = false;
+    // --exclusive: whole nodes, every CPU of them billed (model/jobs/billing.h). Not in sacct's exports: false there.
+    bool exclusive = false;
 
     // Job script text, when known (sbatch at submit time; sacct exports do not carry it). Views into
     // memory owned by the caller: the plugin must not copy a 4 MiB script per call.

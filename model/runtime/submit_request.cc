@@ -64,6 +64,7 @@ JobRequest resolve_request(const SubmitRequest &s, const std::string &user, cons
         if (auto n = array_task_count(s.array_inx)) r.array_size = *n;
     r.has_dependency = s.dependency.empty() ? 0 : 1;
     r.interactive = s.has_script ? 0 : 1;
+    r.exclusive = s.exclusive;
     r.script = s.script;
     r.script_known = s.has_script;
     r.work_dir = s.work_dir;

@@ -29,6 +29,7 @@ struct SubmitRequest {
     double mem_mb = kUnknown;          // as given
     bool mem_per_cpu = false;          // mem_mb is per CPU (else per node)
     bool has_script = false;
+    bool exclusive = false;            // --exclusive (whole nodes)
     int64_t submit_time = 0;  // naive local; 0: now
     // slurm.conf's max_script_size as it reads now (0: Slurm's default). It bounds only what the script
     // archive keeps of a script, never whether the job is judged.

@@ -62,6 +62,7 @@ TEST_CASE("adapter: unset, unlimited and per-CPU values as every release encodes
     CHECK(std::isnan(r.time_limit_min));
     CHECK(std::isnan(r.min_cpus));
     CHECK(std::isnan(r.mem_mb));
+    CHECK_FALSE(r.exclusive);
     CHECK_FALSE(r.has_script);
     CHECK(r.account.empty());
 
@@ -69,11 +70,13 @@ TEST_CASE("adapter: unset, unlimited and per-CPU values as every release encodes
     set.d.user_id = NO_VAL;  // then the submitting uid counts
     set.d.time_limit = INFINITE;
     set.d.min_cpus = 8;
+    set.d.shared = JOB_SHARED_NONE;  // --exclusive
     set.d.pn_min_memory = 2048 | MEM_PER_CPU;
     r = jfp_plugin::to_submit_request(&set.d, 99);
     CHECK(r.uid == 99);
     CHECK(std::isinf(r.time_limit_min));
     CHECK(r.min_cpus == 8);
+    CHECK(r.exclusive);
     CHECK(r.mem_per_cpu);
     CHECK(r.mem_mb == 2048);
 }

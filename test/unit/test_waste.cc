@@ -129,6 +129,26 @@ TEST_CASE("billing: OverTimeLimit is part of what a failure can waste") {
     CHECK(request_cost(r, d.billing_rule("nosuch")) == Approx(3));
 }
 
+TEST_CASE("billing: a job with whole nodes is billed every CPU of them") {
+    auto d = parse_slurm_conf("NodeName=DEFAULT Sockets=2 CoresPerSocket=16 ThreadsPerCore=1\n"
+                              "NodeName=small[1-4]\nNodeName=fat1 CPUs=128\n"
+                              "PartitionName=batch Nodes=small[1-4],fat1 Default=YES\n"
+                              "PartitionName=whole Nodes=small[1-4] OverSubscribe=EXCLUSIVE\n"
+                              "PartitionName=nonodes\n",
+                              "/nonexistent", "t");
+    REQUIRE(d.partition("batch")->node_cpus_max);
+    CHECK(*d.partition("batch")->node_cpus_max == Approx(128));  // the largest node the job may get
+    CHECK(*d.partition("whole")->node_cpus_max == Approx(32));   // Sockets x CoresPerSocket x ThreadsPerCore
+    auto r = request(1, 1000, 0, 2, 60);
+    CHECK(request_cost(r, d.billing_rule("batch")) == Approx(1));
+    r.exclusive = true;  // --exclusive on 2 nodes: up to 2 x 128 CPUs
+    CHECK(request_cost(r, d.billing_rule("batch")) == Approx(256));
+    r.exclusive = false;  // OverSubscribe=EXCLUSIVE: every job whole nodes
+    CHECK(request_cost(r, d.billing_rule("whole")) == Approx(64));
+    r.exclusive = true;  // node CPUs unknown: the request
+    CHECK(request_cost(r, d.billing_rule("nonodes")) == Approx(1));
+}
+
 TEST_CASE("billing: memory is billed at least at what the job's runs used") {
     BillingWeights w;
     w.mem_per_mb = 1.0 / 1024;  // 1 per GiB
