@@ -66,9 +66,15 @@ namespace {
 std::string time_advice(const JobRequest &r, const HistoryStats *un, const std::string &name, const std::string &checkpoint_url) {
     std::string out;
     if (un && un->max_ok_elapsed_s > 0) {
-        double longest = un->max_ok_elapsed_s / 60.0;
-        out = "Your longest successful run of " + name + " took " + format_minutes(longest) +
-              "; if it needs as long, ask for that and a margin (-t " + format_minutes(suggest_minutes(longest)) + ").";
+        const double longest = un->max_ok_elapsed_s / 60.0, margin = suggest_minutes(longest);
+        out = "Your longest successful run of " + name + " took " + format_seconds(un->max_ok_elapsed_s);
+        // Never advice to ask for less than the job already does.
+        if (known(r.timelimit_min) && r.timelimit_min >= margin)
+            out += ", within the " + format_minutes(r.timelimit_min) +
+                   " it asks for: if this run may take longer (larger inputs, a slower node), ask for more (-t), or "
+                   "make it checkpoint and resume.";
+        else
+            out += "; if it needs as long, ask for that and a margin (-t " + format_minutes(margin) + ").";
     } else {
         out = "If it needs longer, ask for more time (-t), or make it checkpoint and resume.";
     }
@@ -79,12 +85,17 @@ std::string time_advice(const JobRequest &r, const HistoryStats *un, const std::
     return out;
 }
 
-std::string memory_advice(const HistoryStats *un, const std::string &name) {
-    if (un && un->max_ok_rss_mb > 0)
-        return "Your completed runs of " + name + " used up to " + format_mb(un->max_ok_rss_mb) +
-               " (MaxRSS); ask for that and a margin (--mem=" + suggest_mem(un->max_ok_rss_mb) + ").";
+std::string memory_advice(const JobRequest &r, const HistoryStats *un, const std::string &name) {
+    if (un && un->max_ok_rss_mb > 0) {
+        std::string out = "Your completed runs of " + name + " used up to " + format_mb_used(un->max_ok_rss_mb) + " (MaxRSS)";
+        // Never advice to ask for less than the job already does.
+        if (known(r.req_mem_mb) && r.req_mem_mb >= suggest_mem_mb(un->max_ok_rss_mb))
+            return out + ", within the " + format_mb(r.req_mem_mb) +
+                   " it requests: if this run needs more (larger inputs), ask for more (--mem).";
+        return out + "; ask for that and a margin (--mem=" + suggest_mem(un->max_ok_rss_mb) + ").";
+    }
     if (un && un->max_rss_mb > 0)
-        return "Your runs of " + name + " used up to " + format_mb(un->max_rss_mb) +
+        return "Your runs of " + name + " used up to " + format_mb_used(un->max_rss_mb) +
                " (MaxRSS) but none completed; it may need more than that (--mem).";
     return "If it needs more memory, ask for it (--mem or --mem-per-cpu).";
 }
@@ -97,7 +108,7 @@ std::string advice(int top_class, const JobRequest &r, const HistoryView &h, con
     const std::string name = quoted(r.name);
     switch (top_class) {
         case 1: return time_advice(r, un, name, checkpoint_url);
-        case 2: return memory_advice(un, name);
+        case 2: return memory_advice(r, un, name);
         case 3: return "Node failures are rarely the job's fault; if it keeps happening, tell your admins.";
         default: break;
     }
@@ -113,7 +124,7 @@ std::string advice(int top_class, const JobRequest &r, const HistoryView &h, con
     if (un->last == static_cast<uint8_t>(Outcome::Timeout))
         return "Your last run of " + name + " hit its time limit. " + time_advice(r, un, name, checkpoint_url);
     if (un->last == static_cast<uint8_t>(Outcome::OutOfMemory))
-        return "Your last run of " + name + " ran out of memory. " + memory_advice(un, name);
+        return "Your last run of " + name + " ran out of memory. " + memory_advice(r, un, name);
     std::string which = is_failure(static_cast<Outcome>(un->last)) ? "your last run" : "your last failed run";
     std::string out = "Check the error output of " + which + " of " + name;
     if (shell_safe(r.name) && un->last_fail_end > 0)

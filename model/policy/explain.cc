@@ -21,6 +21,24 @@ std::string format_mb(double mb) {
     return buf;
 }
 
+std::string format_seconds(double seconds) {
+    long s = static_cast<long>(std::ceil(seconds - 1e-9));
+    if (s < 0) s = 0;
+    char buf[40];
+    if (s >= 86400) std::snprintf(buf, sizeof buf, "%ld-%02ld:%02ld:%02ld", s / 86400, s / 3600 % 24, s / 60 % 60, s % 60);
+    else std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);
+    return buf;
+}
+
+std::string format_mb_used(double mb) {
+    auto up = [](double v) { return std::ceil(v * 10 - 1e-9) / 10; };
+    char buf[32];
+    if (mb >= 1024 * 1024) std::snprintf(buf, sizeof buf, "%.1fT", up(mb / 1024 / 1024));
+    else if (mb >= 1024) std::snprintf(buf, sizeof buf, "%.1fG", up(mb / 1024));
+    else std::snprintf(buf, sizeof buf, "%.0fM", std::ceil(mb - 1e-9));
+    return buf;
+}
+
 std::string format_minutes(double minutes) {
     if (std::isinf(minutes) || minutes >= kUnlimitedMinutes) return "UNLIMITED";
     long m = std::lround(minutes);
@@ -116,8 +134,7 @@ std::optional<std::string> reason(Theme t, const JobRequest &r, const HistoryVie
                        format_minutes(un->last_fail_timelimit_min);
             if (un && un->max_ok_elapsed_s > 0 && has_time_limit(r) &&
                 un->max_ok_elapsed_s / 60.0 > 0.8 * r.timelimit_min)
-                return asks + "your longest successful run of " + name + " took " +
-                       format_minutes(un->max_ok_elapsed_s / 60.0);
+                return asks + "your longest successful run of " + name + " took " + format_seconds(un->max_ok_elapsed_s);
             if (top_class == 1 && has_time_limit(r))
                 return "it asks for " + format_minutes(r.timelimit_min) + ", a time limit the model associates with timeouts";
             return std::nullopt;
@@ -128,7 +145,7 @@ std::optional<std::string> reason(Theme t, const JobRequest &r, const HistoryVie
                 return asks + "your last run of " + name + " that ran out of memory asked for " +
                        format_mb(un->last_oom_req_mem_mb);
             if (un && un->max_rss_mb > 0 && has_mem(r) && un->max_rss_mb > 0.8 * r.req_mem_mb)
-                return asks + "your runs of " + name + " used up to " + format_mb(un->max_rss_mb);
+                return asks + "your runs of " + name + " used up to " + format_mb_used(un->max_rss_mb);
             if (top_class == 2 && has_mem(r))
                 return "it requests " + format_mb(r.req_mem_mb) + " of memory, an amount the model associates with running out of memory";
             return std::nullopt;

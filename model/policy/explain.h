@@ -27,5 +27,10 @@ std::string explain(const ModelBundle &model, const FeatureVector &x, const JobR
 // "2.0G", "512M"; "1-02:03:00" style for minutes.
 std::string format_mb(double mb);
 std::string format_minutes(double minutes);
+// How long a run took, as sacct shows Elapsed ("00:01:15", "1-02:03:04"): whole seconds, rounded up, so a
+// run is never said to have taken less than it did.
+std::string format_seconds(double seconds);
+// How much memory a run used ("2.2G"): format_mb's units, rounded up to the digit shown, never below it.
+std::string format_mb_used(double mb);
 
 }  // namespace jfp

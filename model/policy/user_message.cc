@@ -58,7 +58,7 @@ std::string user_message(const MessageParts &m) {
         std::snprintf(p, sizeof p, "%.2f (most likely %s)", m.p_fail, cls_name);
         std::string priced;
         if (m.mem_priced_mb > 0)
-            priced = " (its memory priced at the " + format_mb(m.mem_priced_mb) + " its earlier runs used)";
+            priced = " (its memory priced at the " + format_mb_used(m.mem_priced_mb) + " its earlier runs used)";
         reason = "it asks for " + amount_text(m.cost) + " " + unit + priced + " and jfp puts its chance of failing at " +
                  p + ": an expected " + amount_text(m.expected_waste) + " " + unit + " lost, at or over the budget of " +
                  amount_text(m.budget) + ". Why: " + m.why + ". " + m.what;

@@ -202,7 +202,7 @@ fi
 err=$(cat "$W/err")
 note "billed doomed: $err"
 check_message "billed doomed" reject "$COST_BILLED" billing-hours "$budget_billed" \
-    "$(new_log_line "$n" doomed)" "$(sed -n '1s/^sbatch: error: //p' "$W/err")" 2.9G
+    "$(new_log_line "$n" doomed)" "$(sed -n '1s/^sbatch: error: //p' "$W/err")" 3.0G
 
 # ---- slurmctld's log, as a whole: the two rejections and the cheap warning, nothing else for jfp-usera
 decisions=$(grep " submit user=jfp-usera " "$CTLD_LOG" || true)

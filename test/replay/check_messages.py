@@ -74,6 +74,24 @@ def fmt_mb(mb):
     return "%.0fM" % mb
 
 
+def fmt_seconds(s):
+    """A run's elapsed time as the messages give it: whole seconds, rounded up."""
+    s = int(math.ceil(s - 1e-9))
+    if s >= 86400:
+        return "%d-%02d:%02d:%02d" % (s // 86400, s // 3600 % 24, s // 60 % 60, s % 60)
+    return "%02d:%02d:%02d" % (s // 3600, s // 60 % 60, s % 60)
+
+
+def fmt_mb_used(mb):
+    """Memory a run used: fmt_mb's units, rounded up to the digit shown."""
+    up = lambda v: math.ceil(v * 10 - 1e-9) / 10
+    if mb >= 1024 * 1024:
+        return "%.1fT" % up(mb / 1024 / 1024)
+    if mb >= 1024:
+        return "%.1fG" % up(mb / 1024)
+    return "%.0fM" % math.ceil(mb - 1e-9)
+
+
 def suggest_minutes(m):
     return math.ceil(m * 1.25 / 5.0) * 5.0
 
@@ -157,12 +175,15 @@ FORMS = [
     ("time-asks", r"it asks for ([0-9:-]+|UNLIMITED)(?=; )"),
     ("last-timeout", r"your last run of ('[^']*') that hit its time limit had ([0-9:-]+|UNLIMITED)"),
     ("longest-ok", r"[Yy]our longest successful run of ('[^']*') took ([0-9:-]+)"
-                   r"((?:; if it needs as long, ask for that and a margin \(-t ([0-9:-]+)\)\.)?)"),
+                   r"((?:; if it needs as long, ask for that and a margin \(-t ([0-9:-]+)\)\.)?)"
+                   r"((?:, within the ([0-9:-]+|UNLIMITED) it asks for: if this run may take longer \(larger inputs, a "
+                   r"slower node\), ask for more \(-t\), or make it checkpoint and resume\.)?)"),
     ("mem-model", r"it requests ([0-9.]+[MGT]) of memory, an amount the model associates with running out of memory"),
     ("mem-asks", r"it requests ([0-9.]+[MGT]) of memory(?=; )"),
     ("last-oom", r"your last run of ('[^']*') that ran out of memory asked for ([0-9.]+[MGT])"),
-    ("max-ok-rss", r"Your completed runs of ('[^']*') used up to ([0-9.]+[MGT]) \(MaxRSS\); ask for that and a margin "
-                   r"\(--mem=(\d+[MG])\)\."),
+    ("max-ok-rss", r"Your completed runs of ('[^']*') used up to ([0-9.]+[MGT]) \(MaxRSS\)(?:; ask for that and a margin "
+                   r"\(--mem=(\d+[MG])\)\.|, within the ([0-9.]+[MGT]) it requests: if this run needs more \(larger "
+                   r"inputs\), ask for more \(--mem\)\.)"),
     ("max-rss-none-ok", r"Your runs of ('[^']*') used up to ([0-9.]+[MGT]) \(MaxRSS\) but none completed; it may need more "
                         r"than that \(--mem\)\."),
     # Replays carry no scripts: the form is known, its claim about the script is not checkable here.
@@ -316,10 +337,15 @@ class Checker:
         elif form == "longest-ok":
             h = series_for(g[0])
             v = h and h.max_ok_elapsed
-            if h is not None and (v is None or v <= 0 or fmt_minutes(v / 60.0) != g[1]):
+            tl = job["timelimit_min"]
+            if h is not None and (v is None or v <= 0 or fmt_seconds(v) != g[1]):
                 bad("%s: the longest completed run took %s s" % (m.group(0), v))
             elif g[3] and fmt_minutes(suggest_minutes(v / 60.0)) != g[3]:
                 bad("%s: suggested -t %s is not the longest run plus the margin" % (m.group(0), g[3]))
+            elif g[3] and known(tl) and tl >= suggest_minutes(v / 60.0):
+                bad("%s: suggests -t %s to a job that asks for %s min already" % (m.group(0), g[3], tl))
+            elif g[5] and (not known(tl) or fmt_minutes(tl) != g[5] or tl < suggest_minutes(v / 60.0)):
+                bad("%s: the request's time limit is %s" % (m.group(0), tl))
         elif form in ("mem-model", "mem-asks"):
             v = job["req_mem_mb"]
             if not known(v) or v <= 0 or fmt_mb(v) != g[0]:
@@ -332,20 +358,23 @@ class Checker:
         elif form == "max-ok-rss":
             h = series_for(g[0])
             v = h and h.max_ok_rss
-            if h is not None and (v is None or v <= 0 or fmt_mb(v) != g[1]):
+            rm = job["req_mem_mb"]
+            if h is not None and (v is None or v <= 0 or fmt_mb_used(v) != g[1]):
                 bad("%s: the largest MaxRSS of a completed run was %s" % (m.group(0), v))
-            elif h is not None and suggest_mem(v) != g[2]:
+            elif h is not None and g[2] and suggest_mem(v) != g[2]:
                 bad("%s: suggested --mem=%s is not MaxRSS plus the margin" % (m.group(0), g[2]))
+            elif h is not None and g[3] and (not known(rm) or fmt_mb(rm) != g[3]):
+                bad("%s: the request's memory is %s" % (m.group(0), rm))
         elif form == "max-rss-none-ok":
             h = series_for(g[0])
-            if h is not None and (h.max_rss is None or fmt_mb(h.max_rss) != g[1] or h.max_ok_rss is not None):
+            if h is not None and (h.max_rss is None or fmt_mb_used(h.max_rss) != g[1] or h.max_ok_rss is not None):
                 bad("%s: MaxRSS %s, of completed runs %s" % (m.group(0), h.max_rss, h.max_ok_rss))
         elif form == "checkpoint":
             pass
         elif form == "max-rss":
             h = series_for(g[0])
             v = h and h.max_rss
-            if h is not None and (v is None or v <= 0 or fmt_mb(v) != g[1]):
+            if h is not None and (v is None or v <= 0 or fmt_mb_used(v) != g[1]):
                 bad("%s: the largest MaxRSS was %s" % (m.group(0), v))
             elif g[3] and suggest_mem(v) != g[3]:
                 bad("%s: suggested --mem=%s is not MaxRSS plus the margin" % (m.group(0), g[3]))

@@ -87,7 +87,7 @@ TEST_CASE("advice: runs that timed out or ran out of memory get that advice what
     oom.add(run("big", Outcome::OutOfMemory, day, 60, 3000));
     JobRequest b = request("big");
     CHECK(advice(0, b, oom.lookup(b)) ==
-          "Your last run of 'big' ran out of memory. Your runs of 'big' used up to 2.9G (MaxRSS) but none completed; it may need more than that (--mem).");
+          "Your last run of 'big' ran out of memory. Your runs of 'big' used up to 3.0G (MaxRSS) but none completed; it may need more than that (--mem).");
 }
 
 TEST_CASE("advice: failures point at the run that failed, with the day to look from") {
@@ -126,7 +126,7 @@ TEST_CASE("advice: TIMEOUT names -t and the longest successful run; OUT_OF_MEMOR
     JobRequest r = request("sim");
     CHECK(advice(1, r, idx.lookup(r)) ==
           "Your longest successful run of 'sim' took 00:42:00; if it needs as long, ask for that and a margin (-t 00:55:00).");
-    CHECK(advice(2, r, idx.lookup(r)) == "Your completed runs of 'sim' used up to 3.1G (MaxRSS); ask for that and a margin (--mem=4G).");
+    CHECK(advice(2, r, idx.lookup(r)) == "Your completed runs of 'sim' used up to 3.2G (MaxRSS); ask for that and a margin (--mem=4G).");
     CHECK(suggest_minutes(42) == 55);
     CHECK(suggest_minutes(1) == 5);
     CHECK(suggest_mem(100) == "256M");
@@ -138,7 +138,7 @@ TEST_CASE("advice: TIMEOUT names -t and the longest successful run; OUT_OF_MEMOR
     oom.add(run("big", Outcome::OutOfMemory, day, 60, 8000));
     oom.add(run("big", Outcome::Completed, day + 10, 60));  // completed, MaxRSS unknown
     JobRequest b = request("big");
-    CHECK(advice(2, b, oom.lookup(b)) == "Your runs of 'big' used up to 7.8G (MaxRSS) but none completed; it may need more than that (--mem).");
+    CHECK(advice(2, b, oom.lookup(b)) == "Your runs of 'big' used up to 7.9G (MaxRSS) but none completed; it may need more than that (--mem).");
     CHECK(!known(suggest(2, b, oom.lookup(b)).mem_mb));
 }
 

@@ -326,7 +326,7 @@ TEST_CASE("waste words: a user reads the cost, the chance as it is, and why a ch
     m.cheap = false;
     m.cost = 118.3;
     m.mem_priced_mb = 3000;
-    CHECK(user_message(m).find("it asks for 118.3 billing-hours (its memory priced at the 2.9G its earlier runs used)") !=
+    CHECK(user_message(m).find("it asks for 118.3 billing-hours (its memory priced at the 3.0G its earlier runs used)") !=
           std::string::npos);
     // Never rounded to nothing; a budget as the admin wrote it.
     CHECK(amount_text(0) == "0");
