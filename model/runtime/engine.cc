@@ -233,14 +233,7 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
     counters_.scored.fetch_add(1, std::memory_order_relaxed);
     if (d.exempt) counters_.exempt.fetch_add(1, std::memory_order_relaxed);
 
-    if (out.token.empty() && !is_update) {
-        uint64_t t = splitmix64(token_seed_ ^ token_counter_.fetch_add(1, std::memory_order_relaxed));
-        out.token = JoinToken::hex(t);
-        // One allocation: the annotation usually follows the token.
-        out.admin_comment_append.reserve(6 + out.token.size() + 1 + 64 + model.model_id().size());
-        out.admin_comment_append.append("jfp:t=").append(out.token.view());
-        append_submission_facts(out.admin_comment_append, r.array_size, x);
-    }
+    if (out.token.empty() && !is_update) issue_token(r, x, out, 64 + model.model_id().size());
 
     if (d.action == Action::Annotate) {
         // A job that is acted on carries what its history suggests, for the user and for tools reading
@@ -346,6 +339,15 @@ struct LatencyScope {
 };
 }  // namespace
 
+void Engine::issue_token(const JobRequest &r, const FeatureVector &x, SubmitOutcome &out, size_t more) {
+    uint64_t t = splitmix64(token_seed_ ^ token_counter_.fetch_add(1, std::memory_order_relaxed));
+    out.token = JoinToken::hex(t);
+    // One allocation: the annotation (more bytes) usually follows the token.
+    out.admin_comment_append.reserve(6 + out.token.size() + 1 + more);
+    out.admin_comment_append.append("jfp:t=").append(out.token.view());
+    append_submission_facts(out.admin_comment_append, r.array_size, x);
+}
+
 bool Engine::privileged(uint32_t uid) const {
     return std::find(opt_.trusted_uids.begin(), opt_.trusted_uids.end(), static_cast<uid_t>(uid)) != opt_.trusted_uids.end();
 }
@@ -370,6 +372,12 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &given) {
     if (!st->model) {
         counters_.unscored.fetch_add(1, std::memory_order_relaxed);
         unscored_log_.log(LogLevel::Error, "no usable model (" + st->model_note + "): jobs pass unscored");
+        // The token does not wait for a model: the history the first model trains on, and later updates of
+        // this job, join by it. The script's facts need no history.
+        JobRequest r = resolve_request(req, std::string(), *st->defaults, nullptr);
+        FeatureVector x;
+        build_features(r, HistoryView{}, x);
+        issue_token(r, x, out, 0);
         return out;
     }
     // What the script shows for certain needs no history: found before its lock is taken.

@@ -183,6 +183,8 @@ private:
     void resolve_pending_uids();
     void note_below_target(const State &st);
     void note_waste(const State &st);  // decide_by = waste: the budget in force, or why there is none
+    // A new join token in out, with the submission's facts (array size, script features) after it.
+    void issue_token(const JobRequest &r, const FeatureVector &x, SubmitOutcome &out, size_t more);
     void kick();  // wake the background thread now
     void log_stats(bool final);
 

@@ -590,13 +590,15 @@ TEST_CASE("engine: fail open on a corrupt model, keep the last good one on a bad
     CHECK(e.evaluate(request()).decision.scored);
     CHECK(e.describe().find("keeping " + id) != std::string::npos);
 
-    // A fresh engine over a corrupt model: no score, job untouched (except neutralisation).
+    // A fresh engine over a corrupt model: no score, the user's comment untouched; the job still gets its
+    // join token and facts (the first model trains on jobs submitted before it existed).
     Engine fresh(site.options());
     CHECK(fresh.model_id().empty());
     auto out = fresh.evaluate(request("sim", "hello"));
     CHECK_FALSE(out.decision.scored);
     CHECK_FALSE(out.new_comment);
-    CHECK(out.token.empty());
+    REQUIRE(out.token.size() == 16);
+    CHECK(out.admin_comment_append.rfind("jfp:t=" + std::string(out.token.view()) + " jfp:s=", 0) == 0);
     CHECK(fresh.counters().unscored.load() == 1);
 }
 
