@@ -288,3 +288,35 @@ TEST_CASE("threshold: a rule's threshold never flags every job, even where that 
     CHECK(rule.threshold == 1.0);
     CHECK(rule.recall == Approx(10.0 / 30));
 }
+
+TEST_CASE("train: on a young cluster whose jobs run across the validation start, the refusal names that cause") {
+    // 68 jobs a minute apart, each running two hours: nearly every job before the validation window ends
+    // inside it, so it is in neither split (the issue's first training: 68 jobs, 13 usable).
+    std::string text = "JobIDRaw|JobID|User|UID|Account|Partition|JobName|Submit|Start|End|State|ReqCPUS|Timelimit\n";
+    const int64_t t0 = *parse_sacct_time("2024-03-01T00:00:00");
+    char line[400];
+    for (int i = 0; i < 68; ++i) {
+        int64_t submit = t0 + 60LL * i;
+        std::snprintf(line, sizeof line, "%d|%d|u%d|%d|acct|batch|app%d|%s|%s|%s|%s|1|03:00:00\n", 1000 + i, 1000 + i, i % 3,
+                      5000 + i % 3, i % 5, format_sacct_time(submit).c_str(), format_sacct_time(submit + 5).c_str(),
+                      format_sacct_time(submit + 7200).c_str(), i % 5 < 3 ? "FAILED" : "COMPLETED");
+        text += line;
+    }
+    test::TempDir dir;
+    std::string db = store_with(dir, text);
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    TrainOptions opt;
+    opt.nthread = 1;
+    TrainSummary s;
+    try {
+        train_bundle(store, opt, s);
+        FAIL("a bundle was trained");
+    } catch (const std::runtime_error &e) {
+        std::string what = e.what();
+        INFO(what);
+        CHECK(what.find("ran across the validation window's start") != std::string::npos);
+        CHECK(what.find("count in neither split") != std::string::npos);
+        CHECK(what.find("spans longer than its jobs run") != std::string::npos);
+        CHECK(what.find("train again when more jobs have ended") == std::string::npos);
+    }
+}

@@ -139,7 +139,7 @@ int boost(xgb::Booster &b, const xgb::DMatrix &train, const xgb::DMatrix *val, c
 namespace {
 
 std::string count_text(uint64_t jobs, uint64_t failed) {
-    return std::to_string(jobs) + " jobs, " + std::to_string(failed) + " failed";
+    return std::to_string(jobs) + (jobs == 1 ? " job, " : " jobs, ") + std::to_string(failed) + " failed";
 }
 
 // Why no tree model can be trained on these rows; empty when one can.
@@ -189,14 +189,27 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     summary.val_failures = val.positives();
     const uint64_t all_rows = summary.train_rows + summary.val_rows;
     const uint64_t all_failures = summary.train_failures + summary.val_failures;
-    if (all_failures < kMinFailuresForRules)
+    if (all_failures < kMinFailuresForRules) {
+        // Jobs that ran across the validation start count in neither split: on a young cluster with
+        // concurrent jobs they can be most of the history, and then the remedy is a longer span, not more ends.
+        std::string straddle;
+        if (sources.straddling > 0)
+            straddle = "; " + count_text(sources.straddling, sources.straddling_failed) +
+                       " ran across the validation window's start (" + format_sacct_time(window.validation_start) +
+                       ") and count in neither split: a training row must end before the jobs it is validated on are "
+                       "submitted";
         throw std::runtime_error(
-            "too little evidence: the training window holds " + count_text(all_rows, all_failures) + " (training rows " +
+            "too little evidence: the training window holds " + count_text(all_rows, all_failures) + " as training and validation rows (training rows " +
             count_text(summary.train_rows, summary.train_failures) + ", validation " +
-            count_text(summary.val_rows, summary.val_failures) + "); jfp needs at least " +
-            std::to_string(kMinFailuresForRules) +
-            " failed jobs even for a rules bundle. Ingest a longer sacct history (sacct -S with an earlier start), "
-            "or train again when more jobs have ended; no bundle was written");
+            count_text(summary.val_rows, summary.val_failures) + straddle + "); jfp needs at least " +
+            std::to_string(kMinFailuresForRules) + " failed jobs among them even for a rules bundle. " +
+            (sources.straddling > all_rows
+                 ? "Train again once the cluster's history spans longer than its jobs run (more jobs submitted after "
+                   "those in flight ended), or ingest an older history (sacct -S with an earlier start)"
+                 : "Ingest a longer sacct history (sacct -S with an earlier start), or train again when more jobs have "
+                   "failed or completed") +
+            "; no bundle was written");
+    }
     if (all_failures == all_rows)
         throw std::runtime_error("every one of the " + std::to_string(all_rows) +
                                  " jobs in the training window failed; a model needs both outcomes. Ingest more history or move the cutoff");

@@ -27,8 +27,8 @@ TrainingWindow choose_training_window(const HistoryStore &store, const TrainOpti
     }
     uint64_t eligible = store.count_labeled(w.cutoff);
     if (eligible < 50)
-        throw std::runtime_error("only " + std::to_string(eligible) +
-                                 " finished jobs (COMPLETED or failed) lie in the training window; jfp needs at least "
+        throw std::runtime_error("only " + std::to_string(eligible) + (eligible == 1 ? " finished job" : " finished jobs") +
+                                 " (COMPLETED or failed) lie in the training window; jfp needs at least "
                                  "50. Ingest more history (jfp ingest) or move the cutoff later (--before)");
     auto k_val = static_cast<uint64_t>(std::floor(static_cast<double>(eligible) * (1.0 - opt.validation_fraction)));
     w.validation_start = *store.labeled_submit_at(std::min(k_val, eligible - 1), w.cutoff);
@@ -48,6 +48,7 @@ SweepSources sweep_training_rows(const HistoryStore &store, const TrainOptions &
         if (window.cutoff && !(j.submit < *window.cutoff && j.end < *window.cutoff)) return;
         if (j.submit >= window.validation_start) row(j, x, Split::Validation);
         else if (j.end < window.validation_start) row(j, x, Split::Train);  // known by the time validation starts
+        else ++out.straddling, out.straddling_failed += is_failure(j.outcome);
     }, opt.feature_log.empty() ? nullptr : &logged, &out.logged_vectors, scripts.get());
     out.archived_scripts = scripts ? scripts->found() : 0;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();

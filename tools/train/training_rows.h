@@ -66,6 +66,9 @@ TrainingWindow choose_training_window(const HistoryStore &store, const TrainOpti
 struct SweepSources {
     uint64_t logged_vectors = 0;    // rows whose features came from the plugin's feature log
     uint64_t archived_scripts = 0;  // jobs whose script features came from the script archive
+    // Finished jobs of the window in neither split: submitted before validation starts and ended after it
+    // (a training row must be over before the jobs it is validated on are submitted).
+    uint64_t straddling = 0, straddling_failed = 0;
     double seconds = 0;
 };
 
