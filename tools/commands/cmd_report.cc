@@ -369,6 +369,12 @@ void run_report(const ReportArgs &a) {
                         fmt("%.4f", contrib_abs[f] / static_cast<double>(rows.size())) + "</td><td>" +
                         (n_failed ? fmt("%+.4f", contrib_failed[f] / static_cast<double>(n_failed)) : "-") + "</td></tr>";
         }
+        // A rules bundle has no contributions: the rule and the features it reads are what moves its score.
+        if (bundle.is_rules() && bundle.rule())
+            for (int f = 0; f < kNumFeatures; ++f)
+                if (rule_reads(*bundle.rule(), f))
+                    features += "<tr><td>" + std::string(feature_names()[static_cast<size_t>(f)]) + " (read by the rule '" +
+                                html_escape(rule_label(*bundle.rule())) + "')</td><td>-</td><td>-</td></tr>";
     }
     auto cost_m = cost_at(p, labels, hours, thr), cost_b1 = cost_at(b1, labels, hours, 0.5), cost_b2 = cost_at(b2, labels, hours, 0.5);
 

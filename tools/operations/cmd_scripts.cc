@@ -10,6 +10,7 @@
 #include <iterator>
 #include <memory>
 #include <optional>
+#include <unordered_map>
 
 #include <nlohmann/json.hpp>
 
@@ -209,11 +210,26 @@ void run_find(ScriptsArgs &a) {
     // With a state filter, rows are filtered after the join: read them all, stop at the limit.
     if (a.state.empty()) q.limit = a.limit;
     std::vector<Found> rows;
+    // Jobs not ingested yet: their ids from slurmctld's queue (as `jfp scripts show ID` finds them), read
+    // once, when a row needs it.
+    std::optional<std::unordered_map<std::string, std::string>> queued;  // token -> job id
+    auto queued_id = [&](const std::string &token) -> std::string {
+        if (!queued) {
+            queued.emplace();
+            try {
+                for (auto &[id, t] : queue_tokens(a.squeue)) (*queued)[t] = id;
+            } catch (const std::exception &) {  // no squeue here (an archive copied elsewhere): ids stay unknown
+            }
+        }
+        auto it = queued->find(token);
+        return it == queued->end() ? std::string() : it->second;
+    };
     for (auto &s : archive.find(q)) {
         Found f;
         f.sub = std::move(s);
         if (store) f.job = store->job_with_token(f.sub.token);
         if (f.job) f.job_id = f.job->job_id;
+        else if (a.state.empty()) f.job_id = queued_id(f.sub.token);
         if (!a.state.empty() && (!f.job || (f.job->state != a.state && outcome_name(f.job->outcome) != a.state))) continue;
         rows.push_back(std::move(f));
         if (a.limit && rows.size() >= a.limit) break;
