@@ -36,6 +36,10 @@ T="$W/textfile"
 mkdir -p "$T" "$W/prometheus"
 ln -s "$W/metrics.prom" "$T/jfp.prom"
 ln -s "$W/live.prom" "$T/jfp-live.prom"
+# The guide creates each file empty before its first write so the link is never dangling: an empty .prom
+# file must read as no samples, not as a scrape error (node_textfile_scrape_error is checked below).
+install -m 0644 /dev/null "$W/empty.prom"
+ln -s "$W/empty.prom" "$T/jfp-empty.prom"
 chown nobody "$W/prometheus"
 NE_PORT=$("$TESTCLUSTER" port "$CLUSTER_DIR")
 PROM_PORT=$("$TESTCLUSTER" port "$CLUSTER_DIR")
