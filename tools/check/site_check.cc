@@ -1,4 +1,5 @@
 #include "tools/check/site_check.h"
+#include "tools/check/running_plugin.h"
 
 #include <grp.h>
 #include <pwd.h>
@@ -328,6 +329,22 @@ std::vector<Finding> check_site(const SiteCheckOptions &opt) {
                           "install the slurm-job-submit-jfp package built for Slurm " + installed);
             else
                 r.ok(so + " is built for Slurm " + built + " (slurmctld " + installed + ")");
+        }
+        // An upgrade under a running slurmctld: it keeps the plugin it loaded at start. Only the slurmctld
+        // that maps this slurm.conf's plugin file is this site's (a host may run test clusters beside it).
+        for (const RunningPlugin &p : running_plugins()) {
+            if (so.empty() || !same_file_path(p.mapped.path, so)) continue;
+            const std::string who = "slurmctld (pid " + std::to_string(p.pid) + ")";
+            if (!p.unreadable.empty())
+                r.warn("cannot read " + who + "'s memory map (" + p.unreadable + ") to see which plugin it runs",
+                       "run jfp check as root");
+            else if (p.stale)
+                r.problem(who + " runs the job_submit_jfp.so it loaded at start, which has since been replaced (" +
+                              p.mapped.path + (p.mapped.deleted ? " (deleted)" : ", another file now") +
+                              "): the installed plugin is not the one judging jobs",
+                          "restart slurmctld (systemctl restart slurmctld) to load the installed plugin");
+            else
+                r.ok(who + " runs the installed " + p.mapped.path);
         }
     }
 
