@@ -128,11 +128,18 @@ cmp -s tree.json gate2.json || fail "the better tree was not installed over the 
 run 0 "$JFP" publish tree.json --target gate2.json
 grep -q "is already installed as .*gate2.json: nothing to do" out.txt || fail "republishing: $(cat out.txt)"
 cmp -s good.json gate2.json.previous || fail "republishing the installed bundle replaced .previous"
-# A bundle trained on every job has seen them all: not compared, said so; the rules gate decides.
+# A bundle trained on every job (no --before) has seen them all, none since: not compared, said so; the
+# rules gate decides on jfp train's record.
 run 0 "$JFP" train --db store.db --out all.json --nthread 2 --no-progress --kind rules
 run 0 "$JFP" publish all.json --target gate2.json
-grep -q "not compared with the installed model .*: all.json was trained on every job (no --before)" out.txt ||
+grep -q "not compared with the installed model .*: 0 failed jobs since .* (neither trained on them)" out.txt ||
     fail "a bundle without a cutoff: $(cat out.txt)"
+grep -q "since the end of its training window .*judging on jfp train's record instead" out.txt ||
+    fail "a bundle without a cutoff is not judged on its record: $(cat out.txt)"
+# jfp eval on jobs it learned from gives the same verdict as publish, and says why.
+run 0 "$JFP" eval --db store.db --model all.json --after 2024-01-01
+grep -q "^verdict: .* on its validation window (jfp train's record)" out.txt || fail "eval in-sample: $(head -3 out.txt)"
+grep -q "^(these jobs include jobs it learned from .*as jfp publish gives it" out.txt || fail "eval in-sample note: $(head -3 out.txt)"
 ok "--force replaces a better installed model; a better candidate replaces a worse one; a bundle without a cutoff is not compared"
 
 # Without a store to measure on, the bundle's own record decides; a bundle without one needs --force.

@@ -131,9 +131,8 @@ void run_eval(const EvalArgs &a) {
         rule_cost[r] = cost_at(rule_p[r], labels, core_hours, 0.5);
     }
     auto cm_cost = cost_at(model_p, labels, core_hours, thr);
-    char where[96];
-    std::snprintf(where, sizeof where, "these %zu jobs", m.n);
-    Verdict verdict = judge(bundle, m, rm, where);
+    const BundleVerdict bv = verdict_for(bundle, m, rm, after);
+    const Verdict &verdict = bv.verdict;
     uint64_t failed = 0, class_right = 0;
     for (size_t c = 0; c < kFailureClasses; ++c)
         for (size_t p = 0; p < kFailureClasses; ++p) {
@@ -157,6 +156,8 @@ void run_eval(const EvalArgs &a) {
             {"model", metrics_json(m)},
             {"model_kind", bundle.is_rules() ? "rules" : "tree"},
             {"verdict", {{"fit", verdict.fit},
+                         {"from_record", bv.from_record},
+                         {"note", bv.note},
                          {"modes", verdict.modes},
                          {"best_rule", rule_id(verdict.best_rule)},
                          {"target_reached", verdict.target_reached},
@@ -175,6 +176,7 @@ void run_eval(const EvalArgs &a) {
         return;
     }
     std::printf("%s\n", verdict.line.c_str());
+    if (!bv.note.empty()) std::printf("(%s)\n", bv.note.c_str());
     std::printf("jfp eval: %zu finished jobs submitted from %s, %zu failed (%.1f%%); model %s\n", m.n,
                 format_sacct_time(after).c_str(), m.positives, 100.0 * static_cast<double>(m.positives) / static_cast<double>(m.n),
                 bundle.model_id().c_str());

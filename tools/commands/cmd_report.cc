@@ -256,7 +256,8 @@ void run_report(const ReportArgs &a) {
         for (const auto &r : rows) scores.push_back(r.rule[k]);
         rule_m[k] = evaluate_binary(scores, labels, 0.5);
     }
-    const Verdict verdict = judge(bundle, m, rule_m, "these " + std::to_string(m.n) + " jobs");
+    const BundleVerdict bv = verdict_for(bundle, m, rule_m, after);
+    const Verdict &verdict = bv.verdict;
 
     // ---- charts
     Chart roc = chart("roc", "ROC curve", "false positive rate", "true positive rate");
@@ -409,6 +410,7 @@ void run_report(const ReportArgs &a) {
          (!verdict.fit ? "#c0392b" : verdict.target_reached ? "#27ae60" : "#e67e22") + "\"><b>" +
          html_escape(verdict.line.substr(0, verdict.line.find(':'))) + ":</b>" +
          html_escape(verdict.line.substr(verdict.line.find(':') + 1)) + "</p>";
+    if (!bv.note.empty()) h += "<p class=\"note\" id=\"verdict-note\">(" + html_escape(bv.note) + ")</p>";
     h += "<h2>Summary</h2><table><tr><th></th><th>ROC-AUC</th><th>PR-AUC</th><th>recall at precision 0.9</th><th>threshold</th>"
          "<th>precision</th><th>recall</th><th>flagged</th></tr>";
     h += std::string("<tr><td>model (") + (bundle.is_rules() ? "a rule" : "trees") + ")</td>" + metrics_cells(m) + "</tr>";

@@ -144,6 +144,51 @@ std::optional<int64_t> training_cutoff(const ModelBundle &bundle) {
     return parse_sacct_time(c->get<std::string>());
 }
 
+std::optional<int64_t> unseen_from(const ModelBundle &bundle) {
+    if (auto c = training_cutoff(bundle)) return c;
+    const auto &t = bundle.metadata().find("training");
+    if (t == bundle.metadata().end() || !t->is_object()) return std::nullopt;
+    for (const char *w : {"validation_window", "train_window"}) {
+        auto it = t->find(w);
+        if (it == t->end() || !it->is_array() || it->size() != 2 || !(*it)[1].is_string()) continue;
+        if (auto last = parse_sacct_time((*it)[1].get<std::string>())) return *last + 1;
+    }
+    return std::nullopt;
+}
+
+BundleVerdict verdict_for(const ModelBundle &bundle, const BinaryMetrics &model,
+                          const std::array<BinaryMetrics, kNumRules> &rules, int64_t after, size_t min_failures) {
+    BundleVerdict out;
+    char where[160];
+    std::snprintf(where, sizeof where, "these %zu jobs", model.n);
+    const auto unseen = unseen_from(bundle);
+    const bool in_sample = !unseen || after < *unseen;
+    if (!in_sample && model.positives >= min_failures) {
+        out.verdict = judge(bundle, model, rules, where);
+        return out;
+    }
+    auto rec = recorded_comparison(bundle);
+    std::string why;
+    if (in_sample)
+        why = unseen ? "these jobs include jobs it learned from (it saw jobs submitted before " + format_sacct_time(*unseen) +
+                           ")"
+                     : "the bundle records no training window, so these jobs may include jobs it learned from";
+    else
+        why = "these jobs hold " + std::to_string(model.positives) + " failures, fewer than " + std::to_string(min_failures);
+    if (!rec) {
+        out.verdict = judge(bundle, model, rules, where);
+        out.note = why + ", and the bundle records no validation comparison: the verdict above is on them, and a "
+                         "model looks better on jobs it learned from";
+        return out;
+    }
+    const std::string rows = bundle.metadata().at("model_choice").value("rows", std::string("validation window"));
+    out.verdict = judge(bundle, rec->model, rec->rules, "its " + rows + " (jfp train's record)");
+    out.from_record = true;
+    out.note = why + ": the verdict is jfp train's, on its " + rows + ", as jfp publish gives it; the figures below are "
+               "on these jobs" + (in_sample ? ", and a model looks better on jobs it learned from" : "");
+    return out;
+}
+
 std::optional<RuleComparison> recorded_comparison(const ModelBundle &bundle) {
     const auto &mc = bundle.metadata().find("model_choice");
     if (mc == bundle.metadata().end() || !mc->is_object()) return std::nullopt;

@@ -76,4 +76,23 @@ std::optional<int64_t> training_cutoff(const ModelBundle &bundle);
 // no comparison (made by a jfp before rules bundles).
 std::optional<RuleComparison> recorded_comparison(const ModelBundle &bundle);
 
+// The first submit time of jobs the bundle never learned from: its training cutoff, else (trained on all the
+// history it had) the second after the last job of its validation window; nothing when it records neither.
+std::optional<int64_t> unseen_from(const ModelBundle &bundle);
+
+// Fewer failures than this among jobs the bundle never saw, and its verdict is jfp train's record.
+inline constexpr size_t kMinJudgedFailures = 20;
+
+// One verdict per bundle, wherever it is shown (jfp eval, jfp report, jfp publish): on the jobs scored from
+// `after` when the bundle never saw them and they hold at least min_failures failures; else on jfp train's
+// record of its validation window (note says why), when it has one.
+struct BundleVerdict {
+    Verdict verdict;
+    bool from_record = false;
+    std::string note;  // why the verdict is not on these jobs; empty when it is
+};
+BundleVerdict verdict_for(const ModelBundle &bundle, const BinaryMetrics &model,
+                          const std::array<BinaryMetrics, kNumRules> &rules, int64_t after,
+                          size_t min_failures = kMinJudgedFailures);
+
 }  // namespace jfp

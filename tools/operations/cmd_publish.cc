@@ -179,18 +179,22 @@ void run_publish(const PublishArgs &a) {
     std::optional<ScoredJobs> scored;
     std::string where;
     const std::string db = store_path(a);
-    const auto cutoff = training_cutoff(bundle);
-    const auto installed_cutoff = installed ? training_cutoff(*installed) : std::nullopt;
-    const std::string cutoff_text = cutoff ? format_sacct_time(*cutoff) : "";
+    // The jobs the bundle never learned from, as jfp eval and jfp report take them: one verdict per bundle.
+    const auto cutoff = unseen_from(bundle);
+    const auto installed_cutoff = installed ? unseen_from(*installed) : std::nullopt;
+    // A bundle trained without --before saw every job that had ended then: what came after is unseen.
+    const std::string cutoff_text = !cutoff ? ""
+                                    : training_cutoff(bundle) ? "its training cutoff " + format_sacct_time(*cutoff)
+                                                              : "the end of its training window " + format_sacct_time(*cutoff);
     if (!db.empty() && cutoff) {
         HistoryStore store(db, HistoryStore::Access::ReadOnly);
         scored = score_jobs_after(store, bundle, *cutoff, installed && installed_cutoff ? &*installed : nullptr);
         RuleComparison recent = rules_comparison(*scored, bundle);
         if (recent.failures >= a.min_failures) {
             cmp = recent;
-            where = "the " + std::to_string(recent.jobs) + " jobs of " + db + " submitted since its training cutoff " + cutoff_text;
+            where = "the " + std::to_string(recent.jobs) + " jobs of " + db + " submitted since " + cutoff_text;
         } else {
-            std::printf("jfp publish: %s holds %zu finished jobs (%zu failed) since the bundle's training cutoff %s, fewer than %zu failures: judging on jfp train's record instead\n",
+            std::printf("jfp publish: %s holds %zu finished jobs (%zu failed) since %s, fewer than %zu failures: judging on jfp train's record instead\n",
                         db.c_str(), recent.jobs, recent.failures, cutoff_text.c_str(), a.min_failures);
         }
     }
@@ -219,9 +223,9 @@ void run_publish(const PublishArgs &a) {
         if (db.empty()) {
             skip("no history store to measure both on (--db)");
         } else if (!cutoff) {
-            skip(a.bundle + " was trained on every job (no --before): no job it has not seen");
+            skip(a.bundle + " records no training window: which jobs it has not seen is unknown");
         } else if (!installed_cutoff) {
-            skip("it was trained on every job (no --before): no job it has not seen");
+            skip("it records no training window: which jobs it has not seen is unknown");
         } else {
             const int64_t after = std::max(*cutoff, *installed_cutoff);
             ModelVsInstalled m = compare_with_installed(*scored, bundle, *installed, after);
