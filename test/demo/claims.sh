@@ -55,7 +55,8 @@ grep -q 'jfp:override' <<<"$(awk '/sbatch -J wrf_run$/ { on = 1; next } /^\$ sba
 # p reached the threshold), each as slurmctld logged it.
 grep -E '^waste +wrf_run, 2 CPUs for a day +REJECTED' <<<"$rows" >/dev/null || fail "the waste section did not refuse the large wrf_run: $rows"
 grep -E '^waste +wrf_run, 1 CPU for a minute +accepted' <<<"$rows" >/dev/null || fail "the waste section refused the small wrf_run: $rows"
-waste=$(awk '/^== 8\. decide_by = waste/ { on = 1 } /^== 9\./ { on = 0 } on' <<<"$out")
+# The demo folds sbatch's words at 110 columns: the section as one line, its indents squeezed.
+waste=$(awk '/^== 8\. decide_by = waste/ { on = 1 } /^== 9\./ { on = 0 } on' <<<"$out" | tr -s ' \n' '  ')
 grep -q 'it asks for 48 core-hours and jfp puts its chance of failing at' <<<"$waste" ||
     fail "the large job's refusal does not say its cost: $waste"
 if grep -E '^waste +wrf_run, 1 CPU for a minute +accepted .* warn' <<<"$rows" >/dev/null; then
