@@ -1,6 +1,7 @@
 #include "model/jobs/billing.h"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 
 #include "model/util/text.h"
@@ -9,14 +10,16 @@ namespace jfp {
 
 namespace {
 
-// A weight's unit suffix, as a factor to a per-MB weight: "Mem=0.25G" bills 0.25 per GiB.
-std::optional<double> per_mb_factor(char suffix) {
-    switch (suffix) {
-        case 'K': case 'k': return 1024.0;
-        case 'M': case 'm': return 1.0;
-        case 'G': case 'g': return 1.0 / 1024;
-        case 'T': case 't': return 1.0 / (1024.0 * 1024);
-        case 'P': case 'p': return 1.0 / (1024.0 * 1024 * 1024);
+// A weight's unit suffix as Slurm reads it (its first letter): the weight is divided by 1024 for each step
+// the suffix is above the TRES's base unit (MB for memory and burst buffers, a count for the rest), and left
+// as it is at or below it ("Mem=0.25G" bills 0.25 per GiB; "Mem=1K" stays 1 per MB).
+std::optional<int> suffix_step(char c) {
+    switch (c) {
+        case 'K': case 'k': return 1;
+        case 'M': case 'm': return 2;
+        case 'G': case 'g': return 3;
+        case 'T': case 't': return 4;
+        case 'P': case 'p': return 5;
         default: return std::nullopt;
     }
 }
@@ -44,14 +47,19 @@ std::optional<BillingWeights> parse_billing_weights(std::string_view text, std::
         std::string key = to_lower(trim(item.substr(0, eq)));
         std::string_view val = trim(item.substr(eq + 1));
         double factor = 1;
-        bool sized = key == "mem" || starts_with(key, "bb/");
-        if (!val.empty() && per_mb_factor(val.back())) {
-            if (!sized) {
-                fail(error, "TRESBillingWeights: a unit suffix is only valid for Mem and BB, not '" + printable(key, 40) + "'");
+        const int base = key == "mem" || starts_with(key, "bb/") ? 2 : 0;  // MB, or a count
+        size_t digits = 0;
+        while (digits < val.size() && (std::isdigit(static_cast<unsigned char>(val[digits])) || val[digits] == '.' ||
+                                       val[digits] == '-' || val[digits] == '+' || val[digits] == 'e' || val[digits] == 'E'))
+            ++digits;
+        if (digits < val.size()) {
+            auto step = suffix_step(val[digits]);
+            if (!step) {
+                fail(error, "TRESBillingWeights: the weight of '" + printable(key, 40) + "' is not a number");
                 return std::nullopt;
             }
-            factor = *per_mb_factor(val.back());
-            val.remove_suffix(1);
+            for (int i = base; i < *step; ++i) factor /= 1024;
+            val = val.substr(0, digits);
         }
         auto v = parse_double(val);
         if (!v || !std::isfinite(*v)) {
@@ -75,8 +83,9 @@ namespace {
 // CPUs as slurmctld allocates them: whole nodes' worth for an exclusive job.
 double billed_cpus(const JobRequest &r, const BillingRule &rule) {
     double cpus = r.req_cpus;
-    if ((r.exclusive || rule.whole_nodes) && known(rule.node_cpus) && known(cpus)) {
+    if ((r.exclusive || rule.whole_nodes) && known(rule.node_cpus) && rule.node_cpus > 0 && known(cpus)) {
         double nodes = known(r.req_nodes) && r.req_nodes >= 1 ? r.req_nodes : 1;
+        nodes = std::max(nodes, std::ceil(cpus / rule.node_cpus));  // -n 100 on 32-CPU nodes holds 4 of them
         cpus = std::max(cpus, nodes * rule.node_cpus);
     }
     return cpus;
@@ -99,9 +108,9 @@ double billing_per_hour(const JobRequest &r, const BillingRule &rule, double mem
     for (double x : t)
         if (!known(x)) return kUnknown;
     if (!rule.max_tres) return std::max(0.0, t[0] + t[1] + t[2] + t[3]);
-    // MAX_TRES: the largest of the weighted node TRES (CPUs, memory, GPUs; a request spreads them evenly
-    // over its nodes, so the largest on a node is the largest of the totals), plus the nodes' own weight.
-    return std::max(0.0, std::max({t[0], t[1], t[2]}) + t[3]);
+    // MAX_TRES: the largest of the weighted node TRES (CPUs, memory, GPUs, nodes; a request spreads them
+    // evenly over its nodes, so the largest on a node is the largest of the totals).
+    return std::max(0.0, std::max({t[0], t[1], t[2], t[3]}));
 }
 
 double request_cost(const JobRequest &r, const BillingRule &rule, double mem_floor_mb) {
@@ -111,7 +120,8 @@ double request_cost(const JobRequest &r, const BillingRule &rule, double mem_flo
     if (!known(limit) || limit > kMaxCostMinutes) return kUnknown;
     double rate = billing_per_hour(r, rule, mem_floor_mb);
     if (!known(rate)) return kUnknown;
-    return rate * limit / 60.0;
+    const double cost = rate * limit / 60.0;
+    return std::isfinite(cost) ? cost : kUnknown;  // an overflow bounds nothing
 }
 
 }  // namespace jfp

@@ -176,8 +176,9 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
         } else if (starts_with(key, "threshold.qos.")) {
             set_threshold_map(c.qos_threshold, std::string_view(key).substr(14));
         } else if (key == "decide_by") {
-            if (value == "probability") c.decide_by = DecideBy::Probability;
-            else if (value == "waste") c.decide_by = DecideBy::Waste;
+            const std::string v = to_lower(value);
+            if (v == "probability") c.decide_by = DecideBy::Probability;
+            else if (v == "waste") c.decide_by = DecideBy::Waste;
             else bad("expected probability or waste");
         } else if (key == "waste_budget") {
             auto b = parse_budget(value);

@@ -22,8 +22,9 @@ std::string format_mb(double mb) {
 }
 
 std::string format_seconds(double seconds) {
+    if (!(seconds >= 0)) seconds = 0;
+    if (seconds > 1e12) seconds = 1e12;  // past any run: no overflow in the cast
     long s = static_cast<long>(std::ceil(seconds - 1e-9));
-    if (s < 0) s = 0;
     char buf[40];
     if (s >= 86400) std::snprintf(buf, sizeof buf, "%ld-%02ld:%02ld:%02ld", s / 86400, s / 3600 % 24, s / 60 % 60, s % 60);
     else std::snprintf(buf, sizeof buf, "%02ld:%02ld:%02ld", s / 3600, s / 60 % 60, s % 60);

@@ -11,6 +11,9 @@
 
 namespace jfp {
 
-WasteInput price_job(const JobRequest &r, const HistoryView &h, const ClusterDefaults &defaults, double bundle_budget);
+// bundle_unit: the unit the bundle's budget was chosen in; a budget in another unit than this partition is
+// priced in is not used (a core-hours budget against billing-hours would act at random).
+WasteInput price_job(const JobRequest &r, const HistoryView &h, const ClusterDefaults &defaults, double bundle_budget,
+                     const std::string &bundle_unit = "");
 
 }  // namespace jfp

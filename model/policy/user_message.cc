@@ -54,8 +54,9 @@ std::string user_message(const MessageParts &m) {
     const bool by_cost = m.by_waste && m.over_budget && !m.cost_unbounded;
     std::string reason;
     if (by_cost) {
-        char p[48];
-        std::snprintf(p, sizeof p, "%.2f (most likely %s)", m.p_fail, cls_name);
+        char p[64];
+        if (m.p_fail < 0.005) std::snprintf(p, sizeof p, "under 0.01 (most likely %s)", cls_name);
+        else std::snprintf(p, sizeof p, "%.2f (most likely %s)", m.p_fail, cls_name);
         std::string priced;
         if (m.mem_priced_mb > 0)
             priced = " (its memory priced at the " + format_mb_used(m.mem_priced_mb) + " its earlier runs used)";
@@ -69,7 +70,9 @@ std::string user_message(const MessageParts &m) {
     std::string out;
     if (m.action == Action::Reject) {
         out = "jfp: job rejected: " + reason;
-        if (m.cost_unbounded) out += " Its time limit does not bound what a failure would waste, so it is judged by its chance alone.";
+        if (m.cost_unbounded)
+            out += " What it asks for does not bound what a failure would waste (no time limit, or an amount jfp cannot "
+                   "price), so it is judged by its chance alone.";
         out += m.allow_override ? " To submit it anyway, add '" + m.override_token + "' to --comment."
                                 : " If you think this is wrong, contact your admins.";
     } else {

@@ -171,7 +171,7 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
     auto decide = [&](Candidate &c) {
         c.s = model.score_failure(c.x);
         if (st.config.decide_by == DecideBy::Waste) {
-            WasteInput w = price_job(c.r, c.hv, *st.defaults, model.waste_budget());
+            WasteInput w = price_job(c.r, c.hv, *st.defaults, model.waste_budget(), model.waste_unit());
             apply_policy(st.config, c.r, c.hv, comment, model.threshold(), c.s, c.d, model.below_target(), &w);
         } else {
             apply_policy(st.config, c.r, c.hv, comment, model.threshold(), c.s, c.d, model.below_target());

@@ -389,9 +389,15 @@ void Engine::note_waste(const State &st) {
     if (c.waste_budget)
         log_info("deciding by waste: jobs whose expected waste reaches " + number_text(*c.waste_budget) +
                  " billing-hours (core-hours where slurm.conf sets no TRESBillingWeights) are acted on" + more);
+    else if (known(bundle_budget) && !st.model->waste_unit().empty() &&
+             st.model->waste_unit() != st.defaults->billing_rule(st.defaults->default_partition).unit())
+        log_warning("decide_by = waste: model " + st.model->model_id() + "'s budget is in " + st.model->waste_unit() +
+                    ", and slurm.conf prices jobs in " + st.defaults->billing_rule(st.defaults->default_partition).unit() +
+                    ": it is not used where the units differ (those jobs are judged by probability); train with this "
+                    "slurm.conf (jfp train --slurm-conf) or set waste_budget");
     else if (known(bundle_budget))
-        log_info("deciding by waste: model " + st.model->model_id() + "'s budget, " + number_text(bundle_budget) +
-                 " billing-hours (core-hours where slurm.conf sets no TRESBillingWeights)" + more);
+        log_info("deciding by waste: model " + st.model->model_id() + "'s budget, " + number_text(bundle_budget) + " " +
+                 (st.model->waste_unit().empty() ? std::string("billing-hours") : st.model->waste_unit()) + more);
     else if (scoped)
         log_warning("decide_by = waste: no waste_budget in jfp.conf and model " + st.model->model_id() +
                     " records none: only jobs under a per-partition, -account or -QOS budget are judged by waste, the "

@@ -163,6 +163,8 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
                 if (!(v > 0 && v < 1e12)) fail("waste_choice.budget must be a number of billing-hours above 0");
                 b.waste_budget_ = v;
             }
+            auto unit = w->find("unit");
+            if (unit != w->end() && unit->is_string()) b.waste_unit_ = unit->get<std::string>();
         }
         b.metadata_ = j;
         b.metadata_.erase("failure_model");

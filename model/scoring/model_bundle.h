@@ -70,6 +70,8 @@ public:
     bool below_target() const { return below_target_; }
     // The expected-waste budget jfp train chose on validation (billing-hours); NaN when it records none.
     double waste_budget() const { return waste_budget_; }
+    // The unit jfp train priced jobs in for that budget ("core-hours", "billing-hours"); empty when unrecorded.
+    const std::string &waste_unit() const { return waste_unit_; }
 
 private:
     std::string model_id_;
@@ -84,6 +86,7 @@ private:
     size_t reference_checked_ = 0;
     bool below_target_ = false;
     double waste_budget_ = std::numeric_limits<double>::quiet_NaN();
+    std::string waste_unit_;
 };
 
 // Feature vectors travel through JSON with NaN as null.

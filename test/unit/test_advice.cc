@@ -66,6 +66,7 @@ TEST_CASE("advice property: suggestions never below the request or the runs, run
     const std::regex t_re(R"(-t ([0-9:-]+)\))"), took_re(R"(took ([0-9:-]+))"), mem_re(R"(--mem=([0-9]+[MG])\))"),
         used_ok_re(R"(completed runs of '[^']*' used up to ([0-9.]+[MGT]))"),
         used_any_re(R"([Yy]our runs of '[^']*' used up to ([0-9.]+[MGT]))");
+    size_t matched = 0;  // sentences the regexes found: a format change must not make this pass on none
     for (int i = 0; i < 20000; ++i) {
         HistoryStats h;
         h.n = h.n_labeled = 1 + static_cast<uint32_t>(u(rng) * 20);
@@ -83,14 +84,14 @@ TEST_CASE("advice property: suggestions never below the request or the runs, run
         for (int cls = 0; cls < 4; ++cls) {
             const std::string text = advice(cls, r, v);
             INFO(text);
-            for (auto it = std::sregex_iterator(text.begin(), text.end(), t_re); it != std::sregex_iterator(); ++it) {
+            for (auto it = std::sregex_iterator(text.begin(), text.end(), t_re); it != std::sregex_iterator(); ++it, ++matched) {
                 double s = seconds_of((*it)[1]);
                 if (known(r.timelimit_min)) REQUIRE(s >= r.timelimit_min * 60);
                 if (h.max_ok_elapsed_s > 0) REQUIRE(s >= h.max_ok_elapsed_s);
             }
-            for (auto it = std::sregex_iterator(text.begin(), text.end(), took_re); it != std::sregex_iterator(); ++it)
+            for (auto it = std::sregex_iterator(text.begin(), text.end(), took_re); it != std::sregex_iterator(); ++it, ++matched)
                 REQUIRE(seconds_of((*it)[1]) >= h.max_ok_elapsed_s);
-            for (auto it = std::sregex_iterator(text.begin(), text.end(), mem_re); it != std::sregex_iterator(); ++it) {
+            for (auto it = std::sregex_iterator(text.begin(), text.end(), mem_re); it != std::sregex_iterator(); ++it, ++matched) {
                 double mb = mb_of((*it)[1]);
                 if (known(r.req_mem_mb)) REQUIRE(mb >= r.req_mem_mb);
                 if (h.max_ok_rss_mb > 0) REQUIRE(mb >= h.max_ok_rss_mb);
@@ -111,4 +112,5 @@ TEST_CASE("advice property: suggestions never below the request or the runs, run
             }
         }
     }
+    CHECK(matched > 20000);
 }

@@ -37,7 +37,8 @@ TEST_CASE("engine, decide_by = waste: priced by slurm.conf, refused over the bud
                "PartitionName=batch Default=YES DefaultTime=60\nDefMemPerCPU=1000\n"
                "PartitionName=billed DefaultTime=60 TRESBillingWeights=CPU=2.0\n"
                "PartitionName=broken DefaultTime=60 TRESBillingWeights=CPU=lots\n");
-    site.config("mode = reject\nmin_history = 0\nthreshold = 0\ndecide_by = waste\nwaste_budget = 10\n");
+    site.config("mode = reject\nmin_history = 0\nthreshold = 0\ndecide_by = waste\nwaste_budget = 10\n"
+                "waste_budget.partition.billed = 0.001\n");
     logged().clear();
     set_log_sink([](LogLevel, const char *m) { logged().emplace_back(m); });
     Engine e(site.options());
@@ -64,13 +65,15 @@ TEST_CASE("engine, decide_by = waste: priced by slurm.conf, refused over the bud
     CHECK(std::string(big.decision.unit) == "billing-hours");
     const double ew = static_cast<double>(big.decision.p_fail) * 3072;
     CHECK(big.decision.expected_waste == Approx(ew));
-    CHECK(big.decision.over_budget == (ew >= 10));
-    CHECK((big.decision.action == Action::Reject) == (ew >= 10));
-    if (big.decision.action == Action::Reject) {
-        CHECK(big.reject);
-        CHECK(big.user_message.find("it asks for 3,072 billing-hours and jfp puts its chance of failing at") != std::string::npos);
-        CHECK(big.user_message.find("at or over the budget of 10.") != std::string::npos);
-    }
+    // The partition's budget, 0.001: any p the model gives refuses it.
+    REQUIRE(ew >= 0.001);
+    CHECK(big.decision.budget == Approx(0.001));
+    CHECK(big.decision.over_budget);
+    REQUIRE(big.decision.action == Action::Reject);
+    CHECK(big.reject);
+    CHECK(big.user_message.find("it asks for 3,072 billing-hours and jfp puts its chance of failing at") != std::string::npos);
+    CHECK(big.user_message.find(": an expected ") != std::string::npos);
+    CHECK(big.user_message.find(" billing-hours lost, at or over the budget of ") != std::string::npos);
 
     // The partition Slurm would refuse the weights of: priced by CPU.
     auto broken = e.evaluate(sized("broken", 4, 60));

@@ -46,10 +46,19 @@ TEST_CASE("billing: TRESBillingWeights as slurm.conf(5) gives it") {
     CHECK(billing_per_hour(request(1, 8192, 0, 1, 60), rule) == Approx(3.0));
     rule.max_tres = true;
     CHECK(billing_per_hour(request(1, 8192, 0, 1, 60), rule) == Approx(2.0));
-    // A weight without a suffix is per MB; K scales it up, T down.
+    // The Node TRES is a node's too: inside the MAX, not added to it.
+    auto nw = parse_billing_weights("CPU=1.0,Node=5");
+    REQUIRE(nw);
+    CHECK(billing_per_hour(request(2, 1000, 0, 1, 60), BillingRule{&*nw, true}) == Approx(5));
+    CHECK(billing_per_hour(request(2, 1000, 0, 1, 60), BillingRule{&*nw, false}) == Approx(7));
+    // A weight without a suffix is per MB; a suffix above MB divides it (as Slurm reads its first letter), one
+    // at or below leaves it.
     CHECK(parse_billing_weights("mem=0.25")->mem_per_mb == Approx(0.25));
-    CHECK(parse_billing_weights("Mem=1K")->mem_per_mb == Approx(1024));
+    CHECK(parse_billing_weights("Mem=1K")->mem_per_mb == Approx(1));
+    CHECK(parse_billing_weights("Mem=1M")->mem_per_mb == Approx(1));
+    CHECK(parse_billing_weights("Mem=.25GB")->mem_per_mb == Approx(0.25 / 1024));
     CHECK(parse_billing_weights("Mem=1T")->mem_per_mb == Approx(1.0 / (1024.0 * 1024)));
+    CHECK(parse_billing_weights("CPU=1K")->cpu == Approx(1.0 / 1024));  // a count's base unit is one
     // Quoted, spaced, mixed case; typed GPUs bill the dearest type (jfp cannot know the type).
     auto q = parse_billing_weights("\"cpu=2, node=10,gres/gpu:a100=8,gres/gpu:v100=4\"");
     REQUIRE(q);
@@ -67,9 +76,10 @@ TEST_CASE("billing: what Slurm would refuse is refused, and said") {
     CHECK(err.find("no '='") != std::string::npos);
     CHECK_FALSE(parse_billing_weights("CPU=abc", &err));
     CHECK(err.find("not a number") != std::string::npos);
-    CHECK_FALSE(parse_billing_weights("CPU=2G", &err));
-    CHECK(err.find("only valid for Mem") != std::string::npos);
+    CHECK_FALSE(parse_billing_weights("CPU=2X", &err));
+    CHECK(err.find("not a number") != std::string::npos);
     CHECK_FALSE(parse_billing_weights("CPU=inf", &err));
+    CHECK_FALSE(parse_billing_weights("CPU=nan", &err));
 }
 
 TEST_CASE("billing: a partition's weights from slurm.conf, DEFAULT lines and MAX_TRES") {
@@ -143,6 +153,9 @@ TEST_CASE("billing: a job with whole nodes is billed every CPU of them") {
     CHECK(request_cost(r, d.billing_rule("batch")) == Approx(1));
     r.exclusive = true;  // --exclusive on 2 nodes: up to 2 x 128 CPUs
     CHECK(request_cost(r, d.billing_rule("batch")) == Approx(256));
+    auto many = request(100, 1000, 0, kUnknown, 60);  // -n 100 --exclusive, no -N: 4 of the 32-CPU nodes
+    many.exclusive = true;
+    CHECK(request_cost(many, d.billing_rule("whole")) == Approx(128));
     r.exclusive = false;  // OverSubscribe=EXCLUSIVE: every job whole nodes
     CHECK(request_cost(r, d.billing_rule("whole")) == Approx(64));
     r.exclusive = true;  // node CPUs unknown: the request

@@ -333,8 +333,8 @@ std::vector<Finding> check_site(const SiteCheckOptions &opt) {
         // An upgrade under a running slurmctld: it keeps the plugin it loaded at start. Only the slurmctld
         // that maps this slurm.conf's plugin file is this site's (a host may run test clusters beside it).
         for (const RunningPlugin &p : running_plugins()) {
-            if (so.empty() || !same_file_path(p.mapped.path, so)) continue;
             const std::string who = "slurmctld (pid " + std::to_string(p.pid) + ")";
+            if (p.unreadable.empty() && (so.empty() || !same_file_path(p.mapped.path, so))) continue;
             if (!p.unreadable.empty())
                 r.warn("cannot read " + who + "'s memory map (" + p.unreadable + ") to see which plugin it runs",
                        "run jfp check as root");

@@ -52,7 +52,7 @@ void run_predict(const PredictArgs &a) {
         out << buf;
         // What the job asks for in the site's units, as decide_by = waste prices it (memory never below what
         // the job's earlier runs used); empty when no time limit bounds it.
-        WasteInput w = price_job(sub.request, sub.history, billing, bundle.waste_budget());
+        WasteInput w = price_job(sub.request, sub.history, billing, bundle.waste_budget(), bundle.waste_unit());
         if (known(w.cost)) std::snprintf(buf, sizeof buf, ",%.4f,%.4f,%s", w.cost, w.cost * static_cast<double>(s.p_fail), w.unit);
         else std::snprintf(buf, sizeof buf, ",,,%s", w.unit);
         out << buf;

@@ -136,7 +136,8 @@ void print_waste_summary(const Config &cfg, const ModelBundle &bundle, const std
         return;
     }
     std::string source = cfg.waste_budget ? "jfp.conf's waste_budget " + number_text(*cfg.waste_budget)
-                                          : "the bundle's budget " + number_text(bundle.waste_budget());
+                         : known(bundle.waste_budget()) ? "the bundle's budget " + number_text(bundle.waste_budget())
+                                                        : std::string("no general budget");
     std::printf("  decide_by = waste (%s %s; per-partition, -account and -QOS budgets apply where set): %llu jobs over "
                 "the budget (%llu failed, burning %.1f core-hours; %llu completed, using %.1f), %llu likely failures "
                 "under it warned rather than refused, %llu with no bounded cost judged by the threshold alone\n",

@@ -21,7 +21,7 @@ std::vector<SimulatedJob> replay_policy(const HistoryStore &store, const ModelBu
         Score s = bundle.score(sub.x);
         Decision d;
         // Comments are not in the store: an override (jfp:override) a user wrote is not seen.
-        WasteInput w = price_job(r, sub.history, defaults, bundle.waste_budget());
+        WasteInput w = price_job(r, sub.history, defaults, bundle.waste_budget(), bundle.waste_unit());
         apply_policy(cfg, r, sub.history, "", bundle.threshold(), s, d, bundle.below_target(), &w);
         SimulatedJob o;
         o.job_key = j.job_key;

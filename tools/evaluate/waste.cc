@@ -29,9 +29,11 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 // The key a policy ranks by; -inf: never refused.
 double key_of(const WasteJob &j, Ranking ranking, double threshold) {
+    if (!(j.p >= 0)) return -kInf;  // no score: never refused (and no NaN in a sort)
     if (ranking == Ranking::Probability) return j.p;
-    if (!known(j.cost)) return j.p >= threshold ? kInf : -kInf;
-    return j.expected_waste();
+    if (!known(j.cost) || !std::isfinite(j.cost)) return j.p >= threshold ? kInf : -kInf;
+    const double w = j.expected_waste();
+    return std::isfinite(w) ? w : -kInf;
 }
 
 void count(RefusalCut &c, const WasteJob &j) {
@@ -101,7 +103,10 @@ BudgetChoice choose_budget(const std::vector<WasteJob> &jobs, double threshold, 
     int64_t first = jobs.front().submit, last = jobs.front().submit;
     for (const auto &j : jobs) first = std::min(first, j.submit), last = std::max(last, j.submit);
     c.weeks = std::max(1.0 / 7, static_cast<double>(last - first) / (7 * 86400.0));
-    const size_t half = jobs.size() / 2;  // jobs are in time order: [0, half) and [half, n)
+    // The halves by time (jobs are in time order): each spans half the window's weeks, however jobs arrived.
+    const int64_t middle = first + (last - first) / 2;
+    size_t half = 0;
+    while (half < jobs.size() && jobs[half].submit < middle) ++half;
     // Refused whatever the budget: unbounded jobs at or above the threshold.
     size_t base[2] = {0, 0};
     std::vector<double> keys(jobs.size());

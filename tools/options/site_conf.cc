@@ -3,6 +3,7 @@
 #include <sys/stat.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <stdexcept>
@@ -33,8 +34,9 @@ ClusterDefaults load_billing_conf(const std::string &path) {
     std::string err;
     ClusterDefaults d = load_slurm_conf(p, &err);
     if (!err.empty()) throw std::runtime_error(err + "; give the cluster's slurm.conf (--slurm-conf), or none to price jobs by CPU");
-    if (!d.problems.empty())
-        throw std::runtime_error(p + ": " + d.problems.front() + "; fix slurm.conf's TRESBillingWeights as slurm.conf(5) says");
+    for (const auto &problem : d.problems)
+        std::fprintf(stderr, "jfp: warning: %s: %s; that partition's jobs are priced by CPU (fix it as slurm.conf(5) says)\n",
+                     p.c_str(), problem.c_str());
     return d;
 }
 

@@ -26,7 +26,7 @@ std::optional<Config> load_site_conf(const std::string &path, bool explicit_path
 
 // The slurm.conf whose TRESBillingWeights price jobs for the waste measures: `path` when given (an error
 // when unreadable), else $SLURM_CONF or /etc/slurm/slurm.conf when it exists; else empty defaults, which
-// price every job by its CPUs (core-hours). A TRESBillingWeights Slurm would refuse is an error here.
+// price every job by its CPUs (core-hours). A TRESBillingWeights Slurm would refuse prices that partition by CPU (warned on stderr), as the plugin does.
 ClusterDefaults load_billing_conf(const std::string &path);
 inline constexpr const char *kSlurmConfHelp =
     "slurm.conf whose TRESBillingWeights price jobs in billing-hours (default: $SLURM_CONF, else /etc/slurm/slurm.conf, "
