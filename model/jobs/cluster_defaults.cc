@@ -1,5 +1,7 @@
 #include "model/jobs/cluster_defaults.h"
 
+#include "model/jobs/slurm_text.h"
+
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -154,6 +156,8 @@ void parse_into(ClusterDefaults &d, ConfNodes &n, std::string_view text, const s
         }
         for (const auto &[k, v] : kv) {
             if (k == "overtimelimit") d.over_time_min = over_time(v).value_or(0);
+            if (k == "maxarraysize")
+                if (auto n = parse_int(trim(v)); n && *n >= 0 && *n <= kSlurmMaxArraySize) d.max_array_size = *n;
             if (k == "priorityflags") {
                 d.max_tres = false;
                 for (auto flag : split(v, ','))

@@ -3,6 +3,7 @@
 // submission what sacct later shows (docs/features.md). Slurm-free text parsing.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string>
@@ -38,6 +39,7 @@ struct ClusterDefaults {
     std::vector<std::string> included;
     bool max_tres = false;  // PriorityFlags=MAX_TRES
     double over_time_min = 0;  // the global OverTimeLimit (minutes; +inf for UNLIMITED)
+    int64_t max_array_size = 1001;  // MaxArraySize: an --array index must be below it
     // What jfp could not read (a TRESBillingWeights Slurm would refuse): said once in the log and by jfp check.
     std::vector<std::string> problems;
 

@@ -1,6 +1,9 @@
 #include "model/jobs/slurm_text.h"
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <vector>
 
 #include "model/util/text.h"
 
@@ -152,38 +155,104 @@ std::optional<JobIdParts> parse_job_id(std::string_view s) {
     return p;
 }
 
-std::optional<double> array_task_count(std::string_view spec) {
-    // As slurmctld reads --array: brackets around the list are allowed ("[0-999]"), and a "%N" limit on
-    // running tasks may follow any item ("0-9%1,10-999" is 1000 tasks).
-    std::string cleaned;
-    for (char c : trim(spec))
-        if (c != '[' && c != ']') cleaned += c;
-    std::string_view s = cleaned;
-    if (s.empty()) return std::nullopt;
-    double n = 0;
-    for (auto item : split(s, ',')) {
-        item = trim(item);
-        if (auto pct = item.find('%'); pct != std::string_view::npos) item = item.substr(0, pct);
-        int64_t step = 1;
-        auto colon = item.find(':');
-        if (colon != std::string_view::npos) {
-            auto st = parse_int(item.substr(colon + 1));
-            if (!st || *st <= 0) return std::nullopt;
-            step = *st;
-            item = item.substr(0, colon);
-        }
-        auto dash = item.find('-');
-        if (dash == std::string_view::npos) {
-            if (!parse_int(item)) return std::nullopt;
-            n += 1;
-        } else {
-            auto a = parse_int(item.substr(0, dash));
-            auto b = parse_int(item.substr(dash + 1));
-            if (!a || !b || *b < *a) return std::nullopt;
-            n += static_cast<double>((*b - *a) / step + 1);
-        }
+namespace {
+
+// strtol over a view: blanks, a sign, digits. No digits: 0 and *end = where it started (as strtol leaves
+// endptr). Saturates as strtol does.
+int64_t slurm_strtol(std::string_view s, size_t at, size_t *end) {
+    size_t i = at;
+    while (i < s.size() && (s[i] == ' ' || (s[i] >= '\t' && s[i] <= '\r'))) ++i;
+    bool neg = false;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) neg = s[i++] == '-';
+    size_t digits = i;
+    int64_t v = 0;
+    bool over = false;
+    while (i < s.size() && s[i] >= '0' && s[i] <= '9') {
+        int d = s[i++] - '0';
+        if (v > (INT64_MAX - d) / 10) over = true;
+        else v = v * 10 + d;
     }
-    return n;
+    if (i == digits) {
+        *end = at;
+        return 0;
+    }
+    *end = i;
+    if (over) return neg ? INT64_MIN : INT64_MAX;
+    return neg ? -v : v;
+}
+
+struct ArrayRange {
+    int64_t first, last, step;
+};
+
+// One comma-separated item as slurmctld reads it; nullopt when it would refuse the spec.
+std::optional<ArrayRange> parse_array_item(std::string_view t, int64_t max) {
+    size_t at = 0, e = 0;
+    if (!t.empty() && t[0] == '[') at = 1;
+    auto done = [&](size_t i) { return i >= t.size() || t[i] == '%'; };
+    auto bracket = [&](size_t i) { return i < t.size() && t[i] == ']' ? i + 1 : i; };
+    ArrayRange r{slurm_strtol(t, at, &e), 0, 1};
+    e = bracket(e);
+    if (r.first < 0) return std::nullopt;
+    if (e < t.size() && t[e] == '-') {
+        r.last = slurm_strtol(t, e + 1, &e);
+        e = bracket(e);
+        if (e < t.size() && t[e] == ':') {
+            r.step = slurm_strtol(t, e + 1, &e);
+            e = bracket(e);
+            if (!done(e) || r.step <= 0 || r.step >= max) return std::nullopt;
+        } else if (!done(e)) {
+            return std::nullopt;
+        }
+        if (r.last < r.first) return std::nullopt;
+    } else if (!done(e)) {
+        return std::nullopt;
+    } else {
+        r.last = r.first;
+    }
+    if (r.last >= max) return std::nullopt;
+    return r;
+}
+
+}  // namespace
+
+std::optional<double> array_task_count(std::string_view spec, int64_t max) {
+    std::vector<ArrayRange> ranges;
+    bool stepped = false;
+    uint64_t work = 0;
+    for (size_t at = 0; at <= spec.size();) {
+        size_t comma = std::min(spec.find(',', at), spec.size());
+        if (comma > at) {  // strtok: empty items are skipped
+            auto r = parse_array_item(spec.substr(at, comma - at), max);
+            if (!r) return std::nullopt;
+            stepped |= r->step != 1;
+            work += static_cast<uint64_t>((r->last - r->first) / r->step + 1);
+            ranges.push_back(*r);
+        }
+        at = comma + 1;
+    }
+    if (ranges.empty()) return std::nullopt;  // slurmctld reads "," as no array: not a count of 1 either
+    if (ranges.size() == 1) return static_cast<double>((ranges[0].last - ranges[0].first) / ranges[0].step + 1);
+    if (!stepped) {  // intervals: sorted and merged
+        std::sort(ranges.begin(), ranges.end(), [](const ArrayRange &a, const ArrayRange &b) { return a.first < b.first; });
+        double n = 0;
+        int64_t lo = ranges[0].first, hi = ranges[0].last;
+        for (const ArrayRange &r : ranges) {
+            if (r.first > hi + 1) {
+                n += static_cast<double>(hi - lo + 1);
+                lo = r.first;
+            }
+            hi = std::max(hi, r.last);
+        }
+        return n + static_cast<double>(hi - lo + 1);
+    }
+    if (work > kArrayCountWork) return std::nullopt;
+    std::vector<int64_t> idx;
+    idx.reserve(work);
+    for (const ArrayRange &r : ranges)
+        for (int64_t i = r.first; i <= r.last; i += r.step) idx.push_back(i);
+    std::sort(idx.begin(), idx.end());
+    return static_cast<double>(std::unique(idx.begin(), idx.end()) - idx.begin());
 }
 
 std::optional<ExitCode> parse_exit_code(std::string_view s) {

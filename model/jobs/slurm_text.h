@@ -50,9 +50,18 @@ struct JobIdParts {
 // with a number.
 std::optional<JobIdParts> parse_job_id(std::string_view s);
 
-// Number of tasks in an array index expression: "1-3" (3), "0-99%10" (100), "1,3,5-7" (5),
-// "1-10:2" (5). nullopt when malformed.
-std::optional<double> array_task_count(std::string_view s);
+// Slurm's largest MaxArraySize, and its default.
+inline constexpr int64_t kSlurmMaxArraySize = 4000001, kSlurmDefaultMaxArraySize = 1001;
+
+// The tasks of an --array index expression, counted as slurmctld counts them (job_mgr.c, the same in 22.05,
+// 24.11 and 26.05): the list split at commas with empty items skipped, each item read as strtol reads it
+// (blanks before a number allowed), an optional '[' before and ']' after a number, "A-B:S", and anything
+// after a '%' ignored; each index a bit of a MaxArraySize bitmap, so a repeated index counts once.
+// "1-3" 3, "0-99%10" 100, "1,3,5-7" 5, "1-10:2" 5, "0-999," 1000, "1,1,1" 1. nullopt: slurmctld would
+// refuse it (an index at or past max_array_size, a negative one, a stray character), or the distinct count
+// of overlapping stepped ranges would take more than kArrayCountWork steps to know: unknown, never 1.
+inline constexpr size_t kArrayCountWork = 4096;
+std::optional<double> array_task_count(std::string_view s, int64_t max_array_size = kSlurmMaxArraySize);
 
 struct ExitCode {
     int code = 0;

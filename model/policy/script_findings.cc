@@ -91,8 +91,10 @@ std::vector<ModuleFinding> missing_modules(const ModuleScan &scan, const ModuleI
         // One sentence per name and line ("module load R R" is one mistake).
         if (std::any_of(out.begin(), out.end(), [&](const ModuleFinding &f) { return f.load.line == m.line && f.load.name == m.name; }))
             continue;
-        // The closest-name search reads every name of the index: for the first two findings only.
-        ModuleLookup l = index.lookup(m.name, out.size() < 2);
+        // The closest-name search, for the first two findings that will be told only: a line that is not
+        // told (a try-load, a load after `module use`) costs one lookup, never a search.
+        const bool told_if_missing = !m.after_path_change && !m.optional;
+        ModuleLookup l = index.lookup(m.name, told_if_missing && out.size() < 2);
         if (l.result == ModuleLookup::Result::Found) continue;
         if (l.result == ModuleLookup::Result::BehindHierarchy) {
             skip(m, "exists behind " + (l.parents.empty() ? std::string("a hierarchy level") : l.parents.front()));

@@ -52,7 +52,7 @@ std::string_view user_part_of_comment(std::string_view comment) {
 
 void append_submission_facts(std::string &admin, double array_size, const FeatureVector &x) {
     bool script = !std::isnan(x[F_script_bytes]);
-    bool array = known(array_size) && array_size != 1;
+    bool array = !known(array_size) || array_size != 1;  // an array of unknown size is written as an empty field
     bool findings = !std::isnan(x[F_script_ignored_sbatch]) || !std::isnan(x[F_script_missing_modules]);
     if (!script && !array && !findings) return;
     admin += " jfp:s=";
@@ -62,7 +62,7 @@ void append_submission_facts(std::string &admin, double array_size, const Featur
         auto r = std::to_chars(num, num + sizeof num, v);
         admin.append(num, r.ptr);
     };
-    put(array ? array_size : 1);
+    put(array_size);
     for (int i = 0; i < kScriptFeatureCount; ++i) {
         admin += '.';
         if (script) put(static_cast<double>(x[static_cast<size_t>(F_script_bytes + i)]));
@@ -87,6 +87,7 @@ std::optional<SubmissionFacts> parse_submission_facts(std::string_view admin) {
         // fact is, so fields are split on every dot and a fraction is refused as malformed.
         std::string_view v = rest.substr(start, dot == std::string_view::npos ? std::string_view::npos : dot - start);
         if (field > static_cast<size_t>(kScriptFeatureCount) + 2) return std::nullopt;
+        if (v.empty() && field == 0) f.array_size = kUnknown;  // the submission could not count its tasks
         if (!v.empty()) {
             auto d = parse_double(v);
             if (!d || !std::isfinite(*d) || *d < 0) return std::nullopt;

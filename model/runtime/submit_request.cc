@@ -59,9 +59,9 @@ JobRequest resolve_request(const SubmitRequest &s, const std::string &user, cons
                   parse_gpu_request(s.tres_per_task) * tasks + parse_gpu_request(s.tres_per_socket) * r.req_nodes;
     r.req_gpus = gpus;
 
+    // Counted as slurmctld counts it; a spec it would refuse, or one too costly to count, is unknown.
     r.array_size = 1;
-    if (!s.array_inx.empty())
-        if (auto n = array_task_count(s.array_inx)) r.array_size = *n;
+    if (!s.array_inx.empty()) r.array_size = array_task_count(s.array_inx, d.max_array_size).value_or(kUnknown);
     r.has_dependency = s.dependency.empty() ? 0 : 1;
     r.interactive = s.has_script ? 0 : 1;
     r.exclusive = s.exclusive;

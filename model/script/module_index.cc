@@ -16,29 +16,6 @@ bool version_matches(std::string_view have, std::string_view want) {
     return have.size() > want.size() && have.compare(0, want.size(), want) == 0 && have[want.size()] == '.';
 }
 
-// Edit distance (insert, delete, replace, swap of neighbours), giving up past `limit`.
-// rows: scratch reused across calls (the search runs at submission, over every name of the index).
-size_t distance(std::string_view a, std::string_view b, size_t limit, std::vector<size_t> &rows) {
-    if ((a.size() > b.size() ? a.size() - b.size() : b.size() - a.size()) > limit) return limit + 1;
-    rows.assign(3 * (b.size() + 1), 0);
-    size_t *prev2 = rows.data(), *prev = prev2 + b.size() + 1, *cur = prev + b.size() + 1;
-    for (size_t j = 0; j <= b.size(); ++j) prev[j] = j;
-    for (size_t i = 1; i <= a.size(); ++i) {
-        cur[0] = i;
-        size_t row_min = cur[0];
-        for (size_t j = 1; j <= b.size(); ++j) {
-            size_t cost = std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1])) ? 0 : 1;
-            cur[j] = std::min({prev[j] + 1, cur[j - 1] + 1, prev[j - 1] + cost});
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1]) cur[j] = std::min(cur[j], prev2[j - 2] + 1);
-            row_min = std::min(row_min, cur[j]);
-        }
-        if (row_min > limit) return limit + 1;
-        std::swap(prev2, prev);
-        std::swap(prev, cur);
-    }
-    return prev[b.size()];
-}
-
 }  // namespace
 
 ModuleIndex ModuleIndex::parse(std::string_view text, size_t max_modules) {
@@ -76,37 +53,30 @@ ModuleIndex ModuleIndex::parse(std::string_view text, size_t max_modules) {
             ix.by_name_[name].push_back(std::move(v));
         }
     }
+    std::vector<std::string> sorted_names;
     for (auto &[name, versions] : ix.by_name_) {
-        ix.sorted_names_.push_back(name);
+        sorted_names.push_back(name);
+        ix.max_slashes_ = std::max<size_t>(ix.max_slashes_, std::count(name.begin(), name.end(), '/'));
         std::sort(versions.begin(), versions.end(), [](const Version &a, const Version &b) { return a.version < b.version; });
     }
-    std::sort(ix.sorted_names_.begin(), ix.sorted_names_.end());
+    std::sort(sorted_names.begin(), sorted_names.end());
+    ix.near_ = NearNames(sorted_names);
     std::sort(ix.mpaths_.begin(), ix.mpaths_.end());
     ix.mpaths_.erase(std::unique(ix.mpaths_.begin(), ix.mpaths_.end()), ix.mpaths_.end());
     return ix;
-}
-
-std::vector<std::string> ModuleIndex::closest(std::string_view name) const {
-    std::vector<std::pair<size_t, std::string>> scored;
-    const size_t limit = name.size() <= 4 ? 1 : 2;
-    if (name.size() > 64) return {};  // no module name is that long: nothing close
-    std::vector<size_t> rows;
-    for (const auto &n : sorted_names_) {
-        size_t d = distance(name, n, limit, rows);
-        if (d <= limit) scored.emplace_back(d, n);
-    }
-    std::stable_sort(scored.begin(), scored.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
-    std::vector<std::string> out;
-    for (size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
-    return out;
 }
 
 ModuleLookup ModuleIndex::lookup(std::string_view requested, bool suggest) const {
     ModuleLookup r;
     const ModuleLookup *best_miss = nullptr;
     ModuleLookup version_miss;
-    // NAME/VERSION, NAME holding any number of the slashes: the longest name the index knows wins.
-    for (size_t cut = requested.size();; cut = requested.rfind('/', cut - 1)) {
+    // NAME/VERSION, NAME holding any number of the slashes: the longest name the index knows wins. A NAME
+    // with more slashes than any the index holds is not tried (a user's "a/a/a/..." costs one cut per
+    // slash the site's names have, not one per slash written).
+    size_t cut = requested.size();
+    for (size_t extra = std::count(requested.begin(), requested.end(), '/'); extra > max_slashes_; --extra)
+        cut = requested.rfind('/', cut - 1);
+    for (;; cut = requested.rfind('/', cut - 1)) {
         std::string name(requested.substr(0, cut));
         std::string_view version = cut < requested.size() ? requested.substr(cut + 1) : std::string_view();
         auto it = by_name_.find(name);
@@ -145,7 +115,7 @@ ModuleLookup ModuleIndex::lookup(std::string_view requested, bool suggest) const
     if (best_miss) return *best_miss;
     r.result = ModuleLookup::Result::NoSuchModule;
     std::string_view base = requested.substr(0, requested.find('/'));
-    if (suggest) r.similar = closest(base);
+    if (suggest) r.similar = near_.closest(base);
     return r;
 }
 

@@ -12,6 +12,8 @@
 #include <unordered_map>
 #include <vector>
 
+#include "model/script/near_names.h"
+
 namespace jfp {
 
 struct ModuleLookup {
@@ -34,8 +36,8 @@ public:
     // are kept (a site's tree has thousands; the file is written by root or SlurmUser).
     static ModuleIndex parse(std::string_view json, size_t max_modules = 200000);
 
-    // suggest: search the closest names for a name that is nowhere (one pass over every name: a caller
-    // on the submit path asks it for a few findings per job, not for every name a user writes).
+    // suggest: search the closest names for a name that is nowhere (near_names.h: bounded work, whatever the
+    // index holds). A lookup tries at most as many NAME/VERSION cuts as the index's names have slashes.
     ModuleLookup lookup(std::string_view requested, bool suggest = true) const;
     size_t names() const { return by_name_.size(); }
     bool knows_name(const std::string &name) const { return by_name_.count(name) != 0; }
@@ -50,11 +52,11 @@ private:
         std::vector<std::string> parents;  // empty: reachable from MODULEPATH itself
     };
     std::unordered_map<std::string, std::vector<Version>> by_name_;
-    std::vector<std::string> sorted_names_;  // for the closest-name search
+    NearNames near_;           // the closest-name search
+    size_t max_slashes_ = 0;   // the most slashes any name holds
     size_t modules_ = 0;
     size_t behind_hierarchy_ = 0;
     std::vector<std::string> mpaths_;
-    std::vector<std::string> closest(std::string_view name) const;
 };
 
 }  // namespace jfp

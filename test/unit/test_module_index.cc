@@ -2,6 +2,8 @@
 // compiler level: python 3.9.18 and 3.11.4, cmake 3.27, gcc 12.2.0, and openmpi 4.1.5 behind gcc), and
 // looked up as Lmod loads names (checked by hand against `lmod bash load` on the same tree).
 #include <algorithm>
+#include <cctype>
+#include <chrono>
 #include <map>
 #include <random>
 #include <regex>
@@ -284,4 +286,78 @@ TEST_CASE("module findings: on random trees and scripts, every sentence is true 
     // The generator must exercise the sentences, not pass vacuously.
     CHECK(told > 500);
     CHECK(rounds_with_misses > 300);
+}
+
+// ---- the closest-name search (model/script/near_names.h)
+
+namespace {
+// Every name measured: what the index must find without measuring them all.
+std::vector<std::string> closest_by_scan(const std::vector<std::string> &sorted, std::string_view q) {
+    std::vector<std::pair<size_t, std::string>> scored;
+    if (q.empty() || q.size() > NearNames::kMaxLength + 2) return {};
+    for (const auto &n : sorted) {
+        if (n.size() > NearNames::kMaxLength) continue;
+        size_t d = name_distance(q, n, near_limit(q));
+        if (d <= near_limit(q)) scored.emplace_back(d, n);
+    }
+    std::stable_sort(scored.begin(), scored.end(), [](const auto &a, const auto &b) { return a.first < b.first; });
+    std::vector<std::string> out;
+    for (size_t i = 0; i < scored.size() && i < 3; ++i) out.push_back(scored[i].second);
+    return out;
+}
+}  // namespace
+
+TEST_CASE("closest names: the index finds what measuring every name finds, on random names and near misses") {
+    std::mt19937_64 rng(20261129);
+    for (int round = 0; round < 40; ++round) {
+        std::vector<std::string> names;
+        const std::string alphabet = round % 2 ? "abc" : "abcdefghijklmnopqrstuvwxyzABC-_./0123456789";
+        size_t count = 20 + rng() % 400;
+        for (size_t i = 0; i < count; ++i) {
+            std::string n;
+            size_t len = 1 + rng() % (round % 3 == 0 ? 45 : 12);
+            for (size_t k = 0; k < len; ++k) n += alphabet[rng() % alphabet.size()];
+            names.push_back(n);
+        }
+        std::sort(names.begin(), names.end());
+        names.erase(std::unique(names.begin(), names.end()), names.end());
+        NearNames near(names);
+        for (int q = 0; q < 200; ++q) {
+            std::string query = names[rng() % names.size()];
+            for (int edits = rng() % 4; edits > 0 && !query.empty(); --edits) {
+                size_t at = rng() % query.size();
+                switch (rng() % 4) {
+                    case 0: query[at] = alphabet[rng() % alphabet.size()]; break;
+                    case 1: query.erase(at, 1); break;
+                    case 2: query.insert(at, 1, alphabet[rng() % alphabet.size()]); break;
+                    default: if (at + 1 < query.size()) std::swap(query[at], query[at + 1]); break;
+                }
+            }
+            if (rng() % 5 == 0) query[0] = static_cast<char>(std::toupper(static_cast<unsigned char>(query.empty() ? 'a' : query[0])));
+            INFO("round " << round << " query '" << query << "'");
+            CHECK(near.closest(query) == closest_by_scan(names, query));
+        }
+    }
+}
+
+TEST_CASE("closest names: a query's work is bounded by its own length, whatever the index holds") {
+    // 10,000 names all within 2 of each other: every query meets them all, and measures at most kMaxCandidates.
+    std::vector<std::string> names;
+    for (int i = 0; i < 10000; ++i) {
+        std::string n = "aaaaaaaa";
+        n[i % 8] = static_cast<char>('b' + (i / 8) % 25);
+        n[(i / 200) % 8] = static_cast<char>('b' + (i / 5) % 25);
+        names.push_back(n + std::to_string(i % 7));
+    }
+    std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
+    NearNames near(names);
+    auto t0 = std::chrono::steady_clock::now();
+    for (int i = 0; i < 100; ++i) CHECK(near.closest("aaaaaaaa0").size() == 3);
+    double us = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count() / 100;
+    WARN("closest over a crowd of " << names.size() << " near names: " << us << " us per query");
+    // Names past kMaxLength are never suggested; a query past it is not searched.
+    NearNames long_names({std::string(50, 'a')});
+    CHECK(long_names.closest(std::string(50, 'a')).empty());
+    CHECK(near.closest(std::string(43, 'a')).empty());
 }

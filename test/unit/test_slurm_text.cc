@@ -1,6 +1,11 @@
 #include <cmath>
 
+#include <random>
+#include <algorithm>
+#include <cstdlib>
+#include <vector>
 #include "catch.h"
+#include "test_support.h"
 #include "model/jobs/outcome.h"
 #include "model/jobs/slurm_text.h"
 #include "model/util/time_util.h"
@@ -94,6 +99,86 @@ TEST_CASE("Array index expressions count their tasks") {
     CHECK(*array_task_count("7") == 1);
     CHECK_FALSE(array_task_count("5-1"));
     CHECK_FALSE(array_task_count("a-b"));
+    // What slurmctld accepts and how many tasks it makes of it (issue 48; test/integration/array_spec.sh
+    // submits the same specs to a real slurmctld): repeats count once, empty items are skipped, a blank
+    // before a number is read as strtol reads it.
+    CHECK(*array_task_count("0-999,") == 1000);
+    CHECK(*array_task_count("0-499,,500-999") == 1000);
+    CHECK(*array_task_count("0- 999") == 1000);
+    CHECK(*array_task_count(std::string(1500 * 2, ',').replace(0, 1, "7")) == 1);
+    std::string repeats;
+    for (int i = 0; i < 1500; ++i) repeats += "3,";
+    CHECK(*array_task_count(repeats) == 1);
+    CHECK(*array_task_count("1-3,2-4") == 4);
+    CHECK(*array_task_count("0-9:3,1-9:3") == 7);  // 0 3 6 9 and 1 4 7
+    CHECK(*array_task_count("0-1000", 1001) == 1001);
+    CHECK_FALSE(array_task_count("0-1001", 1001));  // past MaxArraySize: refused
+    CHECK_FALSE(array_task_count("0 -9"));          // a blank before '-': refused
+    CHECK_FALSE(array_task_count("-1"));
+    CHECK_FALSE(array_task_count(","));
+    // Unknown, not 1, when counting overlapping stepped ranges would cost more than a bounded amount of work.
+    CHECK_FALSE(array_task_count("0-3999999:2,1-3999999:3", kSlurmMaxArraySize));
+    CHECK(*array_task_count("0-3999999,5-10", kSlurmMaxArraySize) == 4000000);
+}
+
+namespace {
+// slurmctld's reading as a bitmap, by brute force: the oracle for random specs.
+std::optional<double> count_by_bitmap(const std::string &spec, int64_t max) {
+    std::vector<bool> bits(static_cast<size_t>(max));
+    size_t at = 0;
+    bool any = false;
+    while (at <= spec.size()) {
+        size_t comma = std::min(spec.find(',', at), spec.size());
+        std::string tok = spec.substr(at, comma - at);
+        at = comma + 1;
+        if (tok.empty()) continue;
+        const char *p = tok.c_str();
+        if (*p == '[') ++p;
+        char *e = nullptr;
+        long first = std::strtol(p, &e, 10), last = first, step = 1;
+        if (*e == ']') ++e;
+        if (first < 0) return std::nullopt;
+        if (*e == '-') {
+            last = std::strtol(e + 1, &e, 10);
+            if (*e == ']') ++e;
+            if (*e == ':') {
+                step = std::strtol(e + 1, &e, 10);
+                if (*e == ']') ++e;
+                if ((*e && *e != '%') || step <= 0 || step >= max) return std::nullopt;
+            } else if (*e && *e != '%') {
+                return std::nullopt;
+            }
+            if (last < first) return std::nullopt;
+        } else if (*e && *e != '%') {
+            return std::nullopt;
+        }
+        if (last >= max) return std::nullopt;
+        for (long i = first; i <= last; i += step) bits[static_cast<size_t>(i)] = true;
+        any = true;
+    }
+    if (!any) return std::nullopt;
+    return static_cast<double>(std::count(bits.begin(), bits.end(), true));
+}
+}  // namespace
+
+TEST_CASE("Array index expressions: slurmctld's count on random specs, repeats, blanks, brackets and steps") {
+    std::mt19937_64 rng(test::property_seed());
+    const char *pieces[] = {"", " ", "[", "]", "-", ":", "%", ",", ",,", "+", "x"};
+    for (int i = 0; i < 20000; ++i) {
+        std::string spec;
+        int items = 1 + static_cast<int>(rng() % 6);
+        for (int k = 0; k < items; ++k) {
+            if (k) spec += ",";
+            if (rng() % 8 == 0) spec += pieces[rng() % 11];
+            spec += std::to_string(rng() % 120);
+            if (rng() % 2) spec += std::string(rng() % 5 == 0 ? "- " : "-") + std::to_string(rng() % 140);
+            if (rng() % 4 == 0) spec += ":" + std::to_string(rng() % 9);
+            if (rng() % 8 == 0) spec += pieces[rng() % 11];
+            if (rng() % 6 == 0) spec += "%" + std::to_string(rng() % 4);
+        }
+        INFO("spec '" << spec << "'");
+        CHECK(array_task_count(spec, 101) == count_by_bitmap(spec, 101));
+    }
 }
 
 TEST_CASE("Exit codes") {
