@@ -27,7 +27,7 @@ printf '  %-9s %-5s %10s %10s %9s %8s %8s\n' workload seed local dask diff local
 for ws in $workloads; do
     rm -rf "$W/h.db"* "$W/features"
     "$JFP" synth --jobs "$jobs" --seed "$ws" -q -o "$W/s.txt"
-    "$JFP" ingest -q --db "$W/h.db" "$W/s.txt"
+    "$JFP" ingest --trusted-export -q --db "$W/h.db" "$W/s.txt"
     "$JFP" export-features -q --db "$W/h.db" --train-fraction 0.7 --rows-per-part $((jobs / 5)) -o "$W/features"
     for seed in $seeds; do
         t0=$(date +%s.%N)

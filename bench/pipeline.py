@@ -72,7 +72,7 @@ def main():
         store = os.path.join(work, "store.db")
         pkl = os.path.join(work, "peer.pkl")
         r = {}
-        r["jfp_ingest"] = run_rss([JFP, "ingest", "-q", "--db", store, export])
+        r["jfp_ingest"] = run_rss([JFP, "ingest", "--trusted-export", "-q", "--db", store, export])
         r["peer_ingest"] = run_rss(["/usr/bin/python3", PEER, "ingest", export, pkl])
         r["jfp_train"] = run_rss([JFP, "train", "--db", store, "--out", os.path.join(work, "model.json"), "--rounds", "200",
                                   "--early-stopping", "200", "--max-depth", "6", "--nthread", str(a.nthread),
@@ -90,7 +90,7 @@ def main():
         big_store = os.path.join(work, "big.db")
         synth = subprocess.Popen([JFP, "synth", "--jobs", str(big_jobs), "--seed", "17", "-q", "-o", "-"],
                                  stdout=subprocess.PIPE)
-        big = run_rss([JFP, "ingest", "--db", big_store, "-"], stdin=synth.stdout)
+        big = run_rss([JFP, "ingest", "--trusted-export", "--db", big_store, "-"], stdin=synth.stdout)
         synth.stdout.close()
         synth.wait()
         m = re.search(r"(\d+) lines read", big[2])

@@ -42,7 +42,7 @@ since() { awk -v a="$1" -v b="$(now)" 'BEGIN { printf "%.1f", b - a }'; }
 "$JFP" synth --jobs "$JOBS" --seed 5 -q --start "$(date -d "-$((JOBS / 4000 + 30)) days" +%F)" -o "$work/big.txt"
 t0=$(now)
 mkdir -p "$work/big"
-"$JFP" ingest -q --db "$work/big/history.db" "$work/big.txt"
+"$JFP" ingest --trusted-export -q --db "$work/big/history.db" "$work/big.txt"
 ingest_s=$(since "$t0")
 jobs_in_store=$(sqlite3 "$work/big/history.db" "SELECT count(*) FROM jobs")
 # slurmctld runs as SlurmUser: the stores become its own, and what writes them later runs as it too.
@@ -127,7 +127,7 @@ read -r b_load b_ms b_rss b_p50 b_p99 b_unann <"$work/phase.big"
 # The next ingest: only its jobs are applied, not the store reloaded.
 mark=$(wc -l <"$CTLD_LOG")
 chmod 644 "$work/later.txt"
-site_jfp ingest -q --db "$work/big/history.db" "$work/later.txt"
+site_jfp ingest --trusted-export -q --db "$work/big/history.db" "$work/later.txt"
 for _ in $(seq 1 300); do
     tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -e "applied [0-9]* changed jobs from $work/big/history.db" -e "loading it whole" >/dev/null && break
     sleep 0.2

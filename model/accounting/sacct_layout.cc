@@ -83,6 +83,16 @@ bool SacctLayout::is_free_text(Col c) {
            c == Col::AdminComment || c == Col::Constraints;
 }
 
+bool SacctLayout::is_user_written(Col c) {
+    return c == Col::JobName || c == Col::WorkDir || c == Col::SubmitLine || c == Col::Comment;
+}
+
+std::string SacctLayout::first_user_written() const {
+    for (Col c : cols_)
+        if (is_user_written(c)) return c == Col::JobName ? "JobName" : c == Col::WorkDir ? "WorkDir" : c == Col::SubmitLine ? "SubmitLine" : "Comment";
+    return {};
+}
+
 bool SacctLayout::looks_like_header(const std::vector<std::string_view> &f) {
     if (f.size() < 2) return false;
     for (auto name : f) {

@@ -42,6 +42,10 @@ public:
     // Every field a sacct field name (jfp's or another sacct knows).
     static bool looks_like_header(const std::vector<std::string_view> &fields);
     static bool is_free_text(SacctCol c);
+    // Free text a user writes (JobName, SubmitLine, Comment, WorkDir); AdminComment and Constraints are not.
+    static bool is_user_written(SacctCol c);
+    // The first such column's name, or empty.
+    std::string first_user_written() const;
 
     size_t width() const { return cols_.size(); }
     SacctCol col(size_t i) const { return cols_[i]; }

@@ -59,6 +59,18 @@ struct SacctReader::Impl {
 
     void set_layout(const std::vector<std::string_view> &names) {
         layout.set(names, source);
+        if (!opt.trust_user_text && opt.delimiter.size() == 1) {
+            std::string col = layout.first_user_written();
+            if (!col.empty())
+                throw SacctFormatError(
+                    source + ": column " + col + " is text users write, and with the one-character delimiter " +
+                    quote_for_message(opt.delimiter, 8) +
+                    " a job name holding newlines and that character reads as other users' jobs, which no reader can "
+                    "tell; nothing was read. Export with a delimiter no user can type and give jfp the same: "
+                    "d=\"|$(od -An -N8 -tx1 /dev/urandom | tr -d ' \\n')|\"; sacct --parsable2 --delimiter=\"$d\" ...; "
+                    "jfp ingest --delimiter=\"$d\" FILE (or export with sacct --json, or run jfp ingest --from-sacct). "
+                    "If you trust every user in this export, add --trusted-export.");
+        }
         report.ignored_columns = layout.ignored_columns();
         report.missing_optional = layout.missing_optional();
         if (opt.user_text)  // names and submit lines come from sacct --json

@@ -31,6 +31,11 @@ struct SacctReaderOptions {
     // For an export without the columns users write (structured_sacct_format()): each job's name and
     // submit line by JobIDRaw, from sacct --json. A job row missing there is a bad line.
     const JobUserTextById *user_text = nullptr;
+    // false: an export whose delimiter is one character and whose columns include text users write
+    // (JobName, SubmitLine, Comment, WorkDir) is refused (SacctFormatError) before any row is read: a name
+    // holding newlines and that character can read as other users' jobs, and no reader can tell. jfp
+    // ingest sets it from --trusted-export.
+    bool trust_user_text = true;
 };
 
 struct BadLine {

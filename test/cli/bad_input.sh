@@ -37,34 +37,45 @@ head -c 100000000 /dev/zero | tr '\0' x >long.txt            # a 100 MB single l
 tail -n +2 good.txt >headerless.txt
 mkdir adir
 
-"$JFP" ingest -q --db store.db first.txt
+"$JFP" ingest --trusted-export -q --db store.db first.txt
 count() { sqlite3 "$1" "SELECT count(*) FROM jobs"; }
 before=$(count store.db)
 
-refused "empty file" "empty.txt is empty" "$JFP" ingest --db store.db empty.txt
-refused "empty stdin" "<stdin> is empty" "$JFP" ingest --db store.db - <empty.txt
-refused "empty SWF file" "empty.txt is empty" "$JFP" ingest --db store.db --format swf empty.txt
-refused "binary garbage" "garbage.bin:1: the first line is not a sacct header" "$JFP" ingest --db store.db garbage.bin
-refused "binary garbage as SWF" "garbage.bin" "$JFP" ingest --db store.db --format swf garbage.bin
-refused "100 MB single line" "long.txt:1: the first line is not a sacct header" "$JFP" ingest --db store.db long.txt
-refused "headerless export without --format" "give the columns with jfp ingest --format=" "$JFP" ingest --db store.db headerless.txt
-refused "a directory" "adir is a directory, not an export" "$JFP" ingest --db store.db adir
-refused "a missing path" "cannot open missing.txt: No such file or directory" "$JFP" ingest --db store.db missing.txt
+refused "empty file" "empty.txt is empty" "$JFP" ingest --trusted-export --db store.db empty.txt
+refused "empty stdin" "<stdin> is empty" "$JFP" ingest --trusted-export --db store.db - <empty.txt
+refused "empty SWF file" "empty.txt is empty" "$JFP" ingest --trusted-export --db store.db --format swf empty.txt
+refused "binary garbage" "garbage.bin:1: the first line is not a sacct header" "$JFP" ingest --trusted-export --db store.db garbage.bin
+refused "binary garbage as SWF" "garbage.bin" "$JFP" ingest --trusted-export --db store.db --format swf garbage.bin
+refused "100 MB single line" "long.txt:1: the first line is not a sacct header" "$JFP" ingest --trusted-export --db store.db long.txt
+refused "headerless export without --format" "give the columns with jfp ingest --format=" "$JFP" ingest --trusted-export --db store.db headerless.txt
+refused "a directory" "adir is a directory, not an export" "$JFP" ingest --trusted-export --db store.db adir
+refused "a missing path" "cannot open missing.txt: No such file or directory" "$JFP" ingest --trusted-export --db store.db missing.txt
+# A '|' export with a column users write (JobName here) is refused without --trusted-export: a name holding
+# newlines and '|' can read as other users' jobs. The message says how to export safely; nothing is stored.
+refused "a '|' export with JobName, untrusted" "column JobName is text users write" "$JFP" ingest --db store.db first.txt
+"$JFP" ingest --db store.db first.txt 2>err.txt || true
+grep -qF 'sacct --parsable2 --delimiter="$d"' err.txt || fail "the refusal does not say how to export safely: $(cat err.txt)"
+grep -qF -- '--trusted-export' err.txt || fail "the refusal does not name --trusted-export: $(cat err.txt)"
 [ "$(count store.db)" = "$before" ] || fail "refused inputs changed the store ($before jobs, now $(count store.db))"
+# The same rows under a delimiter no user can type are read without the flag, and as the '|' export reads.
+d="|$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')|"
+awk -v d="$d" '{ gsub(/\|/, d); print }' first.txt >nonce.txt
+"$JFP" ingest -q --db nonce.db --delimiter="$d" nonce.txt || fail "a random-delimiter export was refused"
+[ "$(count nonce.db)" = "$(count store.db)" ] || fail "the random-delimiter export read $(count nonce.db) jobs, the '|' one $(count store.db)"
 
 # A bad file between two good ones: both good files' rows are stored, the run exits non-zero and says which.
 rc=0
-"$JFP" ingest --db multi.db first.txt garbage.bin second.txt >out.txt 2>err.txt || rc=$?
+"$JFP" ingest --trusted-export --db multi.db first.txt garbage.bin second.txt >out.txt 2>err.txt || rc=$?
 [ "$rc" = 1 ] || fail "multi-file ingest with a bad file: exit $rc, expected 1"
 grep -qF "1 of 3 files failed (garbage.bin); the other files' rows are stored" err.txt || fail "multi-file: $(cat err.txt)"
-"$JFP" ingest -q --db whole.db good.txt
+"$JFP" ingest --trusted-export -q --db whole.db good.txt
 [ "$(count multi.db)" = "$(count whole.db)" ] || fail "multi-file: $(count multi.db) jobs stored, the good files hold $(count whole.db)"
 [ "$(count whole.db)" -gt 1000 ] || fail "the synthetic export holds only $(count whole.db) jobs"
 echo "ok: a bad file between two good ones: all $(count multi.db) jobs of the good files stored, exit 1"
 
 # An SWF log given as a sacct export is recognised; a store that is not there is said to be missing.
 { zcat "$JFP_SRCDIR/test/data/CTC-SP2-1996-3.1-cln.swf.gz" || true; } | head -n 300 >ctc.swf  # zcat dies of SIGPIPE
-refused "an SWF log without --format swf" "opens a Standard Workload Format log (Parallel Workloads Archive), not a sacct export; ingest it with jfp ingest --format swf" "$JFP" ingest --db swf.db ctc.swf
+refused "an SWF log without --format swf" "opens a Standard Workload Format log (Parallel Workloads Archive), not a sacct export; ingest it with jfp ingest --format swf" "$JFP" ingest --trusted-export --db swf.db ctc.swf
 refused "a store that does not exist" "cannot open $W/nothing.db: no such file" "$JFP" train --db "$W/nothing.db" --out m.json
 
 # A command line jfp cannot parse: exit 64 (EX_USAGE), apart from the codes of errors and alerts.
@@ -97,7 +108,7 @@ echo "ok: --help of $commands commands within 100 columns, no CLI11 markup"
 # A store written by a newer jfp: every command refuses it and says to upgrade.
 cp store.db newer.db
 sqlite3 newer.db "PRAGMA user_version = 99"
-refused "store from a newer schema (ingest)" "written by a newer jfp (store schema 99" "$JFP" ingest --db newer.db first.txt
+refused "store from a newer schema (ingest)" "written by a newer jfp (store schema 99" "$JFP" ingest --trusted-export --db newer.db first.txt
 refused "store from a newer schema (train)" "written by a newer jfp (store schema 99" "$JFP" train --db newer.db --out m.json
 [ "$(sqlite3 newer.db 'PRAGMA user_version')" = 99 ] || fail "the newer store was rewritten"
 

@@ -29,7 +29,7 @@ for i in range(400):
     f = lambda d: d.strftime("%Y-%m-%dT%H:%M:%S")
     print(f"{i+1}|{i+1}|u{i%5}|{5000+i%5}|job{i%3}|{f(s)}|{f(s)}|{f(s + datetime.timedelta(minutes=5))}|{'FAILED' if i % 67 == 3 else 'COMPLETED'}")
 PY
-"$JFP" ingest -q --db tiny.db tiny.txt
+"$JFP" ingest --trusted-export -q --db tiny.db tiny.txt
 run 1 "$JFP" train --db tiny.db --out tiny.json --no-progress
 grep -q "too little evidence: the training window holds 400 jobs, 6 failed" err.txt || fail "no refusal with the numbers: $(cat err.txt)"
 grep -q "no bundle was written" err.txt || fail "the refusal does not say nothing was written"
@@ -37,7 +37,7 @@ grep -q "no bundle was written" err.txt || fail "the refusal does not say nothin
 ok "six failures: refused ($(head -c 100 err.txt))"
 
 "$JFP" synth --jobs 8000 --seed 7 -q -o h.txt
-"$JFP" ingest -q --db store.db h.txt 2>/dev/null
+"$JFP" ingest --trusted-export -q --db store.db h.txt 2>/dev/null
 # --kind rules: the rules involve no XGBoost, so the verdicts below are the same on every release.
 run 0 "$JFP" train --db store.db --out good.json --train-fraction 0.7 --nthread 2 --no-progress --kind rules
 grep -q "^  chose           the rule '" out.txt || fail "train does not say what it chose: $(cat out.txt)"

@@ -50,7 +50,7 @@ A=jfp-usera
 B=jfp-userb
 # usera's history: 'doomed' failed its last 6 runs, 'steady' completed its last 6 (as make_site gives root).
 doomed_and_steady "$A" "$(id -u "$A")" jfptest 910000 >"$W/usera.txt"
-as_slurm "$JFP_AS_SLURM" ingest -q --db "$W/history.db" "$W/usera.txt"
+as_slurm "$JFP_AS_SLURM" ingest --trusted-export -q --db "$W/history.db" "$W/usera.txt"
 mkdir -p "$W/home"
 chmod 1777 "$W/home"
 start_site_cluster "mode = annotate
@@ -201,7 +201,7 @@ je=$(as_user "$A" sbatch --parsable -o /dev/null -J "$evil" --wrap true | cut -d
 scontrol release "$ja" "$jb"
 for id in "$je" "$ja" "$jb"; do wait_job "$id" 120 >/dev/null; done
 wait_accounting_complete
-as_slurm "$JFP_AS_SLURM" ingest -q --from-sacct --db "$W/history.db" --overlap 7200
+as_slurm "$JFP_AS_SLURM" ingest --trusted-export -q --from-sacct --db "$W/history.db" --overlap 7200
 forged_rows=$(sql_read "$W/history.db" "SELECT count(*) FROM jobs WHERE job_key = '990001' OR (user = '$B' AND name = 'important' AND state = 'FAILED')")
 expect_eq "$forged_rows" 0 "A1: jobs the name of usera's job $je forged in the store"
 got=$(sql_read "$W/history.db" "SELECT quote(name) FROM jobs WHERE job_key = '$je'")
@@ -269,7 +269,7 @@ loads=$(grep -c "loaded history of" "$CTLD_LOG" || true)
 "$TESTCLUSTER" restart-ctld "$CLUSTER_DIR"
 wait_until 60 "A15: slurmctld did not come back" 'scontrol ping >/dev/null 2>&1 && squeue >/dev/null 2>&1'
 wait_until 60 "A15: the plugin did not load its history after the restart" '[ "$(grep -c "loaded history of" "$CTLD_LOG" || true)" -gt "$loads" ]'
-as_slurm "$JFP_AS_SLURM" ingest -q --from-sacct --db "$W/history.db" --overlap 7200
+as_slurm "$JFP_AS_SLURM" ingest --trusted-export -q --from-sacct --db "$W/history.db" --overlap 7200
 if out=$(as_user "$A" scontrol update JobId="$js" Name=doomed 2>&1); then
     fail "A15: after 300 refused submissions, a restart and an ingest, usera renamed $js to doomed: $out"
 fi
@@ -404,7 +404,7 @@ note "A17: find, show and diff of a job named with ESC, C1, a bidi override and 
 # ---- A18: a queued job named with a byte that is not UTF-8 (squeue --json prints it as it is) stops nothing
 jx=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J $'bad\xff\xfename' "$W/home/a.sh" | cut -d';' -f1)
 archived "$jx"
-as_slurm "$JFP_AS_SLURM" ingest -q --from-sacct --db "$W/history.db" --overlap 7200 ||
+as_slurm "$JFP_AS_SLURM" ingest --trusted-export -q --from-sacct --db "$W/history.db" --overlap 7200 ||
     fail "A18: jfp ingest --from-sacct failed while job $jx (a name that is not UTF-8) is queued"
 out=$("$JFP" scripts show -q "$jt1" --archive "$W/scripts.db" --db "$W/history.db") ||
     fail "A18: jfp scripts show $jt1 failed while job $jx is queued"
@@ -417,12 +417,12 @@ as_user "$A" sbatch --parsable -o /dev/null -J "x"$'\n'"$forged" --wrap true >"$
 wait_job "$(cut -d';' -f1 "$W/j19")" 120 >/dev/null
 wait_accounting_complete
 sacct --allusers --json --starttime now-1hour --endtime now+1days >"$W/export.json"
-as_slurm "$JFP_AS_SLURM" ingest -q --db "$W/json.db" "$W/export.json" || fail "A19: jfp ingest of sacct --json failed"
+as_slurm "$JFP_AS_SLURM" ingest --trusted-export -q --db "$W/json.db" "$W/export.json" || fail "A19: jfp ingest of sacct --json failed"
 expect_eq "$(sql_read "$W/json.db" "SELECT count(*) FROM jobs WHERE job_key = '990001' OR (user = '$B' AND name = 'important' AND state = 'FAILED')")" 0 \
     "A19: jobs a name forged in a sacct --json file"
 later=$(date -d @$(( $(date +%s) + 86400 * 30 )) +%FT%T)
 printf 'JobIDRaw|User|JobName|Submit|Start|End|State\n990002|%s|important|%s|%s|%s|FAILED\n' "$B" "$t0" "$t1" "$later" >"$W/future.txt"
-if as_slurm "$JFP_AS_SLURM" ingest --strict --db "$W/json.db" "$W/future.txt" >"$W/future.out" 2>&1; then
+if as_slurm "$JFP_AS_SLURM" ingest --trusted-export --strict --db "$W/json.db" "$W/future.txt" >"$W/future.out" 2>&1; then
     fail "A19: a job ending after the ingest began was accepted: $(cat "$W/future.out")"
 fi
 expect_contains "$(cat "$W/future.out")" "after this ingest began" "A19: the refusal of a job ending in the future"

@@ -93,7 +93,7 @@ set_conf "$conf"
 # The tools: the jobs run, are read back from sacct, and every token in the store is one the plugin logged.
 scontrol release "${ids[@]}"
 for id in "${ids[@]}"; do wait_job "$id" >/dev/null; done
-site_jfp ingest -q --from-sacct --db "$W/history.db" --overlap 7200
+site_jfp ingest --trusted-export -q --from-sacct --db "$W/history.db" --overlap 7200
 for id in "${ids[@]}"; do
     tok=$(sql_read "$W/history.db" "SELECT jfp_token FROM jobs WHERE job_id='$id'")
     [ -n "$tok" ] || fail "job $id: no token in the store"

@@ -262,7 +262,7 @@ umount -l "$FULL"  # the plugin's earlier feature log writer may still hold its 
 BIG=$W/big.db
 restore_store "$BIG"
 "$JFP" synth --jobs 150000 --seed 5 -q -o "$W/big.txt"
-"$JFP" ingest -q --db "$BIG" "$W/big.txt"
+"$JFP" ingest --trusted-export -q --db "$BIG" "$W/big.txt"
 fault_R1() { write_conf "$(conf_text reject "$MID" "$BIG")"; }
 unfault_R1() { :; }
 mark

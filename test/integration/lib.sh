@@ -249,12 +249,12 @@ make_site() {
     mkdir -p "$w"
     chmod 700 "$w"
     "$JFP" synth --jobs 20000 --seed 11 -q -o "$w/synth.txt"
-    "$JFP" ingest -q --db "$w/history.db" "$w/synth.txt"
+    "$JFP" ingest --trusted-export -q --db "$w/history.db" "$w/synth.txt"
     # --kind tree: these tests are about the plugin with a tree model, the same on every XGBoost release
     # (plugin_scoring.sh loads a rules bundle too).
     "$JFP" train --db "$w/history.db" --out "$w/model.json" --rounds 60 --nthread 2 --no-progress --kind tree >/dev/null
     doomed_and_steady root 0 root 900000 >"$w/root.txt"
-    "$JFP" ingest -q --db "$w/history.db" "$w/root.txt"
+    "$JFP" ingest --trusted-export -q --db "$w/history.db" "$w/root.txt"
 }
 
 # start_site_cluster [CONF]: the start every scoring test shares. A site (new_site, unless the test made

@@ -31,7 +31,7 @@ note "sacct: ReqMem=$req for a job asking no memory (RealMemory=$node_mem, no De
 
 sacct --allusers --parsable2 $SACCT_WINDOW --format="$SACCT_FORMAT" >"$W/export.txt"
 cp "$W/history.db" "$W/parity.db"
-"$JFP" ingest -q --strict --db "$W/parity.db" "$W/export.txt"
+"$JFP" ingest --trusted-export -q --strict --db "$W/parity.db" "$W/export.txt"
 "$JFP" parity --db "$W/parity.db" --feature-log "$W/features.db" --before "$until" | tee "$W/parity.txt"
 "$JFP" parity --db "$W/parity.db" --feature-log "$W/features.db" --before "$until" --json >"$W/parity.json"
 /usr/bin/python3 - "$W/parity.json" <<'PY' || fail "memory features differ between the plugin and sacct (above)"

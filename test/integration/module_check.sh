@@ -130,7 +130,7 @@ PY
 # ---- jfp simulate replays the archived scripts against the index: the same findings, with their outcomes
 wait_accounting_complete
 sacct --allusers --parsable2 $SACCT_WINDOW --format="$SACCT_FORMAT" >"$T/export.txt"
-"$JFP" ingest -q --strict --db "$T/sim.db" "$T/export.txt"
+"$JFP" ingest --trusted-export -q --strict --db "$T/sim.db" "$T/export.txt"
 printf '%s\nmode = warn\nmodules_index = %s\nscript_archive = %s\n' "$SITE_CONF" "$W/modules.json" "$W/archive.db" >"$T/sim.conf"
 "$JFP" simulate --conf "$T/sim.conf" --db "$T/sim.db" --model "$W/model.json" --after 1970-01-01 --jobs "$T/sim.csv" >"$T/sim.txt" ||
     fail "jfp simulate: $(cat "$T/sim.txt")"

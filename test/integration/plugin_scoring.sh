@@ -217,7 +217,7 @@ note "jfp status: $(sed -n 4p "$W/status.txt" | cut -c1-150)"
 wait_accounting_complete
 sacct --allusers --parsable2 $SACCT_WINDOW --format="$SACCT_FORMAT" >"$W/export.txt"
 cp "$W/history.db" "$W/parity.db"
-"$JFP" ingest -q --strict --db "$W/parity.db" "$W/export.txt"
+"$JFP" ingest --trusted-export -q --strict --db "$W/parity.db" "$W/export.txt"
 "$JFP" parity --db "$W/parity.db" --feature-log "$W/features.db" --before "$parity_until" | tee "$W/parity.txt"
 "$JFP" parity --db "$W/parity.db" --feature-log "$W/features.db" --before "$parity_until" --json >"$W/parity.json"
 /usr/bin/python3 - "$W/parity.json" <<'PY'

@@ -9,7 +9,7 @@ require_cluster
 new_site
 uid=$(id -u jfp-usera)
 doomed_and_steady jfp-usera "$uid" jfp-usera 950000 >"$W/usera.txt"
-"$JFP" ingest -q --db "$W/history.db" "$W/usera.txt"
+"$JFP" ingest --trusted-export -q --db "$W/history.db" "$W/usera.txt"
 [ -s "$W/history.db.snapshot" ] || fail "jfp ingest wrote no snapshot beside the store ($(ls "$W"))"
 start_site_cluster "mode = annotate"
 as_usera() { (cd /tmp && runuser -u jfp-usera -- sbatch --parsable --hold -o /dev/null "$@") | cut -d';' -f1; }
@@ -32,7 +32,7 @@ now=$(date +%s)
     done
 } >"$W/later.txt"
 chmod 644 "$W/later.txt"
-out=$(site_jfp ingest --db "$W/history.db" "$W/later.txt" 2>&1)
+out=$(site_jfp ingest --trusted-export --db "$W/history.db" "$W/later.txt" 2>&1)
 expect_contains "$out" "history snapshot $W/history.db.snapshot written from the last one and 3 changed jobs" "SlurmUser's ingest"
 owner=$(stat -c %U "$W/history.db.snapshot")
 expect_eq "$owner" "$JFP_SLURM_USER" "the snapshot's owner"

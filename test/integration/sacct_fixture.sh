@@ -13,8 +13,8 @@ summary() {  # outcomes per job name as the store reads them
     local db=$1
     sql_read "$db" "SELECT name || ' ' || state || ' ' || outcome FROM jobs WHERE user IS NOT NULL ORDER BY name, job_key"
 }
-"$JFP" ingest --strict --db "$CLUSTER_DIR/fresh.db" "$fresh" || fail "ingesting the fresh export reported bad lines"
-"$JFP" ingest --strict --db "$CLUSTER_DIR/fixture.db" "$JFP_SRCDIR/test/fixtures/sacct_22.05.txt" \
+"$JFP" ingest --trusted-export --strict --db "$CLUSTER_DIR/fresh.db" "$fresh" || fail "ingesting the fresh export reported bad lines"
+"$JFP" ingest --trusted-export --strict --db "$CLUSTER_DIR/fixture.db" "$JFP_SRCDIR/test/fixtures/sacct_22.05.txt" \
     || fail "ingesting the checked-in fixture reported bad lines"
 got=$(summary "$CLUSTER_DIR/fresh.db")
 want=$(summary "$CLUSTER_DIR/fixture.db")
@@ -30,7 +30,7 @@ done
 # state either way) and has no submit line (what says whether a job had a dependency, and srun/salloc
 # from sbatch: unknown from it, as from a text export without SubmitLine).
 sacct --allusers --json --starttime 2000-01-01 --endtime now+1days >"$CLUSTER_DIR/sacct_fresh.json"
-"$JFP" ingest --strict --db "$CLUSTER_DIR/json.db" "$CLUSTER_DIR/sacct_fresh.json" || fail "ingesting sacct --json reported bad lines"
+"$JFP" ingest --trusted-export --strict --db "$CLUSTER_DIR/json.db" "$CLUSTER_DIR/sacct_fresh.json" || fail "ingesting sacct --json reported bad lines"
 release=$(slurmctld -V | grep -o '[0-9][0-9]*\.[0-9][0-9]*' | head -n1)
 exit_col="exit_code || ':' || exit_signal"
 submit_line_cols="has_dependency, interactive"

@@ -110,7 +110,7 @@ ran=("$ok" "$bad")
 for s in sh py bin ws; do ran+=("$(submit -o /dev/null "$W/in/$s")"); done
 for id in "${ran[@]}"; do wait_job "$id" 120 >/dev/null; done
 wait_accounting_complete
-"$JFP" ingest -q --from-sacct --db "$W/history.db" --overlap 7200
+"$JFP" ingest --trusted-export -q --from-sacct --db "$W/history.db" --overlap 7200
 scripts show -q "$bad" | cmp - "$W/in/bad" || fail "an ended job's script (through the store) differs"
 scripts diff "$bad" --last-ok >"$W/diff.txt"
 grep -q "^-INPUT=data/run1.h5" "$W/diff.txt" || fail "diff --last-ok lacks the old line: $(cat "$W/diff.txt")"

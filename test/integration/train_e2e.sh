@@ -35,7 +35,7 @@ jobs=$(grep -c '^[0-9]*|' "$CLUSTER_DIR/export.txt" || true)
 
 db="$CLUSTER_DIR/history.db"
 model="$CLUSTER_DIR/model.json"
-"$JFP" ingest --strict --db "$db" "$CLUSTER_DIR/export.txt"
+"$JFP" ingest --trusted-export --strict --db "$db" "$CLUSTER_DIR/export.txt"
 "$JFP" train --db "$db" --out "$model" --before "$cut_time" --rounds 50 --nthread 1 --no-progress
 "$JFP" eval --db "$db" --model "$model" --after "$cut_time"
 "$JFP" eval --db "$db" --model "$model" --after "$cut_time" --json >"$CLUSTER_DIR/eval.json"

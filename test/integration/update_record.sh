@@ -21,7 +21,7 @@ new_site
 chown -R "$SU:" "$W"
 chmod 755 "$W"
 doomed_and_steady "$A" "$(id -u "$A")" jfptest 910000 >"$W/usera.txt"
-setpriv --reuid="$SU" --regid="$(id -g "$SU")" --init-groups -- "$JFP" ingest -q --db "$W/history.db" "$W/usera.txt"
+setpriv --reuid="$SU" --regid="$(id -g "$SU")" --init-groups -- "$JFP" ingest --trusted-export -q --db "$W/history.db" "$W/usera.txt"
 mkdir -p "$W/home"
 chmod 1777 "$W/home"
 start_site_cluster "mode = annotate"

@@ -24,7 +24,7 @@ now=$(date +%s)
         echo "$((950100 + i))|$((950100 + i))|jfp-usera|$uid|jfptest|debug|normal|steady|$(date -d @$t +%FT%T)|$(date -d @$((t + 5)) +%FT%T)|$(date -d @$((t + 200)) +%FT%T)|COMPLETED|0:0|1|1|100M|00:10:00|50M"
     done
 } >"$W/usera.txt"
-"$JFP" ingest -q --db "$W/history.db" "$W/usera.txt"
+"$JFP" ingest --trusted-export -q --db "$W/history.db" "$W/usera.txt"
 
 # A second partition billed by TRES (a GiB of memory costs as much as a CPU).
 export JFP_SLURM_CONF_EXTRA='PartitionName=billed Nodes=jfpnode Default=NO MaxTime=INFINITE DefaultTime=10 TRESBillingWeights="CPU=1.0,Mem=1G" State=UP'

@@ -10,8 +10,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 "$JFP" synth --jobs 3000 --seed 4 -q -o "$W/s.txt"
 gzip -c "$W/s.txt" >"$W/s.txt.gz"
-"$JFP" ingest -q --db "$W/plain.db" "$W/s.txt"
-"$JFP" ingest -q --db "$W/gz.db" "$W/s.txt.gz"
+"$JFP" ingest --trusted-export -q --db "$W/plain.db" "$W/s.txt"
+"$JFP" ingest --trusted-export -q --db "$W/gz.db" "$W/s.txt.gz"
 a=$(sqlite3 "$W/plain.db" "SELECT count(*), sum(outcome), sum(submit) FROM jobs")
 b=$(sqlite3 "$W/gz.db" "SELECT count(*), sum(outcome), sum(submit) FROM jobs")
 [ "$a" = "$b" ] || fail "the .gz ingest differs from the plain one: $b vs $a"
@@ -19,7 +19,7 @@ b=$(sqlite3 "$W/gz.db" "SELECT count(*), sum(outcome), sum(submit) FROM jobs")
 size=$(stat -c %s "$W/s.txt.gz")
 head -c $((size / 2)) "$W/s.txt.gz" >"$W/cut.txt.gz"
 rc=0
-"$JFP" ingest -q --db "$W/cut.db" "$W/cut.txt.gz" 2>"$W/err" || rc=$?
+"$JFP" ingest --trusted-export -q --db "$W/cut.db" "$W/cut.txt.gz" 2>"$W/err" || rc=$?
 [ "$rc" = 1 ] || fail "a truncated .gz must fail with status 1, got $rc"
 grep -q "gzip -dc $W/cut.txt.gz failed.*damaged or truncated; what was read before the damage is stored" "$W/err" ||
     fail "unclear error: $(cat "$W/err")"

@@ -28,14 +28,14 @@ replay() {
 }
 
 "$JFP" synth --jobs 20000 --seed 5 -q -o "$W/synth.txt"
-"$JFP" ingest -q --db "$W/synth.db" "$W/synth.txt"
+"$JFP" ingest --trusted-export -q --db "$W/synth.db" "$W/synth.txt"
 cp "$W/synth.db" "$W/synth-rules.db"
 replay synth
 # The same jobs with the rules bundle: its reasons are the history the rule read.
 replay synth-rules --kind rules
 
 # CTC-SP2 is in the repository; the other development traces live beside the project, when they do.
-"$JFP" ingest -q --format swf --db "$W/CTC-SP2-1996-3.1-cln.db" "$JFP_SRCDIR/test/data/CTC-SP2-1996-3.1-cln.swf.gz"
+"$JFP" ingest --trusted-export -q --format swf --db "$W/CTC-SP2-1996-3.1-cln.db" "$JFP_SRCDIR/test/data/CTC-SP2-1996-3.1-cln.swf.gz"
 replay CTC-SP2-1996-3.1-cln
 dir=$("$JFP_SRCDIR/scripts/traces-dir")
 if [ -z "$dir" ]; then
@@ -43,6 +43,6 @@ if [ -z "$dir" ]; then
     exit 0
 fi
 for t in LANL-CM5-1994-4.1-cln CEA-Curie-2011-2.1-cln; do
-    "$JFP" ingest -q --format swf --db "$W/$t.db" "$dir/$t.swf.gz"
+    "$JFP" ingest --trusted-export -q --format swf --db "$W/$t.db" "$dir/$t.swf.gz"
     replay "$t"
 done

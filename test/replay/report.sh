@@ -11,7 +11,7 @@ trap 'rm -rf "$W"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 
 "$JFP" synth --jobs 20000 --seed 7 -q -o "$W/synth.txt"
-"$JFP" ingest -q --db "$W/h.db" "$W/synth.txt"
+"$JFP" ingest --trusted-export -q --db "$W/h.db" "$W/synth.txt"
 "$JFP" train --db "$W/h.db" --out "$W/model.json" --train-fraction 0.7 --rounds 60 --nthread 2 --no-progress >/dev/null
 cutoff=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['training']['cutoff'])" "$W/model.json")
 "$JFP" report --db "$W/h.db" --model "$W/model.json" --after "$cutoff" -o "$W/report.html"

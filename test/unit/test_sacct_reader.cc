@@ -338,3 +338,25 @@ TEST_CASE("sacct reader: with a delimiter no user typed, no job name yields a re
         }
     }
 }
+
+TEST_CASE("sacct reader: untrusted, a one-character delimiter with a column users write is refused before any row") {
+    SacctReaderOptions untrusted;
+    untrusted.trust_user_text = false;
+    const std::string row = "7|7|amy|acct|batch|normal|job|2026-01-01T00:00:00|2026-01-01T00:00:01|2026-01-01T00:01:00|"
+                            "COMPLETED|0:0|1|1|1G|cpu=1|00:10:00|10M||\n";
+    CHECK_THROWS_WITH(read(std::string(kHeader) + row, untrusted), HasText("column JobName is text users write"));
+    // A delimiter string no user can type: read.
+    SacctReaderOptions nonce = untrusted;
+    nonce.delimiter = "|a81f|";
+    auto with_nonce = [](std::string s) {
+        std::string out;
+        for (char c : s) out += c == '|' ? std::string("|a81f|") : std::string(1, c);
+        return out;
+    };
+    CHECK(read(with_nonce(std::string(kHeader) + row), nonce).jobs.size() == 1);
+    // No column users write: read with '|'.
+    CHECK(read("JobIDRaw|JobID|User|State|Submit|End\n8|8|amy|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:01:00\n", untrusted)
+              .jobs.size() == 1);
+    // The library's default (and jfp ingest --trusted-export) reads it.
+    CHECK(read(std::string(kHeader) + row).jobs.size() == 1);
+}

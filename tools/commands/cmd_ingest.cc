@@ -46,6 +46,7 @@ struct IngestArgs {
     bool quiet = false;
     bool snapshot = true;
     double snapshot_interval = 600;
+    bool trusted_export = false;  // a one-character delimiter with JobName etc.: read anyway
 };
 
 struct Source {
@@ -354,6 +355,8 @@ void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, Fil
     SacctReaderOptions opt;
     opt.user_text = user_text;
     opt.delimiter = parse_delimiter(a.delimiter);
+    // Names from sacct --json (user_text) are not read from the delimited text: nothing to forge there.
+    opt.trust_user_text = a.trusted_export || user_text != nullptr;
     opt.cluster = a.cluster;
     if (!a.format.empty())
         for (auto f : split(a.format, ',')) opt.format.emplace_back(trim(f));
@@ -408,6 +411,9 @@ void add_ingest_command(CLI::App &app) {
     c->add_option("--cluster", a->cluster, "cluster name for exports without a Cluster column")->capture_default_str();
     c->add_option("--show-errors", a->show_errors, "bad lines to print (all are kept in the store)")->capture_default_str();
     c->add_flag("--strict", a->strict, "exit with status 2 when any line was bad");
+    c->add_flag("--trusted-export", a->trusted_export,
+                "read a --parsable2 export with a one-character delimiter and a column users write (JobName, "
+                "SubmitLine, Comment, WorkDir): refused without it, since a name can forge other users' rows there");
     c->add_flag("-q,--quiet", a->quiet, "print only errors");
     c->add_flag("--from-sacct", a->from_sacct,
                 "run sacct from the store's latest end time (minus --overlap) and ingest its output");
@@ -429,8 +435,9 @@ void add_ingest_command(CLI::App &app) {
     c->add_option("files", a->files, "sacct exports or SWF logs; FILE.gz is read through gzip -dc; - or nothing reads stdin");
     c->footer("Export with: sacct --allusers --json --starttime ... > FILE.json (read as JSON when it starts with '{').\n"
               "In sacct's text output (--parsable2) a job name a user wrote with newlines and '|' can read as jobs of "
-              "other users, and no reader can tell; jfp refuses the lines it can see are broken. Use it only for "
-              "exports whose users you trust, with --format=" + std::string(recommended_sacct_format()) +
+              "other users, and no reader can tell: such an export is refused unless its delimiter is a string no "
+              "user can type (sacct --delimiter=\"$d\", jfp ingest --delimiter=\"$d\") or you add --trusted-export. "
+              "Recommended columns: --format=" + std::string(recommended_sacct_format()) +
               ". --from-sacct reads names from sacct --json itself.");
     a->conf.add_option(c);
     c->callback([a] {
