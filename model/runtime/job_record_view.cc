@@ -100,8 +100,6 @@ std::optional<SubmissionFacts> parse_submission_facts(std::string_view admin) {
             } else {
                 f.findings.missing_modules = *d;
             }
-        } else if (field == 0) {
-            return std::nullopt;
         }
         ++field;
         if (dot == std::string_view::npos) break;

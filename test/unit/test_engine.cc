@@ -1012,3 +1012,31 @@ TEST_CASE("engine: the annotation says what the script shows for certain, whatev
     e.poll();
     CHECK(annotation("#!/bin/bash\nmodule load pyhton\n#SBATCH --mem=4G\n").empty());
 }
+
+TEST_CASE("engine: an array whose size is unknown at submission is unknown at its update too") {
+    Site site;
+    site.config("mode = annotate\nmin_history = 0\n");
+    Engine e(site.options());
+    SubmitRequest r = request("steady_job");
+    r.array_inx = "0-11856%4";  // past slurm.conf's MaxArraySize (1001): slurmctld refuses it, jfp cannot count it
+    auto out = e.evaluate(r);
+    REQUIRE(out.decision.scored);
+    INFO(out.admin_comment_append);
+    auto facts = parse_submission_facts(out.admin_comment_append);
+    REQUIRE(facts);
+    CHECK(std::isnan(facts->array_size));
+    JobRecordView job;
+    job.readable = true;
+    job.owner_uid = 4242;
+    job.job = r;
+    job.admin_comment = out.admin_comment_append;
+    SubmitRequest delta;
+    delta.uid = 4242;
+    delta.time_limit_min = 30;
+    auto upd = e.evaluate_update("8888", delta, 4242, job);
+    SubmitRequest fresh = r;
+    fresh.time_limit_min = 30;
+    fresh.submit_time = 0;  // now, as the update is judged (the hour is a feature)
+    auto again = e.evaluate(fresh);
+    CHECK(upd.decision.p_fail == Approx(again.decision.p_fail).margin(1e-6));
+}
