@@ -62,7 +62,7 @@ void remove_orphan_wal(const std::string &path) noexcept {
 static std::string why_unopenable(const std::string &path, int flags, const std::string &sqlite_msg) {
     struct stat st {};
     if (::stat(path.c_str(), &st) != 0) {
-        if (errno == ENOENT && !(flags & SQLITE_OPEN_CREATE)) return "no such file (check the path; jfp ingest creates a history store)";
+        if (errno == ENOENT && !(flags & SQLITE_OPEN_CREATE)) return "no such file (check the path: jfp ingest creates the history store; the plugin creates the feature log and the script archive once it scores jobs)";
         if (errno == EACCES) return "permission denied on a directory above it (" + sqlite_msg + ")";
         return std::strerror(errno);
     }

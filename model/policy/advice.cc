@@ -79,7 +79,9 @@ std::string time_advice(const JobRequest &r, const HistoryStats *un, const std::
         out = "If it needs longer, ask for more time (-t), or make it checkpoint and resume.";
     }
     // Only what the script shows: the scan is of the script as submitted.
-    if (!checkpoint_url.empty() && r.script_known && !shows_checkpointing(r.script))
+    // A --signal given on the command line is a checkpoint sign as much as one in the script.
+    if (!checkpoint_url.empty() && r.script_known && !shows_checkpointing(r.script) &&
+        r.submit_line.find("--signal") == std::string_view::npos)
         out += " Its script shows no checkpoint/restart: " + checkpoint_url +
                " tells how to make it resume after a time limit instead of starting over.";
     return out;
@@ -94,9 +96,16 @@ std::string memory_advice(const JobRequest &r, const HistoryStats *un, const std
                    " it requests: if this run needs more (larger inputs), ask for more (--mem).";
         return out + "; ask for that and a margin (--mem=" + suggest_mem(un->max_ok_rss_mb) + ").";
     }
-    if (un && un->max_rss_mb > 0)
-        return "Your runs of " + name + " used up to " + format_mb_used(un->max_rss_mb) +
-               " (MaxRSS) but none completed; it may need more than that (--mem).";
+    if (un && un->max_rss_mb > 0) {
+        std::string out = "Your runs of " + name + " used up to " + format_mb_used(un->max_rss_mb) + " (MaxRSS)";
+        // A request above every high-water mark seen: more memory is not what the runs point to.
+        if (known(r.req_mem_mb) && r.req_mem_mb > un->max_rss_mb)
+            return out + ", within the " + format_mb(r.req_mem_mb) + " it requests.";
+        // "none completed" only when none did: completed runs may have recorded no MaxRSS.
+        const bool completed = un->n_labeled > un->n_fail;
+        return out + (completed ? "; its completed runs recorded no memory use" : " but none completed") +
+               "; it may need more than that (--mem).";
+    }
     return "If it needs more memory, ask for it (--mem or --mem-per-cpu).";
 }
 

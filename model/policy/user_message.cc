@@ -1,5 +1,6 @@
 #include "model/policy/user_message.h"
 
+#include <cmath>
 #include <cstdio>
 
 #include "model/jobs/outcome.h"
@@ -64,8 +65,10 @@ std::string user_message(const MessageParts &m) {
                  p + ": an expected " + amount_text(m.expected_waste) + " " + unit + " lost, at or over the budget of " +
                  amount_text(m.budget) + ". Why: " + m.why + ". " + m.what;
     } else {
-        reason = std::string(m.action == Action::Reject ? "it" : "this job") + " will probably fail " + head + ": " +
-                 m.why + ". " + m.what;
+        // "probably" only where the p shown is at least one half: a site's threshold may sit far below it.
+        const bool likely = std::round(static_cast<double>(m.p_fail) * 100) >= 50;
+        reason = std::string(m.action == Action::Reject ? "it" : "this job") + (likely ? " will probably fail " : " may fail ") +
+                 head + ": " + m.why + ". " + m.what;
     }
     std::string out;
     if (m.action == Action::Reject) {

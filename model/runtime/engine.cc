@@ -371,7 +371,9 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &given) {
     std::string_view neutral_comment = out.new_comment ? std::string_view(*out.new_comment) : comment;
     if (!st->model) {
         counters_.unscored.fetch_add(1, std::memory_order_relaxed);
-        unscored_log_.log(LogLevel::Error, "no usable model (" + st->model_note + "): jobs pass unscored");
+        // Waiting for a first model is a state the guide describes, not a fault: its reminder is not an error.
+        unscored_log_.log(st->model_missing ? LogLevel::Info : LogLevel::Error,
+                          "no usable model (" + st->model_note + "): jobs pass unscored");
         // The token does not wait for a model: the history the first model trains on, and later updates of
         // this job, join by it. The script's facts need no history.
         JobRequest r = resolve_request(req, std::string(), *st->defaults, nullptr);

@@ -129,6 +129,7 @@ private:
         std::shared_ptr<FeatureLogWriter> feature_log;
         std::shared_ptr<ScriptArchiveWriter> script_archive;
         std::string model_note, history_note, config_note;
+        bool model_missing = false;  // the model file is not there (a site waiting for its first model)
     };
 
     std::shared_ptr<const State> state() const { return std::atomic_load(&state_); }

@@ -172,6 +172,7 @@ void Engine::poll(bool load_history) {
             model_sig_ = ms;
             model_path_loaded_ = cfg.model_path;
             std::string err;
+            next->model_missing = !ms.exists;
             if (!ms.exists) {
                 // The guide's layout: trained beside it (model.new.json), installed through the publish gate.
                 const std::string &m = cfg.model_path;
@@ -217,7 +218,9 @@ void Engine::poll(bool load_history) {
                     unscored_log_.hold();  // that line says it: the reminder comes an interval later
                     last_model_error_ = err;
                 }
-                next->model_note = (next->model ? "keeping " + next->model->model_id() + "; " : "") + err;
+                // The init line quotes the note in parentheses: the missing file's remedy is in the line above.
+                next->model_note = (next->model ? "keeping " + next->model->model_id() + "; " : "") +
+                                   (next->model_missing ? std::string("missing: none published yet") : err);
                 changed = true;
             }
         }

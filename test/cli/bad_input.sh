@@ -57,6 +57,9 @@ refused "a '|' export with JobName, untrusted" "column JobName is text users wri
 grep -qF 'sacct --parsable2 --delimiter="$d"' err.txt || fail "the refusal does not say how to export safely: $(cat err.txt)"
 grep -qF -- '--trusted-export' err.txt || fail "the refusal does not name --trusted-export: $(cat err.txt)"
 [ "$(count store.db)" = "$before" ] || fail "refused inputs changed the store ($before jobs, now $(count store.db))"
+# An empty metrics file (made before the plugin's first write, for node_exporter's link) is not a plugin with
+# no model and no history: status says it has not been written yet, and exits non-zero.
+refused "an empty metrics file" "the plugin has not written this metrics file yet" "$JFP" status --metrics empty.txt
 # The same rows under a delimiter no user can type are read without the flag, and as the '|' export reads.
 d="|$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')|"
 awk -v d="$d" '{ gsub(/\|/, d); print }' first.txt >nonce.txt

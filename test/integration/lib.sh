@@ -315,6 +315,9 @@ for j in json.load(sys.stdin)["jobs"]:
 # token_of_job ID: the jfp join token in the job's AdminComment (empty when none).
 token_of_job() { admin_comment_of "$1" | grep -o 'jfp:t=[0-9a-f]\{16\}' | head -n1 | cut -d= -f2; }
 
+# likely P: how a message opens at that score: "will probably fail" where the p it shows is at least 0.50.
+likely() { awk -v p="$1" 'BEGIN { q = sprintf("%.2f", p) + 0; print (q >= 0.5 ? "will probably fail" : "may fail") }'; }
+
 # p_of TEXT: the p= of the last jfp annotation in TEXT (empty when none)
 p_of() { printf '%s' "$1" | grep -o 'jfp:p=[0-9.]*' | tail -n1 | cut -d= -f2; }
 model_of() { printf '%s' "$1" | grep -o ',model=[^ ,]*' | tail -n1 | cut -d= -f2; }

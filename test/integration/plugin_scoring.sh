@@ -41,7 +41,7 @@ set_conf "$base
 mode = warn
 threshold = $mid"
 out=$(sbatch --hold -J doomed --wrap true 2>&1) || fail "warn mode must accept the job: $out"
-expect_contains "$out" "sbatch: jfp: warning: this job will probably fail" "warning on sbatch's stderr"
+expect_contains "$out" "sbatch: jfp: warning: this job $(likely "$PD")" "warning on sbatch's stderr"
 expect_contains "$out" "'doomed'" "the warning names the job"
 expect_contains "$out" "Submitted batch job" "warned job accepted"
 ids+=("$(echo "$out" | sed -n 's/^Submitted batch job //p')")
@@ -54,7 +54,7 @@ set_conf "$base
 mode = reject
 threshold = $mid"
 out=$(sbatch --hold -J doomed --wrap true 2>&1) || fail "reject mode refused root's doomed without reject_privileged: $out"
-expect_contains "$out" "sbatch: jfp: warning: this job will probably fail" "root warned"
+expect_contains "$out" "sbatch: jfp: warning: this job $(likely "$PD")" "root warned"
 ids+=("$(echo "$out" | sed -n 's/^Submitted batch job //p')")
 wait_log "user=root name='doomed' .*action=warn privileged"
 
@@ -67,7 +67,7 @@ mode = reject
 threshold = $mid
 allow_override = yes"
 if out=$(sbatch --hold -J doomed --wrap true 2>&1); then fail "reject mode accepted doomed: $out"; fi
-expect_contains "$out" "sbatch: error: jfp: job rejected: it will probably fail" "rejection message"
+expect_contains "$out" "sbatch: error: jfp: job rejected: it $(likely "$PD")" "rejection message"
 expect_contains "$out" "your last 6 runs of 'doomed' failed" "the reason in plain words"
 expect_contains "$out" "add 'jfp:override' to --comment" "how to override"
 note "rejected: $(echo "$out" | head -n1 | cut -c1-200)"

@@ -114,7 +114,8 @@ if kind == "reject":
     print(f"head=jfp: job rejected: it asks for {amount(cost)} {unit}{mem} and jfp puts its chance of failing at {'%.2f' % p} (most likely {cls}): an expected {amount(waste)} {unit} lost, at or over the budget of {amount(budget)}. Why: ")
     print("tail= To submit it anyway, add 'jfp:override' to --comment.")
 else:
-    print(f"head=jfp: warning: this job will probably fail (p={'%.2f' % p}, most likely {cls}): ")
+    likely = "will probably fail" if float('%.2f' % p) >= 0.5 else "may fail"
+    print(f"head=jfp: warning: this job {likely} (p={'%.2f' % p}, most likely {cls}): ")
     print(f"tail= It asks for {amount(cost)} {unit}, so a failure would waste little: it is not refused.")
 print("log= cost=%.1f expected_waste=%.1f budget=%.1f%s action=%s" % (cost, waste, budget, " cheap" if kind == "warn" else "", kind))
 print("over=%d" % (waste >= budget))

@@ -184,8 +184,9 @@ FORMS = [
     ("max-ok-rss", r"Your completed runs of ('[^']*') used up to ([0-9.]+[MGT]) \(MaxRSS\)(?:; ask for that and a margin "
                    r"\(--mem=(\d+[MG])\)\.|, within the ([0-9.]+[MGT]) it requests: if this run needs more \(larger "
                    r"inputs\), ask for more \(--mem\)\.)"),
-    ("max-rss-none-ok", r"Your runs of ('[^']*') used up to ([0-9.]+[MGT]) \(MaxRSS\) but none completed; it may need more "
-                        r"than that \(--mem\)\."),
+    ("max-rss-none-ok", r"Your runs of ('[^']*') used up to ([0-9.]+[MGT]) \(MaxRSS\)( but none completed|; its completed "
+                        r"runs recorded no memory use); it may need more than that \(--mem\)\."),
+    ("max-rss-within", r"Your runs of ('[^']*') used up to ([0-9.]+[MGT]) \(MaxRSS\), within the ([0-9.]+[MGT]) it requests\."),
     # Replays carry no scripts: the form is known, its claim about the script is not checkable here.
     ("checkpoint", r"Its script shows no checkpoint/restart: \S+ tells how to make it resume after a time limit instead "
                    r"of starting over\."),
@@ -266,13 +267,15 @@ class Checker:
             bad("an empty quoted name")
         if re.search(r"\b(nan|inf)\b", msg, re.I) or "uid:" in msg:
             bad("an unknown value printed")
-        head = re.match(r"jfp: warning: this job will probably fail \(p=(\d\.\d\d), most likely ([A-Z_]+)\): ", msg)
+        head = re.match(r"jfp: warning: this job (will probably fail|may fail) \(p=(\d\.\d\d), most likely ([A-Z_]+)\): ", msg)
         if not head:
             return ["the message does not start as a warning does: " + msg[:80]]
-        if abs(float(head.group(1)) - float(row["p_fail"])) > 0.005 + 1e-6:
-            bad("p=%s but the score is %s" % (head.group(1), row["p_fail"]))
-        if head.group(2) != row["predicted_class"]:
-            bad("class %s but predicted %s" % (head.group(2), row["predicted_class"]))
+        if (head.group(1) == "will probably fail") != (float(head.group(2)) >= 0.5):
+            bad("'%s' said at p=%s" % (head.group(1), head.group(2)))
+        if abs(float(head.group(2)) - float(row["p_fail"])) > 0.005 + 1e-6:
+            bad("p=%s but the score is %s" % (head.group(2), row["p_fail"]))
+        if head.group(3) != row["predicted_class"]:
+            bad("class %s but predicted %s" % (head.group(3), row["predicted_class"]))
         body = msg[head.end():]
 
         seen = {}
@@ -369,6 +372,17 @@ class Checker:
             h = series_for(g[0])
             if h is not None and (h.max_rss is None or fmt_mb_used(h.max_rss) != g[1] or h.max_ok_rss is not None):
                 bad("%s: MaxRSS %s, of completed runs %s" % (m.group(0), h.max_rss, h.max_ok_rss))
+            elif h is not None and (g[2] == " but none completed") != (h.n_labeled == h.n_fail):
+                bad("%s: %d of %d finished runs completed" % (m.group(0), h.n_labeled - h.n_fail, h.n_labeled))
+            elif known(job["req_mem_mb"]) and h is not None and h.max_rss is not None and job["req_mem_mb"] > h.max_rss:
+                bad("%s: the job asks for %s, above every MaxRSS" % (m.group(0), job["req_mem_mb"]))
+        elif form == "max-rss-within":
+            h = series_for(g[0])
+            rm = job["req_mem_mb"]
+            if h is not None and (h.max_rss is None or fmt_mb_used(h.max_rss) != g[1] or h.max_ok_rss is not None):
+                bad("%s: MaxRSS %s, of completed runs %s" % (m.group(0), h.max_rss, h.max_ok_rss))
+            elif not known(rm) or fmt_mb(rm) != g[2] or (h is not None and h.max_rss is not None and not rm > h.max_rss):
+                bad("%s: the request's memory is %s" % (m.group(0), rm))
         elif form == "checkpoint":
             pass
         elif form == "max-rss":
@@ -508,7 +522,7 @@ def self_test():
     def row(key, msg):
         return {"Cluster": "c", "JobIDRaw": key, "p_fail": "0.12", "predicted_class": "FAILED", "message": msg}
 
-    head = "jfp: warning: this job will probably fail (p=0.12, most likely FAILED): "
+    head = "jfp: warning: this job may fail (p=0.12, most likely FAILED): "
     false_rows = [
         row("1", head + "this is the first run of 'ok.sh'; jobs of account '' have been failing lately. Check the "
                         "error output of your last run of 'ok.sh' (sacct -u $USER --name='ok.sh') and fix the cause first."),

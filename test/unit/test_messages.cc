@@ -138,7 +138,13 @@ TEST_CASE("advice: TIMEOUT names -t and the longest successful run; OUT_OF_MEMOR
     oom.add(run("big", Outcome::OutOfMemory, day, 60, 8000));
     oom.add(run("big", Outcome::Completed, day + 10, 60));  // completed, MaxRSS unknown
     JobRequest b = request("big");
-    CHECK(advice(2, b, oom.lookup(b)) == "Your runs of 'big' used up to 7.9G (MaxRSS) but none completed; it may need more than that (--mem).");
+    // A run completed without a MaxRSS: "none completed" would be false.
+    CHECK(advice(2, b, oom.lookup(b)) ==
+          "Your runs of 'big' used up to 7.9G (MaxRSS); its completed runs recorded no memory use; it may need more than that (--mem).");
+    // A request above every high-water mark: more memory is not what the runs point to.
+    JobRequest whole = b;
+    whole.req_mem_mb = 64000;
+    CHECK(advice(2, whole, oom.lookup(whole)) == "Your runs of 'big' used up to 7.9G (MaxRSS), within the 62.5G it requests.");
     CHECK(!known(suggest(2, b, oom.lookup(b)).mem_mb));
 }
 
@@ -164,6 +170,9 @@ TEST_CASE("advice: a likely TIMEOUT whose script shows no checkpointing is point
         CHECK(advice(1, c, idx.lookup(c), url).find("checkpoint/restart") == std::string::npos);
     }
     CHECK_FALSE(shows_checkpointing("#!/bin/bash\ntrap 'rm -f tmp' EXIT\nsrun ./sim\n"));
+    JobRequest signalled = r;  // sbatch --signal=USR1@30 on the command line, not in the script
+    signalled.submit_line = "sbatch --signal=USR1@30 -t 30 sim.sh";
+    CHECK(advice(1, signalled, idx.lookup(signalled), url).find("checkpoint/restart") == std::string::npos);
     JobRequest batchless = r;
     batchless.script_known = false;  // salloc/srun: no script to judge
     CHECK(advice(1, batchless, idx.lookup(batchless), url).find("checkpoint/restart") == std::string::npos);
@@ -209,6 +218,12 @@ TEST_CASE("user_message: warn, reject, override; interactive text wrapped for a 
     CHECK(user_message(m).find("To submit it anyway, add 'jfp:override' to --comment.") != std::string::npos);
     m.allow_override = false;
     CHECK(user_message(m).find("If you think this is wrong, contact your admins.") != std::string::npos);
+    // "probably" only from the p shown as 0.50 up: a threshold of 0.1 warns at p=0.17, which may fail.
+    m.p_fail = 0.17f;
+    CHECK(user_message(m).find("jfp: job rejected: it may fail (p=0.17, ") == 0);
+    m.p_fail = 0.4951f;
+    CHECK(user_message(m).find("jfp: job rejected: it will probably fail (p=0.50, ") == 0);
+    m.p_fail = 0.874f;
     m.action = Action::Warn;
     m.override_used = true;
     CHECK(user_message(m).find("Submitted anyway because of 'jfp:override'; this is logged.") != std::string::npos);

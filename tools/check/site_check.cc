@@ -166,13 +166,20 @@ void check_readable(Report &r, const Account &slurm, const std::string &path, co
     }
 }
 
+// Where the guide trains a model before jfp publish installs it: model.new.json beside model.json.
+std::string beside_path(const std::string &m) {
+    const bool json = m.size() > 5 && m.compare(m.size() - 5, 5, ".json") == 0;
+    return json ? m.substr(0, m.size() - 5) + ".new.json" : m + ".new";
+}
+
 void check_model(Report &r, const Config &cfg, const std::vector<uid_t> &trusted) {
     TrustedRead f = read_trusted_file(cfg.model_path, trusted, size_t(256) << 20);
     if (!f.problem.empty()) {
         struct stat st {};
         bool missing = ::lstat(cfg.model_path.c_str(), &st) != 0;
-        r.problem("model: " + f.problem + (missing ? "" : " (the plugin refuses it and lets every job through unscored)"),
-                  missing ? "train and publish one: jfp train --out model.new.json && jfp publish model.new.json"
+        r.problem("model: " + f.problem + (missing ? "" : " (the plugin refuses it: it keeps scoring with the model it has loaded, or, with none loaded, lets every job through unscored)"),
+                  missing ? "train and publish one as SlurmUser: jfp train --db " + cfg.store_path + " --out " + beside_path(cfg.model_path) +
+                                " && jfp publish " + beside_path(cfg.model_path) + " (admin guide, Enable)"
                           : "make root or SlurmUser own it, and no one else able to write it (chmod 644)");
         return;
     }

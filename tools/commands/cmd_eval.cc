@@ -177,7 +177,7 @@ void run_eval(const EvalArgs &a) {
     }
     std::printf("%s\n", verdict.line.c_str());
     if (!bv.note.empty()) std::printf("(%s)\n", bv.note.c_str());
-    std::printf("jfp eval: %zu finished jobs submitted from %s, %zu failed (%.1f%%); model %s\n", m.n,
+    std::printf("jfp eval: %zu finished %s submitted from %s, %zu failed (%.1f%%); model %s\n", m.n, m.n == 1 ? "job" : "jobs",
                 format_sacct_time(after).c_str(), m.positives, 100.0 * static_cast<double>(m.positives) / static_cast<double>(m.n),
                 bundle.model_id().c_str());
     std::printf("  %-32s %7s %7s %7s %9s %9s %7s %6s %8s\n", "", "ROC-AUC", "PR-AUC", "R@P.9", "threshold", "precision",

@@ -403,7 +403,7 @@ void run_report(const ReportArgs &a) {
     std::string h = "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>jfp report: model " +
                     html_escape(bundle.model_id()) + "</title><style>" + kStyle + "</style></head><body>";
     h += "<h1>jfp: failure prediction report</h1><p class=\"note\">Model <b>" + html_escape(bundle.model_id()) + "</b> on " +
-         std::to_string(m.n) + " finished jobs submitted from " + format_sacct_time(after) + " (" + std::to_string(m.positives) +
+         std::to_string(m.n) + (m.n == 1 ? " finished job" : " finished jobs") + " submitted from " + format_sacct_time(after) + " (" + std::to_string(m.positives) +
          " failed, " + fmt("%.1f%%", 100 * base_rate) + "), store " + html_escape(a.db) +
          ". Every score is the one the plugin would have given at submission: features from jobs that ended before it.</p>";
     h += std::string("<p id=\"verdict\" style=\"font-size:16px;padding:8px;border-left:6px solid ") +
@@ -447,7 +447,8 @@ void run_report(const ReportArgs &a) {
         if (!out) throw std::runtime_error("cannot write " + tmp);
     }
     if (std::rename(tmp.c_str(), a.output.c_str()) != 0) throw std::runtime_error("cannot rename " + tmp + " to " + a.output);
-    std::printf("jfp report: %zu jobs, model %s -> %s (%zu KiB)\n", m.n, bundle.model_id().c_str(), a.output.c_str(), h.size() / 1024);
+    std::printf("jfp report: %zu %s, model %s -> %s (%zu KiB)\n", m.n, m.n == 1 ? "job" : "jobs", bundle.model_id().c_str(),
+                a.output.c_str(), h.size() / 1024);
 }
 
 }  // namespace

@@ -2,6 +2,7 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <string>
 
 #include "model/policy/user_message.h"
 #include "tools/commands/commands.h"
@@ -11,6 +12,18 @@
 namespace jfp {
 
 namespace {
+
+std::string fmt_days(double d) {
+    char b[48];
+    std::snprintf(b, sizeof b, "%.1f days", d);
+    return b;
+}
+std::string fmt_hours(double h) {
+    char b[48];
+    if (h < 1) std::snprintf(b, sizeof b, "%.0f minutes", h * 60);
+    else std::snprintf(b, sizeof b, "%.1f hours", h);
+    return b;
+}
 
 struct TrainArgs {
     ConfDefaults conf;  // --conf: the paths not given
@@ -77,10 +90,11 @@ void run_train(TrainArgs &a) {
                     amount_text(w.at_budget.burnt_caught).c_str(), amount_text(w.at_budget.burnt_failed).c_str(), unit,
                     100 * w.at_budget.share());
     else if (w.weeks > 0 && poisson_upper(0) / (w.weeks / 2) > w.limit_per_week)
-        std::printf("  waste budget    none: the window spans %.1f days, too short to bound refusals at %g a week (even "
+        std::printf("  waste budget    none: the window spans %s, too short to bound refusals at %g a week (even "
                     "none refused bounds each half at %.0f a week at 95%% confidence); train on a longer history or "
                     "raise --refused-per-week; decide_by = waste then needs waste_budget in jfp.conf\n",
-                    w.weeks * 7, w.limit_per_week, poisson_upper(0) / (w.weeks / 2));
+                    w.span_days >= 1 ? fmt_days(w.span_days).c_str() : fmt_hours(w.span_days * 24).c_str(), w.limit_per_week,
+                    poisson_upper(0) / (w.weeks / 2));
     else
         std::printf("  waste budget    none: no budget keeps refused completed jobs within %g a week at 95%% confidence "
                     "(--refused-per-week); decide_by = waste then needs waste_budget in jfp.conf\n",

@@ -102,7 +102,8 @@ BudgetChoice choose_budget(const std::vector<WasteJob> &jobs, double threshold, 
     if (jobs.empty()) return c;
     int64_t first = jobs.front().submit, last = jobs.front().submit;
     for (const auto &j : jobs) first = std::min(first, j.submit), last = std::max(last, j.submit);
-    c.weeks = std::max(1.0 / 7, static_cast<double>(last - first) / (7 * 86400.0));
+    c.span_days = static_cast<double>(last - first) / 86400.0;
+    c.weeks = std::max(1.0 / 7, c.span_days / 7);
     // The halves by time (jobs are in time order): each spans half the window's weeks, however jobs arrived.
     const int64_t middle = first + (last - first) / 2;
     size_t half = 0;

@@ -50,7 +50,8 @@ double poisson_upper(size_t k, double confidence = 0.95);
 struct BudgetChoice {
     double budget = kUnknown;  // NaN: no budget met the limit
     double limit_per_week = 0;
-    double weeks = 0;          // the window's span
+    double weeks = 0;          // the window's span for the per-week rates (at least a day)
+    double span_days = 0;      // the window's span as it is
     RefusalCut at_budget;      // what the budget refuses on the window
     double per_week = 0, per_week_upper = 0;
     bool limit_met = false;

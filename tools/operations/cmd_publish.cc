@@ -192,10 +192,10 @@ void run_publish(const PublishArgs &a) {
         RuleComparison recent = rules_comparison(*scored, bundle);
         if (recent.failures >= a.min_failures) {
             cmp = recent;
-            where = "the " + std::to_string(recent.jobs) + " jobs of " + db + " submitted since " + cutoff_text;
+            where = "the " + std::to_string(recent.jobs) + (recent.jobs == 1 ? " job of " : " jobs of ") + db + " submitted since " + cutoff_text;
         } else {
-            std::printf("jfp publish: %s holds %zu finished jobs (%zu failed) since %s, fewer than %zu failures: judging on jfp train's record instead\n",
-                        db.c_str(), recent.jobs, recent.failures, cutoff_text.c_str(), a.min_failures);
+            std::printf("jfp publish: %s holds %zu finished %s (%zu failed) since %s, fewer than %zu failures: judging on jfp train's record instead\n",
+                        db.c_str(), recent.jobs, recent.jobs == 1 ? "job" : "jobs", recent.failures, cutoff_text.c_str(), a.min_failures);
         }
     }
     if (!cmp) {

@@ -107,8 +107,14 @@ void run_status(StatusArgs &a) {
         else if (s.name == "jfp_metrics_interval_seconds") interval = s.value;
         else if (s.name == "jfp_dropped_total") (s.labels["what"] == "feature_log" ? dropped_log : dropped_archive) = s.value;
     }
+    // An empty file (made for node_exporter's link before the plugin's first write) says nothing yet: not
+    // "no model, no history".
+    if (written <= 0)
+        throw std::runtime_error(a.metrics + ": the plugin has not written this metrics file yet (no " +
+                                 "jfp_metrics_written_seconds in it; is slurmctld running with metrics_file set, and has a "
+                                 "metrics_interval passed since it started?)");
     const double now = static_cast<double>(std::time(nullptr));
-    std::printf("jfp status: %s, written %s\n", a.metrics.c_str(), written > 0 ? ago(now - written).c_str() : "(no time)");
+    std::printf("jfp status: %s, written %s\n", a.metrics.c_str(), ago(now - written).c_str());
     if (model.empty()) std::printf("  model     none loaded: every job passes unscored\n");
     else
         std::printf("  model     %s (%s), threshold %.4f, trained %s; mode %s\n", model.c_str(), kind.c_str(), threshold,

@@ -28,8 +28,10 @@ TrainingWindow choose_training_window(const HistoryStore &store, const TrainOpti
     uint64_t eligible = store.count_labeled(w.cutoff);
     if (eligible < 50)
         throw std::runtime_error("only " + std::to_string(eligible) + (eligible == 1 ? " finished job" : " finished jobs") +
-                                 " (COMPLETED or failed) lie in the training window; jfp needs at least "
-                                 "50. Ingest more history (jfp ingest) or move the cutoff later (--before)");
+                                 " (COMPLETED or failed) " + (eligible == 1 ? "lies" : "lie") +
+                                 " in the training window; jfp needs at least 50. " +
+                                 (w.cutoff ? "Ingest more history (jfp ingest) or move the cutoff later (--before)"
+                                           : "Train again when more jobs have ended (jfp ingest brings them in)"));
     auto k_val = static_cast<uint64_t>(std::floor(static_cast<double>(eligible) * (1.0 - opt.validation_fraction)));
     w.validation_start = *store.labeled_submit_at(std::min(k_val, eligible - 1), w.cutoff);
     return w;
@@ -43,13 +45,22 @@ SweepSources sweep_training_rows(const HistoryStore &store, const TrainOptions &
     std::unique_ptr<ArchivedScripts> scripts;
     if (!opt.script_archive.empty()) scripts = std::make_unique<ArchivedScripts>(opt.script_archive);
     auto t0 = std::chrono::steady_clock::now();
+    // The sweep counts every job that took its logged vector; the rows are fewer (a cutoff, unlabeled and
+    // straddling jobs): what is reported is the rows'.
+    uint64_t swept_logged = 0, seen_logged = 0;
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
+        const bool from_log = swept_logged != seen_logged;  // the sweep counted this job just before calling
+        seen_logged = swept_logged;
         if (!is_labeled(j.outcome) || j.end == 0) return;
         if (window.cutoff && !(j.submit < *window.cutoff && j.end < *window.cutoff)) return;
         if (j.submit >= window.validation_start) row(j, x, Split::Validation);
         else if (j.end < window.validation_start) row(j, x, Split::Train);  // known by the time validation starts
-        else ++out.straddling, out.straddling_failed += is_failure(j.outcome);
-    }, opt.feature_log.empty() ? nullptr : &logged, &out.logged_vectors, scripts.get());
+        else {
+            ++out.straddling, out.straddling_failed += is_failure(j.outcome);
+            return;
+        }
+        out.logged_vectors += from_log;
+    }, opt.feature_log.empty() ? nullptr : &logged, &swept_logged, scripts.get());
     out.archived_scripts = scripts ? scripts->found() : 0;
     out.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return out;
