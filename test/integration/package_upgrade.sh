@@ -16,6 +16,7 @@ grep -q " $PLUGIN_SO\$" "/proc/$pid/maps" || fail "slurmctld (pid $pid) does not
 
 # One version higher, as the next release's package would be: same files, a later Version.
 up="$CLUSTER_DIR/upgrade"
+mkdir -p "$up"
 dpkg-deb -R "$deb" "$up/tree"
 old=$(dpkg-deb -f "$deb" Version)
 sed -i "s/^Version: .*/Version: $old+up1/" "$up/tree/DEBIAN/control"
