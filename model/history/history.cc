@@ -1,5 +1,7 @@
 #include "model/history/history.h"
 
+#include "model/history/name_identity.h"
+
 #include <cmath>
 #include <limits>
 
@@ -57,6 +59,15 @@ std::string_view name_stem(std::string_view name) {
     return name.substr(0, e);
 }
 
+std::string_view name_series(std::string_view name) {
+    std::string_view stem = name_stem(name);
+    if (stem.size() < name.size() && stem.size() >= 3 && (stem.back() == 'v' || stem.back() == 'V')) {
+        char sep = stem[stem.size() - 2];
+        if (sep == '_' || sep == '-' || sep == '.') return name_stem(stem.substr(0, stem.size() - 1));
+    }
+    return stem;
+}
+
 std::string_view first_partition(std::string_view p) {
     auto comma = p.find(',');
     return comma == std::string_view::npos ? p : p.substr(0, comma);
@@ -90,10 +101,10 @@ struct KeyHash {
     }
 };
 
-uint64_t key_user_name(std::string_view u, std::string_view n) { return KeyHash(kUserName).part(u).part(n).done(); }
-uint64_t key_user_stem(std::string_view u, std::string_view n) {
-    return KeyHash(kUserStem).part(u).part(name_stem(n)).done();
-}
+// A name is keyed by its identity (name_identity.h), not its bytes: a case, a blank or a look-alike letter
+// does not make a first run.
+uint64_t key_user_name(std::string_view u, const NameIdentity &n) { return KeyHash(kUserName).part(u).part(n.name).done(); }
+uint64_t key_user_stem(std::string_view u, const NameIdentity &n) { return KeyHash(kUserStem).part(u).part(n.series).done(); }
 uint64_t key_user(std::string_view u) { return KeyHash(kUser).part(u).done(); }
 uint64_t key_partition(std::string_view p) { return KeyHash(kPartition).part(first_partition(p)).done(); }
 uint64_t key_account(std::string_view a) { return KeyHash(kAccount).part(a).done(); }
@@ -103,8 +114,9 @@ uint64_t key_account(std::string_view a) { return KeyHash(kAccount).part(a).done
 void HistoryIndex::add(const JobRecord &j) {
     if (!j.ended()) return;
     ++added_;
-    map_[key_user_name(j.user, j.name)].add(j);
-    map_[key_user_stem(j.user, j.name)].add(j);
+    const NameIdentity id = name_identity(j.name);
+    map_[key_user_name(j.user, id)].add(j);
+    map_[key_user_stem(j.user, id)].add(j);
     map_[key_user(j.user)].add(j);
     if (!j.partition.empty()) map_[key_partition(j.partition)].add(j);
     if (!j.account.empty()) map_[key_account(j.account)].add(j);
@@ -113,7 +125,8 @@ void HistoryIndex::add(const JobRecord &j) {
 HistoryView HistoryIndex::lookup(const JobRequest &r) const {
     // All keys first, then their slots and values fetched together (see stats_table.h).
     constexpr size_t kKeys = 5;
-    uint64_t key[kKeys] = {key_user_name(r.user, r.name), key_user_stem(r.user, r.name), key_user(r.user), 0, 0};
+    const NameIdentity id = name_identity(r.name);
+    uint64_t key[kKeys] = {key_user_name(r.user, id), key_user_stem(r.user, id), key_user(r.user), 0, 0};
     bool wanted[kKeys] = {true, true, true, !r.partition.empty(), !r.account.empty()};
     if (wanted[3]) key[3] = key_partition(r.partition);
     if (wanted[4]) key[4] = key_account(r.account);

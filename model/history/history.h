@@ -27,6 +27,8 @@ struct HistoryView {
 // "wrf_run_017" -> "wrf_run", "app123" -> "app", "run-2024.07" -> "run": the part of a name that stays
 // the same across a series of runs. A name with nothing else left keeps itself.
 std::string_view name_stem(std::string_view name);
+// The series a name belongs to: its stem, less a version mark before the number ("sim_v2" -> "sim").
+std::string_view name_series(std::string_view name);
 
 // The first partition of a comma list.
 std::string_view first_partition(std::string_view partitions);

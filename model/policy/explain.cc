@@ -152,7 +152,7 @@ std::optional<std::string> reason(Theme t, const JobRequest &r, const HistoryVie
             return std::nullopt;
         }
         case kUserStem: {
-            std::string_view stem = name_stem(r.name);
+            std::string_view stem = name_series(r.name);
             if (!named || stem.empty() || !h.user_stem) return std::nullopt;
             return runs_failed(*h.user_stem, quoted(std::string(stem) + "*"));
         }
@@ -231,7 +231,7 @@ std::string reasons(const std::array<float, kNumFeatures + 1> &c, const JobReque
     std::array<double, kThemes> theme{};
     // A name without a run number is its own stem: one theme, so the reason names the job plainly.
     // (Unless the name itself has no history: then the stem's runs are all there is to quote.)
-    bool stem_is_name = name_stem(r.name) == std::string_view(r.name) && h.user_name != nullptr;
+    bool stem_is_name = name_series(r.name) == std::string_view(r.name) && h.user_name != nullptr;
     for (int f = 0; f < kNumFeatures; ++f) {
         Theme t = theme_of(f);
         if (t == kUserStem && stem_is_name) t = kUserName;

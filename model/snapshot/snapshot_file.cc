@@ -18,7 +18,7 @@ namespace {
 
 constexpr char kMagic[8] = {'J', 'F', 'P', 'H', 'S', 'N', 'A', 'P'};
 constexpr char kEnd[8] = {'J', 'F', 'P', 'H', 'E', 'N', 'D', '!'};
-constexpr uint32_t kVersion = 2;
+constexpr uint32_t kVersion = 3;  // 3: names keyed by their identity (name_identity.h)
 constexpr uint32_t kEndian = 0x01020304;
 constexpr uint32_t kSlotBytes = 12;   // key, index
 constexpr uint32_t kValueBytes = 68;  // HistoryStats, field by field (no padding)

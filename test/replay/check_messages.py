@@ -32,6 +32,36 @@ def name_stem(name):
     return name if e == 0 else name[:e]
 
 
+import icu  # PyICU (Debian's python3-icu): Unicode's rules, computed apart from jfp's C++
+
+_NFKC_CF = icu.Normalizer2.getNFKCCasefoldInstance()
+_SPOOF = icu.SpoofChecker()
+
+
+def identity(name):
+    """A name's history keys as jfp forms them (model/history/name_identity.h): its first 256 bytes, NFKC
+    case folding, no white space, control or format characters, then TR39's skeleton; the series is the
+    folded name's stem (a version mark '_v' dropped after the number) under the same skeleton."""
+    raw = name.encode("utf-8", "surrogateescape")
+    if len(raw) > 256:
+        n = 256
+        while n > 0 and (raw[n] & 0xC0) == 0x80:
+            n -= 1
+        raw = raw[:n]
+    text = raw.decode("utf-8", "replace")
+    folded = "".join(c for c in _NFKC_CF.normalize(text)
+                     if not icu.Char.isUWhiteSpace(c)
+                     and icu.Char.charType(c) not in (icu.UCharCategory.CONTROL_CHAR, icu.UCharCategory.FORMAT_CHAR))
+    return _SPOOF.getSkeleton(0, folded), _SPOOF.getSkeleton(0, name_series(folded))
+
+
+def name_series(name):
+    stem = name_stem(name)
+    if len(stem) < len(name) and len(stem) >= 3 and stem[-1] in "vV" and stem[-2] in "_-.":
+        return name_stem(stem[:-1])
+    return stem
+
+
 def quoted(s):
     """As jfp's quote_for_message(s, 40): control characters and bytes of no well-formed UTF-8 character as
     \\xNN, cut before the character that would pass 40 bytes, with '...'."""
@@ -242,8 +272,9 @@ class Checker:
         for r in sorted((j for j in jobs if j["outcome"] != UNFINISHED and (j["end_time"] or 0) > 0),
                         key=lambda j: (j["end_time"], j["cluster"], j["job_key"])):
             u, n = r["user"] or "", r["name"] or ""
-            self.series[("un", u, n)].add(r)
-            self.series[("us", u, name_stem(n))].add(r)
+            key, series = identity(n)
+            self.series[("un", u, key)].add(r)
+            self.series[("us", u, series)].add(r)
             self.series[("u", u)].add(r)
             if r["partition"]:
                 self.series[("p", r["partition"].split(",")[0])].add(r)
@@ -284,9 +315,9 @@ class Checker:
             """The history a quoted run name refers to: the job's own name, or its stem with '*'."""
             if q not in seen:
                 if name and q == quoted(name):
-                    seen[q] = self.hist(("un", user, name), t)
-                elif name and q == quoted(name_stem(name) + "*") and name_stem(name) != name:
-                    seen[q] = self.hist(("us", user, name_stem(name)), t)
+                    seen[q] = self.hist(("un", user, identity(name)[0]), t)
+                elif name and q == quoted(name_series(name) + "*") and name_series(name) != name:
+                    seen[q] = self.hist(("us", user, identity(name)[1]), t)
                 else:
                     seen[q] = None
             if seen[q] is None:
@@ -433,11 +464,11 @@ class Checker:
                 if day != g[3]:
                     bad("%s: the last failure ended on %s" % (m.group(0), day))
         elif form == "first-test":
-            h = self.hist(("un", user, name), t)
+            h = self.hist(("un", user, identity(name)[0]), t)
             if name and h.n_labeled > 0:
                 bad("%s: %d runs of %s completed or failed before" % (m.group(0), h.n_labeled, quoted(name)))
         elif form == "first-short":
-            h = self.hist(("un", user, name), t)
+            h = self.hist(("un", user, identity(name)[0]), t)
             if name and h.n_labeled > 0:
                 bad("%s: %d runs of %s completed or failed before" % (m.group(0), h.n_labeled, quoted(name)))
             tl = job["timelimit_min"]

@@ -12,7 +12,7 @@ CHECK="$JFP_SRCDIR/test/replay/check_messages.py"
 W=$(mktemp -d /tmp/jfp-replay.XXXXXX)
 trap 'rm -rf "$W"' EXIT
 
-python3 "$CHECK" --self-test
+/usr/bin/python3 "$CHECK" --self-test
 
 # replay NAME [TRAIN-ARGS...]: the store $W/NAME.db is ingested; train, score every job with its message,
 # check them all.
@@ -22,7 +22,7 @@ replay() {
     "$JFP" train --db "$W/$name.db" --out "$W/$name.json" --train-fraction 0.7 --nthread 2 --no-progress "$@" >/dev/null
     "$JFP" predict --db "$W/$name.db" --model "$W/$name.json" --after 1970-01-01 --output "$W/$name.csv" --explain-all >/dev/null
     echo "# $name: $(($(wc -l <"$W/$name.csv") - 1)) submissions replayed"
-    python3 "$CHECK" --db "$W/$name.db" --predictions "$W/$name.csv" || { echo "FAIL: $name: false sentences (above)"; exit 1; }
+    /usr/bin/python3 "$CHECK" --db "$W/$name.db" --predictions "$W/$name.csv" || { echo "FAIL: $name: false sentences (above)"; exit 1; }
     echo "# $name: checked in $((SECONDS - t0)) s"
     rm -f "$W/$name".*
 }

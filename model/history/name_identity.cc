@@ -1,0 +1,127 @@
+#include "model/history/name_identity.h"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+
+#include <unicode/normalizer2.h>
+#include <unicode/uchar.h>
+#include <unicode/unistr.h>
+#include <unicode/uspoof.h>
+
+#include "model/history/history.h"
+
+namespace jfp {
+
+namespace {
+
+// The normaliser and the spoof checker, made once; both may then be used from any thread.
+struct Icu {
+    const icu::Normalizer2 *nfkc_cf = nullptr;
+    USpoofChecker *spoof = nullptr;
+    Icu() {
+        UErrorCode e = U_ZERO_ERROR;
+        nfkc_cf = icu::Normalizer2::getNFKCCasefoldInstance(e);
+        if (U_FAILURE(e)) nfkc_cf = nullptr;
+        e = U_ZERO_ERROR;
+        spoof = uspoof_open(&e);
+        if (U_FAILURE(e)) spoof = nullptr;
+    }
+    bool ok() const { return nfkc_cf && spoof; }
+};
+
+const Icu &icu_once() {
+    static const Icu icu;
+    return icu;
+}
+
+std::string_view capped(std::string_view name) {
+    if (name.size() <= kNameIdentityBytes) return name;
+    size_t n = kNameIdentityBytes;  // at a character's first byte, never inside one
+    while (n > 0 && (static_cast<unsigned char>(name[n]) & 0xC0) == 0x80) --n;
+    return name.substr(0, n);
+}
+
+std::string skeleton(const Icu &icu, const icu::UnicodeString &s) {
+    icu::UnicodeString sk;
+    UErrorCode e = U_ZERO_ERROR;
+    uspoof_getSkeletonUnicodeString(icu.spoof, 0, s, sk, &e);
+    std::string out;
+    (U_FAILURE(e) ? s : sk).toUTF8String(out);
+    return out;
+}
+
+std::string skeleton_utf8(const Icu &icu, std::string_view s) {
+    return skeleton(icu, icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size()))));
+}
+
+// Folded ASCII byte (lowercase, printable) to its skeleton: what ICU makes of that one character, kept
+// inline (at most 8 bytes: "m" is "rn", "%" is "º/₀"); a longer one, were ICU's data ever to make one, turns
+// the table off.
+struct AsciiTable {
+    struct Entry {
+        char bytes[8];
+        uint8_t len = 0;
+    };
+    std::array<Entry, 128> skel{};
+    bool ok = false;
+    AsciiTable() {
+        const Icu &icu = icu_once();
+        if (!icu.ok()) return;
+        for (int c = 0x21; c < 0x7f; ++c) {
+            std::string sk = skeleton_utf8(icu, std::string(1, static_cast<char>(c)));
+            if (sk.empty() || sk.size() > sizeof skel[c].bytes) return;
+            std::copy(sk.begin(), sk.end(), skel[c].bytes);
+            skel[c].len = static_cast<uint8_t>(sk.size());
+        }
+        ok = true;
+    }
+    void append(std::string &out, std::string_view folded) const {
+        for (unsigned char c : folded) out.append(skel[c].bytes, skel[c].len);
+    }
+};
+
+}  // namespace
+
+NameIdentity name_identity_icu(std::string_view raw) {
+    const std::string_view name = capped(raw);
+    const Icu &icu = icu_once();
+    if (!icu.ok()) return {std::string(name), std::string(name_series(name))};  // ICU without its data: the bytes
+    icu::UnicodeString u = icu::UnicodeString::fromUTF8(icu::StringPiece(name.data(), static_cast<int32_t>(name.size())));
+    UErrorCode e = U_ZERO_ERROR;
+    icu::UnicodeString folded = icu.nfkc_cf->normalize(u, e);
+    if (U_FAILURE(e)) folded = u;
+    // White space and any control or format character NFKC_Casefold left.
+    icu::UnicodeString kept;
+    for (int32_t i = 0; i < folded.length();) {
+        UChar32 c = folded.char32At(i);
+        i += U16_LENGTH(c);
+        const int8_t t = u_charType(c);
+        if (u_isUWhiteSpace(c) || t == U_CONTROL_CHAR || t == U_FORMAT_CHAR) continue;
+        kept.append(c);
+    }
+    std::string kept8;
+    kept.toUTF8String(kept8);
+    return {skeleton(icu, kept), skeleton_utf8(icu, name_series(kept8))};
+}
+
+NameIdentity name_identity(std::string_view raw) {
+    static const AsciiTable table;
+    const std::string_view name = capped(raw);
+    std::string folded;
+    folded.reserve(name.size());
+    for (unsigned char c : name) {
+        if (c >= 0x80 || !table.ok) return name_identity_icu(raw);
+        if (c <= 0x20 || c == 0x7f) continue;  // blanks and controls carry no identity
+        folded += static_cast<char>(c >= 'A' && c <= 'Z' ? c + 32 : c);
+    }
+    NameIdentity id;
+    id.name.reserve(folded.size() + 8);
+    table.append(id.name, folded);
+    const std::string_view series = name_series(folded);
+    id.series.reserve(series.size() + 8);
+    table.append(id.series, series);
+    return id;
+}
+
+}  // namespace jfp
