@@ -53,6 +53,7 @@ struct Candidate {
     std::vector<std::string> env;
     double cpus = 1, mem = 1000, time = 60;
     double cost_us = 0;
+    uint32_t uid = 4242;
     std::string family;
 };
 
@@ -234,7 +235,7 @@ TEST_CASE("worst case: no submission costs jfp more than 1 ms, over a search of 
     const double seconds = env_secs ? std::atof(env_secs) : 3.0;
     std::vector<Candidate> pool;
     for (int i = 0; i < 24; ++i) pool.push_back(draw(rng, names));
-    for (auto &c : pool) c.cost_us = time_us(e, c, 4242);
+    for (auto &c : pool) c.cost_us = time_us(e, c, c.uid);
     size_t tried = pool.size();
     const auto deadline = Clock::now() + std::chrono::duration<double>(seconds);
     while (Clock::now() < deadline) {
@@ -242,18 +243,26 @@ TEST_CASE("worst case: no submission costs jfp more than 1 ms, over a search of 
         pool.resize(12);  // the slowest survive; fresh draws keep the search wide
         for (int i = 0; i < 6; ++i) {
             Candidate c = rng() % 3 ? mutate(pool[rng() % pool.size()], pool[rng() % pool.size()], rng, names) : draw(rng, names);
-            c.cost_us = time_us(e, c, 4242 + static_cast<uint32_t>(rng() % 50));
+            c.uid = 4242 + static_cast<uint32_t>(rng() % 50);
+            c.cost_us = time_us(e, c, c.uid);
             pool.push_back(std::move(c));
             ++tried;
         }
     }
     std::sort(pool.begin(), pool.end(), [](const Candidate &a, const Candidate &b) { return a.cost_us > b.cost_us; });
     // Measured again: the worst must be the input's cost, not one slow moment of the machine.
-    double worst = 1e18;
-    for (int i = 0; i < 5; ++i) worst = std::min(worst, time_us(e, pool.front(), 4242));
-    WARN("worst of " << tried << " submissions searched in " << seconds << " s: " << worst << " us (" << pool.front().family
-                     << ", script " << pool.front().script.size() << " bytes); next " << pool[1].cost_us << " us ("
-                     << pool[1].family << ")");
+    // The slowest few measured again, as they were submitted (the same user): the bound is on the worst of
+    // them, each its least of 15 runs.
+    double worst = 0;
+    size_t worst_at = 0;
+    for (size_t k = 0; k < 4 && k < pool.size(); ++k) {
+        double t = 1e18;
+        for (int i = 0; i < 5; ++i) t = std::min(t, time_us(e, pool[k], pool[k].uid));
+        if (t > worst) worst = t, worst_at = k;
+    }
+    WARN("worst of " << tried << " submissions searched in " << seconds << " s: " << worst << " us measured again ("
+                     << pool[worst_at].cost_us << " us in the search; " << pool[worst_at].family << ", script "
+                     << pool[worst_at].script.size() << " bytes)");
     if (sanitized()) return;  // ASan/UBSan time is not jfp's: the search ran for its faults alone
     CHECK(worst <= 1000.0);
 }
