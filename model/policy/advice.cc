@@ -90,8 +90,9 @@ std::string time_advice(const JobRequest &r, const HistoryStats *un, const std::
 std::string memory_advice(const JobRequest &r, const HistoryStats *un, const std::string &name) {
     if (un && un->max_ok_rss_mb > 0) {
         std::string out = "Your completed runs of " + name + " used up to " + format_mb_used(un->max_ok_rss_mb) + " (MaxRSS)";
-        // Never advice to ask for less than the job already does.
-        if (known(r.req_mem_mb) && r.req_mem_mb >= suggest_mem_mb(un->max_ok_rss_mb))
+        // Never advice to ask for less than the job already does, nor for more when what it asks covers every
+        // completed run (the suggestion's rounding alone would otherwise raise a 200M request to 256M).
+        if (known(r.req_mem_mb) && r.req_mem_mb >= un->max_ok_rss_mb)
             return out + ", within the " + format_mb(r.req_mem_mb) +
                    " it requests: if this run needs more (larger inputs), ask for more (--mem).";
         return out + "; ask for that and a margin (--mem=" + suggest_mem(un->max_ok_rss_mb) + ").";

@@ -213,8 +213,11 @@ void Engine::poll(bool load_history) {
             }
             if (!err.empty()) {
                 if (err != last_model_error_) {
-                    model_faults_.report("model " + cfg.model_path + " not used: " + err + "; " +
-                              (next->model ? "keeping model " + next->model->model_id() : "jobs pass unscored"), err);
+                    const std::string line = "model " + cfg.model_path + " not used: " + err + "; " +
+                                             (next->model ? "keeping model " + next->model->model_id() : "jobs pass unscored");
+                    // No model file and none loaded: a site waiting for its first model (the guide's Enable), not a fault.
+                    if (next->model_missing && !next->model) log_msg(LogLevel::Warning, line);
+                    else model_faults_.report(line, err);
                     unscored_log_.hold();  // that line says it: the reminder comes an interval later
                     last_model_error_ = err;
                 }

@@ -28,6 +28,10 @@ inline bool ends_with(std::string_view s, std::string_view p) {
 std::string to_lower(std::string_view s);
 // A number as a person writes it in a config: 5, 0.5, 1e+06 (printf's %g).
 std::string number_text(double v);
+// "1 job", "3 jobs": a count with its noun in the number it takes.
+inline std::string counted(uint64_t n, std::string_view one, std::string_view many) {
+    return std::to_string(n) + " " + std::string(n == 1 ? one : many);
+}
 
 // Splits on every occurrence of sep; "a||b" gives {"a", "", "b"}; "" gives {""}.
 std::vector<std::string_view> split(std::string_view s, char sep);

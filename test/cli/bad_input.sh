@@ -19,7 +19,7 @@ refused() {
     [ "$rc" -ne 0 ] || fail "$what: exit status 0 (stdout: $(head -c 300 out.txt))"
     [ "$rc" -ne 124 ] || fail "$what: still running after 30 s"
     grep -qF -- "$expect" err.txt || fail "$what: expected '$expect' on stderr, got: $(head -c 600 err.txt)"
-    grep -q "holds [0-9]* jobs" out.txt && fail "$what: reported an ingest: $(cat out.txt)"
+    grep -q "holds [0-9]* job" out.txt && fail "$what: reported an ingest: $(cat out.txt)"
     # Error text goes to a terminal: no raw control characters (tab and newline aside) and valid UTF-8.
     LC_ALL=C grep -q $'[\x01-\x08\x0b-\x1f\x7f]' err.txt && fail "$what: raw control characters in the message"
     iconv -f UTF-8 -t UTF-8 err.txt >/dev/null 2>&1 || fail "$what: the message is not valid UTF-8"

@@ -342,10 +342,10 @@ void ingest_swf(const IngestArgs &a, const std::vector<Source> &sources, FilePro
     if (progress) progress->pause();
     ingest.finish(total);
     if (!a.quiet)
-        std::printf("jfp ingest: %s: %llu SWF lines read: %llu header lines, %llu job rows, %llu bad; %s holds %llu jobs\n",
+        std::printf("jfp ingest: %s: %llu SWF lines read: %llu header lines, %llu job rows, %llu bad; %s holds %s\n",
                     sources.size() == 1 ? sources[0].name.c_str() : a.db.c_str(), static_cast<unsigned long long>(total.lines),
                     static_cast<unsigned long long>(total.header_lines), static_cast<unsigned long long>(total.job_rows),
-                    static_cast<unsigned long long>(total.bad), a.db.c_str(), static_cast<unsigned long long>(ingest.store().job_count()));
+                    static_cast<unsigned long long>(total.bad), a.db.c_str(), counted(ingest.store().job_count(), "job", "jobs").c_str());
     finish_report(a, total.bad, shown, ingest.id());
 }
 
@@ -382,7 +382,7 @@ void ingest_streams(const IngestArgs &a, const std::vector<Source> &sources, Fil
                     static_cast<unsigned long long>(r.step_rows), static_cast<unsigned long long>(r.bad));
         if (r.recovered_pipes) std::printf(", %llu with '|' in free text recovered", static_cast<unsigned long long>(r.recovered_pipes));
         if (r.joined_newlines) std::printf(", %llu with newlines in free text joined", static_cast<unsigned long long>(r.joined_newlines));
-        std::printf("; %s holds %llu jobs\n", a.db.c_str(), static_cast<unsigned long long>(ingest.store().job_count()));
+        std::printf("; %s holds %s\n", a.db.c_str(), counted(ingest.store().job_count(), "job", "jobs").c_str());
         std::string m;
         for (const auto &c : r.missing_optional)
             if (c != "UID") m += (m.empty() ? "" : ", ") + c;

@@ -4,6 +4,7 @@
 #include <stdexcept>
 
 #include "model/scoring/feature_sweep.h"
+#include "model/util/text.h"
 #include "model/util/time_util.h"
 
 namespace jfp {
@@ -160,7 +161,7 @@ BundleVerdict verdict_for(const ModelBundle &bundle, const BinaryMetrics &model,
                           const std::array<BinaryMetrics, kNumRules> &rules, int64_t after, size_t min_failures) {
     BundleVerdict out;
     char where[160];
-    std::snprintf(where, sizeof where, "these %zu jobs", model.n);
+    std::snprintf(where, sizeof where, "%s", model.n == 1 ? "this one job" : ("these " + std::to_string(model.n) + " jobs").c_str());
     const auto unseen = unseen_from(bundle);
     const bool in_sample = !unseen || after < *unseen;
     if (!in_sample && model.positives >= min_failures) {
@@ -174,7 +175,7 @@ BundleVerdict verdict_for(const ModelBundle &bundle, const BinaryMetrics &model,
                            ")"
                      : "the bundle records no training window, so these jobs may include jobs it learned from";
     else
-        why = "these jobs hold " + std::to_string(model.positives) + " failures, fewer than " + std::to_string(min_failures);
+        why = "these jobs hold " + counted(model.positives, "failure", "failures") + ", fewer than " + std::to_string(min_failures);
     if (!rec) {
         out.verdict = judge(bundle, model, rules, where);
         out.note = why + ", and the bundle records no validation comparison: the verdict above is on them, and a "
