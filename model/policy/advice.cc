@@ -1,5 +1,6 @@
 #include "model/policy/advice.h"
 
+#include <algorithm>
 #include <cmath>
 
 #include "model/script/script_traits.h"
@@ -90,9 +91,10 @@ std::string time_advice(const JobRequest &r, const HistoryStats *un, const std::
 std::string memory_advice(const JobRequest &r, const HistoryStats *un, const std::string &name) {
     if (un && un->max_ok_rss_mb > 0) {
         std::string out = "Your completed runs of " + name + " used up to " + format_mb_used(un->max_ok_rss_mb) + " (MaxRSS)";
-        // Never advice to ask for less than the job already does, nor for more when what it asks covers every
-        // completed run (the suggestion's rounding alone would otherwise raise a 200M request to 256M).
-        if (known(r.req_mem_mb) && r.req_mem_mb >= un->max_ok_rss_mb)
+        // Never advice to ask for less than the job already does, nor for more when what it asks is twice every
+        // completed run's (the suggestion's 256M floor alone would otherwise raise a 200M request that used 4M).
+        const double enough = std::min(suggest_mem_mb(un->max_ok_rss_mb), 2.0 * un->max_ok_rss_mb);
+        if (known(r.req_mem_mb) && r.req_mem_mb >= enough)
             return out + ", within the " + format_mb(r.req_mem_mb) +
                    " it requests: if this run needs more (larger inputs), ask for more (--mem).";
         return out + "; ask for that and a margin (--mem=" + suggest_mem(un->max_ok_rss_mb) + ").";
@@ -110,12 +112,31 @@ std::string memory_advice(const JobRequest &r, const HistoryStats *un, const std
     return "If it needs more memory, ask for it (--mem or --mem-per-cpu).";
 }
 
+std::string check_error_output(const JobRequest &r, const HistoryStats *un, const std::string &name, const char *which) {
+    std::string out = std::string("Check the error output of ") + which + " of " + name;
+    if (shell_safe(r.name) && un->last_fail_end > 0)
+        out += " (sacct -X -u $USER --name=" + r.name /* jfp-user-text-ok: shell_safe() */ + " -S " + format_sacct_time(un->last_fail_end).substr(0, 10) +
+               " -o JobID,State,ExitCode,End)";
+    return out + " and fix the cause first.";
+}
+
 }  // namespace
 
 std::string advice(int top_class, const JobRequest &r, const HistoryView &h, const std::string &checkpoint_url) {
     const bool named = !r.name.empty();
     const HistoryStats *un = named ? h.user_name : nullptr;
     const std::string name = quoted(r.name);
+    // The last run's own way of failing says more than the class model's guess: it is said first, whatever
+    // the class (a young site's class model may call every job OUT_OF_MEMORY).
+    // (Where the class agrees, the reason before this already said how the last run ended.)
+    if (un && un->n_fail > 0 && is_failure(static_cast<Outcome>(un->last))) {
+        if (un->last == static_cast<uint8_t>(Outcome::Timeout) && top_class != 1)
+            return "Your last run of " + name + " hit its time limit. " + time_advice(r, un, name, checkpoint_url);
+        if (un->last == static_cast<uint8_t>(Outcome::OutOfMemory) && top_class != 2)
+            return "Your last run of " + name + " ran out of memory. " + memory_advice(r, un, name);
+        if (un->last == static_cast<uint8_t>(Outcome::Failed) && (top_class == 1 || top_class == 2))
+            return check_error_output(r, un, name, "your last run");
+    }
     switch (top_class) {
         case 1: return time_advice(r, un, name, checkpoint_url);
         case 2: return memory_advice(r, un, name);
@@ -135,12 +156,7 @@ std::string advice(int top_class, const JobRequest &r, const HistoryView &h, con
         return "Your last run of " + name + " hit its time limit. " + time_advice(r, un, name, checkpoint_url);
     if (un->last == static_cast<uint8_t>(Outcome::OutOfMemory))
         return "Your last run of " + name + " ran out of memory. " + memory_advice(r, un, name);
-    std::string which = is_failure(static_cast<Outcome>(un->last)) ? "your last run" : "your last failed run";
-    std::string out = "Check the error output of " + which + " of " + name;
-    if (shell_safe(r.name) && un->last_fail_end > 0)
-        out += " (sacct -X -u $USER --name=" + r.name /* jfp-user-text-ok: shell_safe() */ + " -S " + format_sacct_time(un->last_fail_end).substr(0, 10) +
-               " -o JobID,State,ExitCode,End)";
-    return out + " and fix the cause first.";
+    return check_error_output(r, un, name, is_failure(static_cast<Outcome>(un->last)) ? "your last run" : "your last failed run");
 }
 
 }  // namespace jfp

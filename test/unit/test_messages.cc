@@ -120,13 +120,30 @@ TEST_CASE("advice: failures point at the run that failed, with the day to look f
 TEST_CASE("advice: TIMEOUT names -t and the longest successful run; OUT_OF_MEMORY names --mem and MaxRSS") {
     HistoryIndex idx;
     int64_t day = *parse_sacct_time("2026-02-27T08:00:00");
-    idx.add(run("sim", Outcome::Completed, day, 42 * 60, 3200));
-    idx.add(run("sim", Outcome::Completed, day + 10, 30 * 60, 1000));
-    idx.add(run("sim", Outcome::Timeout, day + 20, 30 * 60));
+    idx.add(run("sim", Outcome::Timeout, day, 30 * 60));
+    idx.add(run("sim", Outcome::Completed, day + 10, 42 * 60, 3200));
+    idx.add(run("sim", Outcome::Completed, day + 20, 30 * 60, 1000));
     JobRequest r = request("sim");
     CHECK(advice(1, r, idx.lookup(r)) ==
           "Your longest successful run of 'sim' took 00:42:00; if it needs as long, ask for that and a margin (-t 00:55:00).");
     CHECK(advice(2, r, idx.lookup(r)) == "Your completed runs of 'sim' used up to 3.2G (MaxRSS); ask for that and a margin (--mem=4G).");
+    // The last run's own failure is said first, whatever the class: a time-out is not told about memory.
+    idx.add(run("sim", Outcome::Timeout, day + 30, 30 * 60));
+    for (int cls : {0, 2})
+        CHECK(advice(cls, r, idx.lookup(r)) ==
+              "Your last run of 'sim' hit its time limit. Your longest successful run of 'sim' took 00:42:00; if it needs "
+              "as long, ask for that and a margin (-t 00:55:00).");
+    // A request twice what every completed run used is not raised to the suggestion's 256M floor.
+    HistoryIndex tiny;
+    tiny.add(run("small", Outcome::Completed, day, 60, 4));
+    JobRequest sm = request("small");
+    sm.req_mem_mb = 200;
+    CHECK(advice(2, sm, tiny.lookup(sm)) ==
+          "Your completed runs of 'small' used up to 4M (MaxRSS), within the 200M it requests: if this run needs more "
+          "(larger inputs), ask for more (--mem).");
+    // The class agrees: the reason before the advice already said how the last run ended.
+    CHECK(advice(1, r, idx.lookup(r)) ==
+          "Your longest successful run of 'sim' took 00:42:00; if it needs as long, ask for that and a margin (-t 00:55:00).");
     CHECK(suggest_minutes(42) == 55);
     CHECK(suggest_minutes(1) == 5);
     CHECK(suggest_mem(100) == "256M");
