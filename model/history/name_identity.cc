@@ -27,6 +27,12 @@ struct Icu {
         spoof = uspoof_open(&e);
         if (U_FAILURE(e)) spoof = nullptr;
     }
+    // The plugin is a shared object slurmctld may unload: what it opened goes with it (the normaliser is ICU's).
+    ~Icu() {
+        if (spoof) uspoof_close(spoof);
+    }
+    Icu(const Icu &) = delete;
+    Icu &operator=(const Icu &) = delete;
     bool ok() const { return nfkc_cf && spoof; }
 };
 
