@@ -315,6 +315,22 @@ for j in json.load(sys.stdin)["jobs"]:
 # token_of_job ID: the jfp join token in the job's AdminComment (empty when none).
 token_of_job() { admin_comment_of "$1" | grep -o 'jfp:t=[0-9a-f]\{16\}' | head -n1 | cut -d= -f2; }
 
+# site_check: jfp check of this cluster's jfp.conf and slurm.conf; what it found is its output, not a failure.
+site_check() { "$JFP" check --conf "$CLUSTER_DIR/etc/jfp.conf" --slurm-conf "$CLUSTER_DIR/etc/slurm.conf" 2>&1 || true; }
+
+# restart_runs_installed OLD_PID SO: slurmctld restarted as an admin would after an upgrade; jfp check then
+# says the new process runs SO. Sets PID2.
+restart_runs_installed() {
+    "$TESTCLUSTER" restart-ctld "$CLUSTER_DIR" >/dev/null
+    PID2=$(cat "$CLUSTER_DIR/run/slurmctld.pid")
+    [ "$PID2" != "$1" ] || fail "slurmctld did not restart (pid $1)"
+    wait_log "loaded history of" 60
+    local out
+    out=$(site_check)
+    expect_contains "$out" "slurmctld (pid $PID2) runs the installed $2" "jfp check after the restart"
+    case "$out" in *"has since been replaced"*) fail "the restarted slurmctld still reported as running a replaced plugin: $out" ;; esac
+}
+
 # likely P: how a message opens at that score: "will probably fail" where the p it shows is at least 0.50.
 likely() { awk -v p="$1" 'BEGIN { q = sprintf("%.2f", p) + 0; print (q >= 0.5 ? "will probably fail" : "may fail") }'; }
 

@@ -29,18 +29,11 @@ grep -q "job_submit_jfp\.so (deleted)$" "/proc/$pid/maps" || fail "dpkg did not 
 expect_contains "$out" "slurmctld (pid $pid) still runs the jfp plugin it loaded at start" "the package's word on the upgrade"
 expect_contains "$out" "systemctl restart slurmctld" "the package's remedy"
 
-check() { "$JFP" check --conf "$CLUSTER_DIR/etc/jfp.conf" --slurm-conf "$CLUSTER_DIR/etc/slurm.conf" 2>&1 || true; }
-out=$(check)
+out=$(site_check)
 expect_contains "$out" "slurmctld (pid $pid) runs the job_submit_jfp.so it loaded at start, which has since been replaced" \
     "jfp check after the upgrade"
 
-"$TESTCLUSTER" restart-ctld "$CLUSTER_DIR" >/dev/null
-pid2=$(cat "$CLUSTER_DIR/run/slurmctld.pid")
-[ "$pid2" != "$pid" ] || fail "slurmctld did not restart (pid $pid)"
-wait_log "loaded history of" 60
-out=$(check)
-expect_contains "$out" "slurmctld (pid $pid2) runs the installed $PLUGIN_SO" "jfp check after the restart"
-case "$out" in *"has since been replaced"*) fail "the restarted slurmctld still reported as running a replaced plugin: $out" ;; esac
+restart_runs_installed "$pid" "$PLUGIN_SO"
 id=$(submit --hold -J after_upgrade --wrap true)
 [ -n "$(p_of "$(comment_of "$id")")" ] || fail "no score in the annotation after the upgrade: $(comment_of "$id")"
 scancel "$id"
@@ -48,5 +41,5 @@ scancel "$id"
 # A second install of the same package (dpkg -i again, as a site's config management might) over the
 # restarted slurmctld: the file is replaced again and the package says so again.
 out=$(dpkg -i "$up/next.deb" 2>&1) || fail "reinstalling the package failed: $out"
-expect_contains "$out" "slurmctld (pid $pid2) still runs the jfp plugin it loaded at start" "the word on a reinstall"
+expect_contains "$out" "slurmctld (pid $PID2) still runs the jfp plugin it loaded at start" "the word on a reinstall"
 note "package upgrade $old -> $old+up1: postinst and jfp check named the restart; the restarted slurmctld scores"

@@ -8,8 +8,7 @@ require_cluster
 
 start_site_cluster "mode = annotate"
 pid=$(cat "$CLUSTER_DIR/run/slurmctld.pid")
-check() { "$JFP" check --conf "$CLUSTER_DIR/etc/jfp.conf" --slurm-conf "$CLUSTER_DIR/etc/slurm.conf" 2>&1 || true; }
-out=$(check)
+out=$(site_check)
 expect_contains "$out" "slurmctld (pid $pid) runs the installed " "jfp check before the upgrade"
 case "$out" in *"has since been replaced"*) fail "a fresh slurmctld reported as running a replaced plugin: $out" ;; esac
 
@@ -23,16 +22,11 @@ fi
 cp -p "$so" "$so.dpkg-new"
 mv -f "$so.dpkg-new" "$so"
 grep -q "job_submit_jfp\.so (deleted)$" "/proc/$pid/maps" || fail "the replaced plugin is not shown deleted in slurmctld's map"
-out=$(check)
+out=$(site_check)
 expect_contains "$out" "slurmctld (pid $pid) runs the job_submit_jfp.so it loaded at start, which has since been replaced ($so (deleted))" \
     "jfp check after the upgrade"
 expect_contains "$out" "restart slurmctld (systemctl restart slurmctld) to load the installed plugin" "the remedy"
 printf '%s\n' "$out" | grep -m1 "has since been replaced" | sed 's/^/# /'
 
-"$TESTCLUSTER" restart-ctld "$CLUSTER_DIR" >/dev/null
-pid2=$(cat "$CLUSTER_DIR/run/slurmctld.pid")
-[ "$pid2" != "$pid" ] || fail "slurmctld did not restart (pid $pid)"
-wait_log "loaded history of" 60
-out=$(check)
-expect_contains "$out" "slurmctld (pid $pid2) runs the installed $so" "jfp check after the restart"
+restart_runs_installed "$pid" "$so"
 note "plugin upgrade: the replaced plugin reported, the restarted slurmctld runs the installed one"

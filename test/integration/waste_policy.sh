@@ -167,6 +167,20 @@ note "large doomed: $err"
 check_message "large doomed" reject "$COST_LARGE" core-hours "$budget" \
     "$(new_log_line "$n" doomed)" "$(sed -n '1s/^sbatch: error: //p' "$W/err")"
 
+# ---- the same name written another way is the same job (issue 48: history keyed by the name's identity):
+# case, a trailing blank, a tab, a zero-width space, full-width letters, a Cyrillic look-alike 'о'. Each is
+# refused on doomed's history, as jfp-usera submits it; a name of its own is not.
+for variant in DOOMED "doomed " $'doomed\t' $'doo\u200bmed' $'\uff44\uff4f\uff4f\uff4d\uff45\uff44' $'d\u043eomed'; do
+    if as_usera "$W/out" "$W/err" -J "$variant" "${LARGE[@]}" --wrap true; then
+        fail "'$variant', doomed written another way, was accepted: $(cat "$W/out" "$W/err")"
+    fi
+    expect_contains "$(cat "$W/err")" "your last 6 runs of" "'$variant' judged on doomed's history"
+done
+if ! as_usera "$W/out" "$W/err" -J brandnew "${LARGE[@]}" --wrap true; then
+    fail "a name of its own was refused with doomed's request: $(cat "$W/err")"
+fi
+note "doomed written six other ways: each refused on doomed's history; brandnew accepted"
+
 # ---- the small likely failure, same name: warned and accepted
 n=$(log_lines)
 as_usera "$W/out" "$W/err" -J doomed "${SMALL[@]}" --wrap true || fail "the small doomed job was rejected: $(cat "$W/err")"
@@ -205,12 +219,15 @@ note "billed doomed: $err"
 check_message "billed doomed" reject "$COST_BILLED" billing-hours "$budget_billed" \
     "$(new_log_line "$n" doomed)" "$(sed -n '1s/^sbatch: error: //p' "$W/err")" 3.0G
 
-# ---- slurmctld's log, as a whole: the two rejections and the cheap warning, nothing else for jfp-usera
+# ---- slurmctld's log, as a whole: the two rejections and the cheap warning, and the six rewrites of doomed
+# refused; nothing else for jfp-usera (brandnew and steady silent)
 decisions=$(grep " submit user=jfp-usera " "$CTLD_LOG" || true)
 note "slurmctld logged:"
 printf '%s\n' "$decisions" | sed 's/^.* submit user=/#   submit user=/'
-expect_eq "$(grep -c . <<<"$decisions")" 3 "jfp-usera's logged decisions"
-expect_eq "$(grep -c 'cost=48.0 .* action=reject' <<<"$decisions")" 1 "the large job's rejection logged"
+expect_eq "$(grep -c . <<<"$decisions")" 9 "jfp-usera's logged decisions"
+expect_eq "$(grep -c "action=reject" <<<"$decisions")" 8 "jfp-usera's logged rejections"
+expect_eq "$(grep -c "name='doomed' .*cost=48.0 .* action=reject" <<<"$decisions")" 1 "the large job's rejection logged"
+expect_eq "$(grep -c 'cost=48.0 .* action=reject' <<<"$decisions")" 7 "the large job's and its six rewrites' rejections logged"
 expect_eq "$(grep -c 'cost=0.0 .* cheap action=warn' <<<"$decisions")" 1 "the small job's warning logged as cheap"
 expect_eq "$(grep -c "cost=$(printf '%.1f' "$COST_BILLED") .* budget=$budget_billed action=reject" <<<"$decisions")" 1 "the billed job's rejection logged"
 grep "internal fault" "$CTLD_LOG" >/dev/null && fail "the plugin reported an internal fault: $(grep 'internal fault' "$CTLD_LOG" | head -n1)"

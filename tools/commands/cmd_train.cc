@@ -13,15 +13,12 @@ namespace jfp {
 
 namespace {
 
-std::string fmt_days(double d) {
+// A window's span as read: "7 minutes", "5.5 hours", "12.0 days".
+std::string span_text(double days) {
     char b[48];
-    std::snprintf(b, sizeof b, "%.1f days", d);
-    return b;
-}
-std::string fmt_hours(double h) {
-    char b[48];
-    if (h < 1) std::snprintf(b, sizeof b, "%.0f minutes", h * 60);
-    else std::snprintf(b, sizeof b, "%.1f hours", h);
+    if (days >= 1) std::snprintf(b, sizeof b, "%.1f days", days);
+    else if (days * 24 >= 1) std::snprintf(b, sizeof b, "%.1f hours", days * 24);
+    else std::snprintf(b, sizeof b, "%.0f minutes", days * 1440);
     return b;
 }
 
@@ -93,7 +90,7 @@ void run_train(TrainArgs &a) {
         std::printf("  waste budget    none: the window spans %s, too short to bound refusals at %g a week (even "
                     "none refused bounds each half at %.0f a week at 95%% confidence); train on a longer history or "
                     "raise --refused-per-week; decide_by = waste then needs waste_budget in jfp.conf\n",
-                    w.span_days >= 1 ? fmt_days(w.span_days).c_str() : fmt_hours(w.span_days * 24).c_str(), w.limit_per_week,
+                    span_text(w.span_days).c_str(), w.limit_per_week,
                     poisson_upper(0) / (w.weeks / 2));
     else
         std::printf("  waste budget    none: no budget keeps refused completed jobs within %g a week at 95%% confidence "
