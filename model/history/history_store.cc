@@ -210,8 +210,8 @@ JobCursor HistoryStore::ended_jobs_for_index() const {
     // kJobColumns' positions, NULL where HistoryIndex::add (and infer_memory_kill) reads nothing: the sort
     // then carries a few numbers and names per job, not whole rows.
     static const char *const cols =
-        "cluster, job_key, NULL, NULL, user, account, partition, NULL, name, NULL, NULL, end_time, outcome, NULL, "
-        "NULL, exit_signal, NULL, NULL, req_mem_mb, timelimit_min, NULL, elapsed_s, max_rss_mb, NULL, NULL, NULL, "
+        "cluster, job_key, NULL, array_job, user, account, partition, NULL, name, NULL, NULL, end_time, outcome, NULL, "
+        "NULL, exit_signal, req_cpus, NULL, req_mem_mb, timelimit_min, NULL, elapsed_s, max_rss_mb, NULL, NULL, NULL, "
         "NULL, step_oom, NULL";
     std::string sql = std::string("SELECT ") + cols + " FROM jobs WHERE user IS NOT NULL AND " + ended_sql() + (tracks_changes_ ? " ORDER BY end_time, end_seq" : " ORDER BY end_time, cluster, job_key");
     return JobCursor(db_, sql);

@@ -113,8 +113,10 @@ void StatsTable::prefetch_slot(uint64_t key) const {
 void StatsTable::prefetch_value(uint32_t index) const {
     if (index == kNone) return;
     const char *p = reinterpret_cast<const char *>(&value(index));
+    static_assert(sizeof(HistoryStats) <= 128, "a value spans at most three cache lines");
     __builtin_prefetch(p);
-    __builtin_prefetch(p + sizeof(HistoryStats) - 1);  // 72 bytes: may end on the next line
+    __builtin_prefetch(p + 64);
+    __builtin_prefetch(p + sizeof(HistoryStats) - 1);
 }
 
 bool StatsTable::operator==(const StatsTable &o) const {

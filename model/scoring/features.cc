@@ -23,7 +23,14 @@ float hours_since(int64_t now, int64_t then) {
 }
 
 float last_outcome(const HistoryStats *h) {
-    return (h == nullptr || h->last == 255) ? kNaN : static_cast<float>(h->last);
+    return (h == nullptr || h->last_evident == 255) ? kNaN : static_cast<float>(h->last_evident);
+}
+
+// A kind of failure's share of the runs: its share of the failed jobs times the failed runs' weighed share,
+// so cheap completions dilute it no more than they dilute the failure rate.
+float kind_rate(uint32_t kind, const HistoryStats &h, double fail_rate) {
+    if (h.n_labeled == 0) return kNaN;
+    return h.n_fail == 0 ? 0.0f : static_cast<float>(static_cast<double>(kind) / h.n_fail * fail_rate);
 }
 
 // Counts of prior jobs grow for as long as a site keeps history: uncapped, every later job lies beyond
@@ -105,14 +112,15 @@ void build_features(const JobRequest &r, const HistoryView &h, FeatureVector &ou
     out[F_u_n] = out[F_u_streak] = 0;
     if (const HistoryStats *un = h.user_name) {
         out[F_un_n] = capped(un->n);
-        out[F_un_fail_rate] = rate(un->n_fail, un->n_labeled);
-        out[F_un_recent_fail_rate] = f(un->recent_fail_rate());
+        const HistoryStats::RunEvidence un_runs = un->runs();
+        out[F_un_fail_rate] = f(un_runs.fail_rate);
+        out[F_un_recent_fail_rate] = f(un_runs.recent_fail_rate);
         out[F_un_last_outcome] = last_outcome(un);
-        out[F_un_streak] = static_cast<float>(un->streak);
+        out[F_un_streak] = static_cast<float>(un_runs.streak);
         out[F_un_hours_since_end] = hours_since(now, un->last_end);
         out[F_un_hours_since_fail] = hours_since(now, un->last_fail_end);
-        out[F_un_timeout_rate] = rate(un->n_timeout, un->n_labeled);
-        out[F_un_oom_rate] = rate(un->n_oom, un->n_labeled);
+        out[F_un_timeout_rate] = kind_rate(un->n_timeout, *un, un_runs.fail_rate);
+        out[F_un_oom_rate] = kind_rate(un->n_oom, *un, un_runs.fail_rate);
         out[F_un_cancel_rate] = rate(un->n_cancel, un->n);
         if (un->max_ok_elapsed_s > 0) out[F_un_time_vs_longest_ok] = ratio(tl * 60.0, un->max_ok_elapsed_s);
         if (un->max_rss_mb > 0) out[F_un_mem_vs_max_rss] = ratio(r.req_mem_mb, un->max_rss_mb);
@@ -121,27 +129,31 @@ void build_features(const JobRequest &r, const HistoryView &h, FeatureVector &ou
     }
     if (const HistoryStats *us = h.user_stem) {
         out[F_us_n] = capped(us->n);
-        out[F_us_fail_rate] = rate(us->n_fail, us->n_labeled);
-        out[F_us_recent_fail_rate] = f(us->recent_fail_rate());
+        const HistoryStats::RunEvidence us_runs = us->runs();
+        out[F_us_fail_rate] = f(us_runs.fail_rate);
+        out[F_us_recent_fail_rate] = f(us_runs.recent_fail_rate);
         out[F_us_last_outcome] = last_outcome(us);
-        out[F_us_streak] = static_cast<float>(us->streak);
+        out[F_us_streak] = static_cast<float>(us_runs.streak);
     }
     if (const HistoryStats *u = h.user) {
         out[F_u_n] = capped(u->n);
-        out[F_u_fail_rate] = rate(u->n_fail, u->n_labeled);
-        out[F_u_recent_fail_rate] = f(u->recent_fail_rate());
+        const HistoryStats::RunEvidence u_runs = u->runs();
+        out[F_u_fail_rate] = f(u_runs.fail_rate);
+        out[F_u_recent_fail_rate] = f(u_runs.recent_fail_rate);
         out[F_u_last_outcome] = last_outcome(u);
-        out[F_u_streak] = static_cast<float>(u->streak);
+        out[F_u_streak] = static_cast<float>(u_runs.streak);
         out[F_u_hours_since_end] = hours_since(now, u->last_end);
         out[F_u_hours_since_fail] = hours_since(now, u->last_fail_end);
     }
     if (const HistoryStats *p = h.partition) {
-        out[F_p_fail_rate] = rate(p->n_fail, p->n_labeled);
-        out[F_p_recent_fail_rate] = f(p->recent_fail_rate());
+        const HistoryStats::RunEvidence runs = p->runs();
+        out[F_p_fail_rate] = f(runs.fail_rate);
+        out[F_p_recent_fail_rate] = f(runs.recent_fail_rate);
     }
     if (const HistoryStats *a = h.account) {
-        out[F_a_fail_rate] = rate(a->n_fail, a->n_labeled);
-        out[F_a_recent_fail_rate] = f(a->recent_fail_rate());
+        const HistoryStats::RunEvidence runs = a->runs();
+        out[F_a_fail_rate] = f(runs.fail_rate);
+        out[F_a_recent_fail_rate] = f(runs.recent_fail_rate);
     }
 }
 

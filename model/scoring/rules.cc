@@ -21,9 +21,9 @@ const char *rule_id(Rule r) {
 const char *rule_label(Rule r) {
     switch (r) {
         case Rule::LastUserNameFailed: return "last run of user+name failed";
-        case Rule::UserRecentRate: return "user failure rate, last 10";
-        case Rule::UserStemRecentRate: return "user+stem failure rate, last 10";
-        case Rule::MostSpecificRecentRate: return "narrowest history rate, last 10";
+        case Rule::UserRecentRate: return "user failure rate, recent runs";
+        case Rule::UserStemRecentRate: return "user+stem failure rate, recent runs";
+        case Rule::MostSpecificRecentRate: return "narrowest history rate, recent runs";
     }
     return "?";
 }
@@ -48,7 +48,9 @@ int rule_evidence(Rule r, const FeatureVector &x) {
 }
 
 float rule_score(Rule r, const FeatureVector &x) {
-    if (r == Rule::LastUserNameFailed) return x[F_un_streak] > 0 ? 1.0f : 0.0f;
+    // The streak of runs that count (history_stats.h): a cheap completion after a failure lowers it, but
+    // only a run that weighs at least half takes it below 1/2.
+    if (r == Rule::LastUserNameFailed) return x[F_un_streak] >= 0.5f ? 1.0f : 0.0f;
     int f = rule_evidence(r, x);
     return f < 0 ? 0.0f : x[static_cast<size_t>(f)];
 }

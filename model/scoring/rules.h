@@ -14,7 +14,7 @@ namespace jfp {
 
 enum class Rule {
     LastUserNameFailed,       // the latest finished run of the same user + job name failed (1, else 0)
-    UserRecentRate,           // failed share of the user's last 10 finished jobs
+    UserRecentRate,           // failed share of the user's recent runs (HistoryStats::runs)
     UserStemRecentRate,       // the same over the user's jobs of this name without its run number
     MostSpecificRecentRate,   // the recent rate of the narrowest history the job has: user+name, else
                               // user+stem, else user

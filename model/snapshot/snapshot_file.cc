@@ -18,10 +18,10 @@ namespace {
 
 constexpr char kMagic[8] = {'J', 'F', 'P', 'H', 'S', 'N', 'A', 'P'};
 constexpr char kEnd[8] = {'J', 'F', 'P', 'H', 'E', 'N', 'D', '!'};
-constexpr uint32_t kVersion = 3;  // 3: names keyed by their identity (name_identity.h)
+constexpr uint32_t kVersion = 4;  // 3: names keyed by their identity (name_identity.h); 4: run evidence
 constexpr uint32_t kEndian = 0x01020304;
 constexpr uint32_t kSlotBytes = 12;   // key, index
-constexpr uint32_t kValueBytes = 68;  // HistoryStats, field by field (no padding)
+constexpr uint32_t kValueBytes = 105;  // HistoryStats, field by field (no padding)
 constexpr uint64_t kMaxString = 65536;
 // A snapshot's image against its compressed file: ours compress 3-4x; a header declaring far more is damaged,
 // and is not allowed to size anything.
@@ -94,6 +94,12 @@ void put_stats(char *p, const HistoryStats &h) {
     std::memcpy(p + 40, &h.last_fail_end, 8);
     float f[5] = {h.max_ok_elapsed_s, h.max_rss_mb, h.max_ok_rss_mb, h.last_fail_timelimit_min, h.last_oom_req_mem_mb};
     std::memcpy(p + 48, f, 20);
+    float w[7] = {h.w_fail, h.w_all, h.r_fail, h.r_all, h.w_streak, h.fail_used, h.run_ok_weight};
+    std::memcpy(p + 68, w, 28);
+    std::memcpy(p + 96, &h.run_key, 4);
+    std::memcpy(p + 100, &h.run_jobs, 2);
+    std::memcpy(p + 102, &h.run_fails, 2);
+    p[104] = static_cast<char>(h.last_evident);
 }
 
 bool get_stats(const char *p, HistoryStats &h) {
@@ -109,7 +115,17 @@ bool get_stats(const char *p, HistoryStats &h) {
     std::memcpy(f, p + 48, 20);
     h.max_ok_elapsed_s = f[0], h.max_rss_mb = f[1], h.max_ok_rss_mb = f[2], h.last_fail_timelimit_min = f[3],
     h.last_oom_req_mem_mb = f[4];
-    return h.recent_n <= HistoryStats::kRecent && (h.last <= static_cast<uint8_t>(Outcome::Other) || h.last == 255);
+    float w[7];
+    std::memcpy(w, p + 68, 28);
+    h.w_fail = w[0], h.w_all = w[1], h.r_fail = w[2], h.r_all = w[3], h.w_streak = w[4], h.fail_used = w[5],
+    h.run_ok_weight = w[6];
+    std::memcpy(&h.run_key, p + 96, 4);
+    std::memcpy(&h.run_jobs, p + 100, 2);
+    std::memcpy(&h.run_fails, p + 102, 2);
+    h.last_evident = static_cast<uint8_t>(p[104]);
+    auto outcome_ok = [](uint8_t o) { return o <= static_cast<uint8_t>(Outcome::Other) || o == 255; };
+    return h.recent_n <= HistoryStats::kRecent && outcome_ok(h.last) && outcome_ok(h.last_evident) &&
+           h.run_fails <= h.run_jobs;
 }
 
 bool fits(const std::string &s) { return s.size() <= kMaxString; }

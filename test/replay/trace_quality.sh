@@ -16,6 +16,7 @@ declare -A floor=([CTC-SP2/0.1]=0.41 [CTC-SP2/0.3]=0.48 [CTC-SP2/0.7]=0.49 [synt
 # CTC-SP2 at 0.7; measured 0.050 with XGBoost 1.7.4 (Debian 12), 0.026 with 3.0.0 (Debian 13): the recall at
 # one precision rests on the few highest scores, and moves more between releases than PR-AUC does.
 RECALL_AT_P90_FLOOR=0.02
+RULE_ORDER_SLACK=0.03
 
 JFP_LC_SETS="CTC-SP2-1996-3.1-cln synth" JFP_LC_TSV="$W/cells.tsv" JFP_LC_PRECISION_TSV="$W/precision.tsv" JFP_TRACES_DIR=/nonexistent \
     "$JFP_SRCDIR/scripts/learning-curve" "$JFP_BUILDDIR"
@@ -24,8 +25,15 @@ bad=0
 while IFS=$'\t' read -r set frac shipped pr rp best; do
     cell="$set/$frac"
     f=${floor[$cell]:?no floor for $cell}
-    if ! awk -v m="$pr" -v b="$best" 'BEGIN { exit !(m >= b - 0.0005) }'; then
-        echo "FAIL: $cell: what shipped ($shipped) has PR-AUC $pr, below the best rule's $best"; bad=1
+    # A tree ships only when it beats every rule, and must after the cutoff too. Among the rules, the one the
+    # whole window before the cutoff ranks best ships; after it, the rules' order can turn: CTC-SP2 at 10%,
+    # 'narrowest history' 0.541 against 'user rate' 0.314 on validation, 0.455 against 0.480 on the 69,500
+    # jobs after (docs/model.md, "Learning curve"). No choice made before the cutoff can see that, so a rule
+    # is held within RULE_ORDER_SLACK of the best rule, not to it.
+    slack=0.0005
+    [ "${shipped%% *}" = rule ] && slack=$RULE_ORDER_SLACK
+    if ! awk -v m="$pr" -v b="$best" -v s="$slack" 'BEGIN { exit !(m >= b - s) }'; then
+        echo "FAIL: $cell: what shipped ($shipped) has PR-AUC $pr, below the best rule's $best (slack $slack)"; bad=1
     fi
     if ! awk -v v="$pr" -v f="$f" 'BEGIN { exit !(v >= f) }'; then
         echo "FAIL: $cell: PR-AUC $pr is below the floor $f"; bad=1

@@ -84,50 +84,82 @@ TEST_CASE("leakage: history features equal a brute-force recomputation from jobs
         return a->job_key < b->job_key;
     });
     auto f = features_by_key(store);
-    size_t checked = 0, with_history = 0;
+    size_t checked = 0, with_history = 0, in_arrays = 0;
     for (const auto &j : jobs) {
-        // Brute force: everything of this user (+ name) that ended strictly before submission.
-        uint32_t n = 0, labeled = 0, fails = 0, streak = 0;
+        // Brute force: everything of this user (+ name) that ended strictly before submission, as a list of
+        // runs (history_stats.h): tasks of one array in a row are one run; a completed job weighs its
+        // core-seconds against sqrt(60 x the latest failure's), at least a minute, within [0.01, 1].
+        uint32_t n = 0;
         int last = -1;
-        std::vector<int> user_recent;  // failure flags of the user's labeled jobs, oldest first
+        struct Run {
+            std::string array;
+            double jobs = 0, fails = 0, ok_weight = 0;
+        };
+        std::vector<Run> name_runs, user_runs;
+        double name_fail_used = 0, user_fail_used = 0;
+        auto add = [](std::vector<Run> &runs, double &fail_used, const JobRecord &k) {
+            if (runs.empty() || k.array_job.empty() || runs.back().array != k.array_job) runs.push_back({k.array_job});
+            Run &r = runs.back();
+            r.jobs += 1;
+            const double cpus = known(k.req_cpus) && k.req_cpus >= 1 ? k.req_cpus : 1;
+            const double used = known(k.elapsed_s) ? k.elapsed_s * cpus : -1;
+            const double weight = used < 0 ? 1 : std::clamp(used / std::max(60.0, std::sqrt(60.0 * fail_used)), 0.01, 1.0);
+            if (is_failure(k.outcome)) {
+                r.fails += 1;
+                fail_used = std::max(0.0, used);
+            } else {
+                r.ok_weight += weight;
+            }
+            return weight;
+        };
         for (const JobRecord *k : ended) {
             if (k->end >= j.submit) break;
             if (k->user != j.user) continue;
-            if (is_labeled(k->outcome)) user_recent.push_back(is_failure(k->outcome));
+            if (is_labeled(k->outcome)) add(user_runs, user_fail_used, *k);
             if (k->name != j.name) continue;
             ++n;
-            last = static_cast<int>(k->outcome);
-            if (is_labeled(k->outcome)) {
-                ++labeled;
-                if (is_failure(k->outcome)) {
-                    ++fails;
-                    ++streak;
-                } else {
-                    streak = 0;
-                }
-            }
+            const double before = name_fail_used;
+            if (is_labeled(k->outcome)) add(name_runs, name_fail_used, *k);
+            const double used = known(k->elapsed_s) ? k->elapsed_s * (known(k->req_cpus) && k->req_cpus >= 1 ? k->req_cpus : 1) : -1;
+            const bool cheap = k->outcome == Outcome::Completed && used >= 0 && used / std::max(60.0, std::sqrt(60.0 * before)) < 0.5;
+            if (!cheap) last = static_cast<int>(k->outcome);
         }
+        struct Evidence {
+            double fail_rate, recent, streak;
+        };
+        auto evidence = [](const std::vector<Run> &runs) {
+            double wf = 0, wa = 0, rf = 0, ra = 0, streak = 0;
+            for (const Run &r : runs) {
+                const double q = r.fails / r.jobs, w = q + r.ok_weight / r.jobs, age = 1 - 0.1 * w;
+                wf += q, wa += w;
+                rf = rf * age + q, ra = ra * age + w;
+                streak = 2 * r.fails >= r.jobs ? streak + 1 : streak * (1 - r.ok_weight / (r.jobs - r.fails));
+            }
+            return Evidence{wf / wa, rf / ra, streak};
+        };
+        for (const Run &r : name_runs) in_arrays += r.jobs > 1;
         const FeatureVector &x = f.at(j.job_key);
         INFO("job " << j.job_key << " user " << j.user << " name " << j.name);
         REQUIRE(x[F_un_n] == static_cast<float>(std::min<uint32_t>(n, kCountCap)));
-        REQUIRE(x[F_un_streak] == static_cast<float>(streak));
-        if (labeled == 0) REQUIRE(std::isnan(x[F_un_fail_rate]));
-        else REQUIRE(x[F_un_fail_rate] == Approx(static_cast<double>(fails) / labeled));
+        if (name_runs.empty()) {
+            REQUIRE(x[F_un_streak] == 0);
+            REQUIRE(std::isnan(x[F_un_fail_rate]));
+        } else {
+            const Evidence e = evidence(name_runs);
+            REQUIRE(x[F_un_streak] == Approx(e.streak).margin(1e-4));
+            REQUIRE(x[F_un_fail_rate] == Approx(e.fail_rate).margin(1e-4));
+            REQUIRE(x[F_un_recent_fail_rate] == Approx(e.recent).margin(1e-4));
+        }
         if (last < 0) REQUIRE(std::isnan(x[F_un_last_outcome]));
         else REQUIRE(x[F_un_last_outcome] == static_cast<float>(last));
-        size_t take = std::min<size_t>(10, user_recent.size());
-        if (take == 0) {
-            REQUIRE(std::isnan(x[F_u_recent_fail_rate]));
-        } else {
-            double r = 0;
-            for (size_t i = user_recent.size() - take; i < user_recent.size(); ++i) r += user_recent[i];
-            REQUIRE(x[F_u_recent_fail_rate] == Approx(r / static_cast<double>(take)));
-        }
+        if (user_runs.empty()) REQUIRE(std::isnan(x[F_u_recent_fail_rate]));
+        else REQUIRE(x[F_u_recent_fail_rate] == Approx(evidence(user_runs).recent).margin(1e-4));
         ++checked;
         with_history += n > 0;
     }
     CHECK(checked == jobs.size());
     CHECK(with_history > jobs.size() / 3);  // the check exercised real histories, not empty ones
+    CHECK(in_arrays > 0);                    // and runs of several array tasks
 }
 
 TEST_CASE("leakage: the plugin's history is the training replay run to the end") {

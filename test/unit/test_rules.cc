@@ -199,7 +199,7 @@ TEST_CASE("model choice: the tree ships only when it ranks failures better than 
     auto c = compare_with_rules(rules, tree, labels, "validation window", "", "auto");
     CHECK(c.best_rule == Rule::MostSpecificRecentRate);
     CHECK_FALSE(c.tree_chosen);
-    CHECK(c.verdict.find("the rule 'narrowest history rate, last 10'") == 0);
+    CHECK(c.verdict.find("the rule 'narrowest history rate, recent runs'") == 0);
     auto forced = compare_with_rules(rules, tree, labels, "validation window", "", "tree");
     CHECK(forced.tree_chosen);
     CHECK(forced.verdict.find("(--kind tree)") != std::string::npos);
@@ -319,4 +319,37 @@ TEST_CASE("train: on a young cluster whose jobs run across the validation start,
         CHECK(what.find("spans longer than its jobs run") != std::string::npos);
         CHECK(what.find("train again when more jobs have ended") == std::string::npos);
     }
+}
+
+TEST_CASE("model choice: a rule that ships is chosen and recorded on every row before the cutoff") {
+    // Validation alone puts rule 3 first; the training window's rows, which a rule never learned from, put
+    // rule 0 first overall.
+    std::vector<int> val_labels = {1, 0, 1, 0};
+    std::array<std::vector<float>, kNumRules> val;
+    val[0] = {0.9f, 0.8f, 0.1f, 0.1f};
+    val[1] = val[2] = {0.5f, 0.5f, 0.5f, 0.5f};
+    val[3] = {0.9f, 0.1f, 0.8f, 0.2f};
+    std::vector<int> all_labels = {1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0};
+    std::array<std::vector<float>, kNumRules> all;
+    all[0] = {0.9f, 0.8f, 0.1f, 0.1f, 0.9f, 0.1f, 0.9f, 0.1f, 0.9f, 0.1f, 0.9f, 0.1f};
+    all[1] = all[2] = std::vector<float>(12, 0.5f);
+    all[3] = {0.9f, 0.1f, 0.8f, 0.2f, 0.1f, 0.9f, 0.1f, 0.9f, 0.2f, 0.8f, 0.1f, 0.9f};
+    const std::vector<float> weak_tree = {0.5f, 0.5f, 0.5f, 0.5f};
+    auto c = compare_with_rules(val, weak_tree, val_labels, "validation window", "", "auto", &all, &all_labels);
+    CHECK_FALSE(c.tree_chosen);
+    CHECK(c.best_rule == Rule::LastUserNameFailed);
+    CHECK(c.rows == 12);
+    CHECK(c.rows_name == "training and validation windows");
+    CHECK(c.verdict.find("the rule 'last run of user+name failed': PR-AUC 0.500 for the tree model") == 0);
+    CHECK(c.verdict.find("on the training and validation windows' 12 jobs (6 failed") != std::string::npos);
+    // Without a tree, the same choice; a tree that wins is compared on validation only.
+    auto rules_only = compare_with_rules(val, {}, val_labels, "validation window", "--kind rules", "rules", &all, &all_labels);
+    CHECK(rules_only.best_rule == Rule::LastUserNameFailed);
+    const std::vector<float> perfect = {0.99f, 0.01f, 0.98f, 0.02f};
+    auto val2 = val;
+    val2[3] = {0.9f, 0.1f, 0.2f, 0.8f};
+    auto won = compare_with_rules(val2, perfect, val_labels, "validation window", "", "auto", &all, &all_labels);
+    CHECK(won.tree_chosen);
+    CHECK(won.rows == 4);
+    CHECK(won.rows_name == "validation window");
 }

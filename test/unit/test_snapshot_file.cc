@@ -379,7 +379,7 @@ TEST_CASE("snapshot file: a damaged image (its checksum aside) is refused or dec
     refused_with(bad, "another build");
     // A count no file could hold is refused before anything is sized by it.
     bad = image;
-    const size_t names_at = slots_at + slot_count * 12 + keys * 68;
+    const size_t names_at = slots_at + slot_count * 12 + keys * 105;
     uint64_t huge = uint64_t{1} << 60;
     std::memcpy(bad.data() + names_at, &huge, 8);
     refused_with(bad, "cannot fit");

@@ -264,10 +264,10 @@ void run_report(const ReportArgs &a) {
     Chart prc = chart("pr", "Precision-recall curve", "recall", "precision");
     Series rm = line("model (AUC " + fmt("%.3f", m.roc_auc) + ")", kModelColor);
     Series rb1 = line("last user+name failed", kB1Color);
-    Series rb2 = line("user rate, last 10", kB2Color);
+    Series rb2 = line("user rate, recent runs", kB2Color);
     Series pm = line("model (AP " + fmt("%.3f", m.pr_auc) + ")", kModelColor);
     Series pb1 = line("last user+name failed", kB1Color);
-    Series pb2 = line("user rate, last 10", kB2Color);
+    Series pb2 = line("user rate, recent runs", kB2Color);
     curves(p, labels, rm, pm);
     curves(b1, labels, rb1, pb1);
     curves(b2, labels, rb2, pb2);
@@ -424,7 +424,7 @@ void run_report(const ReportArgs &a) {
          " core-hours. Flagged failed jobs are waste a rejection would have saved; flagged completed jobs are good work it would have blocked.</p>"
          "<table id=\"cost\"><tr><th></th><th>failed flagged</th><th>their core-hours</th><th>share of waste</th><th>good flagged</th><th>their core-hours</th></tr>";
     h += "<tr><td>model</td>" + cost_cells(cost_m) + "</tr><tr><td>last run of user+name failed</td>" + cost_cells(cost_b1) +
-         "</tr><tr><td>user failure rate, last 10</td>" + cost_cells(cost_b2) + "</tr></table>";
+         "</tr><tr><td>user failure rate, recent runs</td>" + cost_cells(cost_b2) + "</tr></table>";
     h += waste_section_html(waste, thr, unit, bundle);
     h += "<h2>Per partition</h2><table id=\"partitions\"><tr><th>partition</th><th>jobs</th><th>failed</th><th>flagged</th>"
          "<th>precision</th><th>recall</th><th>PR-AUC</th></tr>" + parts + "</table>";

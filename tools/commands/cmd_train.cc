@@ -71,7 +71,7 @@ void run_train(TrainArgs &a) {
     if (s.kind == "tree") std::printf("  rounds kept     %d\n", s.best_iteration);
     std::printf("  class model     %s%s%s\n", s.class_model ? "yes" : "no (", s.class_model_note.c_str(),
                 s.class_model ? "" : "): class frequencies instead");
-    std::printf("  %-15s ROC-AUC %.3f  PR-AUC %.3f\n", s.comparison.rows_name == "validation window" ? "validation" : "training window",
+    std::printf("  %-15s ROC-AUC %.3f  PR-AUC %.3f\n", s.comparison.rows_name == "training window" ? "training window" : "validation",
                 s.validation.roc_auc, s.validation.pr_auc);
     std::printf("  threshold       %.4f: precision %.3f (at least %.3f at %.0f%% confidence) recall %.3f%s\n",
                 s.threshold.threshold, s.threshold.precision, s.threshold.precision_lower, kPrecisionConfidence * 100,

@@ -23,7 +23,7 @@ namespace jfp {
 
 namespace {
 
-// History features read a user's past runs (the last 10 of a name, failure rates, hours since the last
+// History features read a user's past runs (recent runs of a name, failure rates, hours since the last
 // failure): a store cut to a few days would silently blind them. The feature log holds the vectors of jobs
 // still queued or running and what jfp monitor (7 days) and jfp train --feature-log read. Shorter needs --force.
 constexpr int64_t kMinDays = 30;

@@ -13,7 +13,9 @@ nlohmann::json figures(const BinaryMetrics &m) {
 ModelComparison compare_with_rules(const std::array<std::vector<float>, kNumRules> &rule_scores,
                                    const std::vector<float> &tree_scores, const std::vector<int> &labels,
                                    const std::string &rows_name, const std::string &no_tree_reason,
-                                   const std::string &forced) {
+                                   const std::string &forced,
+                                   const std::array<std::vector<float>, kNumRules> *all_rule_scores,
+                                   const std::vector<int> *all_labels) {
     ModelComparison c;
     c.rows_name = rows_name;
     c.rows = labels.size();
@@ -27,16 +29,40 @@ ModelComparison compare_with_rules(const std::array<std::vector<float>, kNumRule
         std::snprintf(buf, sizeof buf, "the rule '%s' (PR-AUC %.3f on the %s's %zu jobs, %zu failed); no tree model: %s",
                       rule_label(c.best_rule), br.pr_auc, rows_name.c_str(), c.rows, c.failures, no_tree_reason.c_str());
         c.verdict = buf;
-        return c;
+    } else {
+        c.tree = evaluate_binary(tree_scores, labels, 0.5);
+        c.tree_chosen = forced == "tree" || (forced != "rules" && c.tree->pr_auc > br.pr_auc);
+        const char *why = forced == "tree" || forced == "rules" ? " (--kind " : "";
+        std::snprintf(buf, sizeof buf, "%s: PR-AUC %.3f for the tree model, %.3f for the best rule '%s' on the %s's %zu jobs (%zu failed)%s%s%s",
+                      c.tree_chosen ? "the tree model" : (std::string("the rule '") + rule_label(c.best_rule) + "'").c_str(),
+                      c.tree->pr_auc, br.pr_auc, rule_label(c.best_rule), rows_name.c_str(), c.rows, c.failures, why,
+                      *why ? forced.c_str() : "", *why ? ")" : "");
+        c.verdict = buf;
     }
-    c.tree = evaluate_binary(tree_scores, labels, 0.5);
-    c.tree_chosen = forced == "tree" || (forced != "rules" && c.tree->pr_auc > br.pr_auc);
-    const char *why = forced == "tree" || forced == "rules" ? " (--kind " : "";
-    std::snprintf(buf, sizeof buf, "%s: PR-AUC %.3f for the tree model, %.3f for the best rule '%s' on the %s's %zu jobs (%zu failed)%s%s%s",
-                  c.tree_chosen ? "the tree model" : (std::string("the rule '") + rule_label(c.best_rule) + "'").c_str(),
-                  c.tree->pr_auc, br.pr_auc, rule_label(c.best_rule), rows_name.c_str(), c.rows, c.failures, why,
-                  *why ? forced.c_str() : "", *why ? ")" : "");
-    c.verdict = buf;
+    if (!c.tree_chosen && all_rule_scores && all_labels) {
+        // The rule to ship, chosen and recorded on every row before the cutoff.
+        ModelComparison all;
+        all.rows = all_labels->size();
+        for (int l : *all_labels) all.failures += l != 0;
+        for (size_t r = 0; r < kNumRules; ++r) all.rules[r] = evaluate_binary((*all_rule_scores)[r], *all_labels, 0.5);
+        all.best_rule = best_rule(all.rules);
+        const double pr = all.rules[static_cast<size_t>(all.best_rule)].pr_auc;
+        if (!c.tree) {
+            std::snprintf(buf, sizeof buf, "the rule '%s' (PR-AUC %.3f on the training and validation windows' %zu jobs, %zu failed); no tree model: %s",
+                          rule_label(all.best_rule), pr, all.rows, all.failures, no_tree_reason.c_str());
+            c.verdict = buf;
+        } else {
+            const std::string tree_part = c.verdict.substr(c.verdict.find(": PR-AUC"));
+            std::snprintf(buf, sizeof buf, "; of the rules, '%s' ranks failures best on the training and validation windows' %zu jobs (%zu failed, PR-AUC %.3f)",
+                          rule_label(all.best_rule), all.rows, all.failures, pr);
+            c.verdict = std::string("the rule '") + rule_label(all.best_rule) + "'" + tree_part + buf;
+        }
+        c.rules = all.rules;
+        c.best_rule = all.best_rule;
+        c.rows = all.rows;
+        c.failures = all.failures;
+        c.rows_name = "training and validation windows";
+    }
     return c;
 }
 

@@ -277,8 +277,20 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
         cmp_labels.insert(cmp_labels.end(), vl.begin(), vl.end());
         for (size_t r = 0; r < kNumRules; ++r) cmp_rules[r].insert(cmp_rules[r].end(), val.rule[r].begin(), val.rule[r].end());
     }
+    std::vector<int> all_labels;
+    std::array<std::vector<float>, kNumRules> all_rules;
+    if (val_usable) {
+        all_labels = train.labels();
+        auto vl = val.labels();
+        all_labels.insert(all_labels.end(), vl.begin(), vl.end());
+        for (size_t r = 0; r < kNumRules; ++r) {
+            all_rules[r] = train.rule[r];
+            all_rules[r].insert(all_rules[r].end(), val.rule[r].begin(), val.rule[r].end());
+        }
+    }
     summary.comparison = compare_with_rules(cmp_rules, tree_val_scores, cmp_labels,
-                                            val_usable ? "validation window" : "training window", no_tree, opt.kind);
+                                            val_usable ? "validation window" : "training window", no_tree, opt.kind,
+                                            val_usable ? &all_rules : nullptr, val_usable ? &all_labels : nullptr);
     const bool ship_tree = summary.comparison.tree_chosen;
     const Rule rule = summary.comparison.best_rule;
     const std::vector<float> &chosen_scores = ship_tree ? tree_val_scores : cmp_rules[static_cast<size_t>(rule)];
