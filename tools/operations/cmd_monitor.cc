@@ -206,9 +206,11 @@ void run_monitor(const MonitorArgs &a) {
             std::printf(" %s %.3f (per user %.3f)%s", feature_names()[static_cast<size_t>(drift[i].feature)], drift[i].psi,
                         drift[i].capped, i + 1 < std::min<size_t>(5, drift.size()) ? "," : "");
         std::printf("\n");
-        std::printf("  per user: each user's jobs count as at most %g (--user-cap); flagged jobs with an outcome from %zu "
-                    "users, scored jobs from %zu; alerts judge the per-user figures and need %zu users (--min-users)%s\n",
-                    live.user_cap, tj["flagged_users"].get<size_t>(), live.live_users, a.min_users,
+        auto users = [](size_t n) { return std::to_string(n) + (n == 1 ? " user" : " users"); };
+        std::printf("  per user: each user's jobs count as at most %g (--user-cap); flagged jobs with an outcome from %s, "
+                    "scored jobs from %s; alerts judge the per-user figures and need %s (--min-users)%s\n",
+                    live.user_cap, users(tj["flagged_users"].get<size_t>()).c_str(), users(live.live_users).c_str(),
+                    users(a.min_users).c_str(),
                     a.min_users >= 2 ? " and to hold with any one user's jobs left out" : "");
         if (!note.empty()) std::printf("  note: %s\n", note.c_str());
         for (const auto &al : alerts) std::printf("  ALERT: %s\n", al.c_str());
