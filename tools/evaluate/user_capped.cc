@@ -34,6 +34,7 @@ CappedRatio capped_ratio(const std::map<uint32_t, UserShare> &by_user, double ca
         r.lowest_without_one = std::min(r.lowest_without_one, v);
         r.highest_without_one = std::max(r.highest_without_one, v);
     }
+    if (r.highest_without_one < 0) r.lowest_without_one = -1;  // no user left anything behind
     return r;
 }
 
