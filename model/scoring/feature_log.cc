@@ -284,7 +284,7 @@ void FeatureLogWriter::run() {
 std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::string &path) {
     std::unordered_map<std::string, LoggedFeatures> out;
     Db db(path, SQLITE_OPEN_READONLY);
-    Stmt s(db, "SELECT token, schema_version, model_id, p_fail, features, scored_at, threshold, action FROM scored");
+    Stmt s(db, "SELECT token, schema_version, model_id, p_fail, features, scored_at, threshold, action, uid FROM scored");
     while (s.step()) {
         LoggedFeatures f;
         f.schema_version = static_cast<int>(s.int_at(1));
@@ -293,6 +293,7 @@ std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::stri
         f.scored_at = s.int_at(5);
         f.threshold = static_cast<float>(s.real_at(6));
         f.action = static_cast<uint8_t>(s.int_at(7));
+        f.uid = static_cast<uint32_t>(s.int_at(8));
         int n = 0;
         const void *blob = s.blob_at(4, n);
         // A row of an earlier schema holds a prefix of ours: the features it lacks are unknown.

@@ -128,6 +128,7 @@ struct LoggedFeatures {
     int64_t scored_at = 0;  // naive-local submit time
     float threshold = 1;    // the threshold in force when it was scored
     uint8_t action = 0;     // Action: what the plugin did (0 none, 1 annotate, 2 warn, 3 reject)
+    uint32_t uid = 0;       // the submitter Slurm authenticated: who a live figure's jobs belong to
     FeatureVector x{};
 };
 

@@ -60,26 +60,44 @@ assert len(m["periods"]) >= 1 and sum(p["scored"] for p in m["periods"]) == 12, 
 assert 0 < len(m["drift"]) < 52 and all(d["psi"] >= 0 for d in m["drift"]), "one PSI per feature the model uses"
 assert not any(d["feature"].startswith("script_") for d in m["drift"]), "script features are unknown in training"
 assert m["alerts"] == [], m["alerts"]
+# One user (root) ran them all: the per-user figures equal the plain ones, and nothing is judged (--min-users 3).
+assert t["precision_per_user"] == 1.0 and t["recall_per_user"] == 1.0, t
+assert t["flagged_users"] == 1 and t["failed_users"] == 1 and m["scored_users"] == 1, m
+assert m["min_users"] == 3 and m["judged_precision"] is None and m["judged_psi"] is None, m
+assert "not enough users to judge precision (--min-users 3)" in m["note"], m["note"]
+assert all(d["psi_per_user"] >= 0 and d["psi_per_user_lowest_without_one"] is None for d in m["drift"]), m["drift"]
 print(f"# monitor: 12 scored, precision {t['precision']}, recall {t['recall']}, predicted {t['mean_predicted']:.3f} "
       f"vs observed {t['observed_failure_rate']:.3f}; largest drift {m['drift'][0]['feature']} {m['drift'][0]['psi']:.2f}")
 PY
 # Alerts: a precision target the run cannot meet, and the default drift limit (12 of root's jobs are
-# nothing like the synthetic training window).
+# nothing like the synthetic training window). All the jobs are root's: an alert needs 3 users by default,
+# so these judge one user's jobs (--min-users 1), and without it say there are not enough users.
+rc=0
+out=$("$JFP" monitor --db "$W/history.db" --feature-log "$W/features.db" --model "$W/model.json" --since "$since" \
+    --min-flagged 1 --min-precision 1.01 --max-psi 1000 --min-users 1) || rc=$?
+expect_eq "$rc" 2 "monitor exit status below the precision target"
+expect_contains "$out" "ALERT: live precision per user 1.000 (all jobs 1.000) is below 1.010 (6 of 6 flagged jobs failed, 1 user)" "precision alert"
 rc=0
 out=$("$JFP" monitor --db "$W/history.db" --feature-log "$W/features.db" --model "$W/model.json" --since "$since" \
     --min-flagged 1 --min-precision 1.01 --max-psi 1000) || rc=$?
-expect_eq "$rc" 2 "monitor exit status below the precision target"
-expect_contains "$out" "ALERT: live precision 1.000 is below 1.010 (6 of 6 flagged jobs failed)" "precision alert"
+expect_eq "$rc" 0 "monitor exit status below the precision target on one user's jobs"
+expect_contains "$out" "from 1 user: not enough users to judge precision (--min-users 3)" "one user's jobs are not judged"
 rc=0
 out=$("$JFP" monitor --db "$W/history.db" --feature-log "$W/features.db" --model "$W/model.json" --since "$since") || rc=$?
 expect_eq "$rc" 0 "monitor exit status with too few jobs to judge drift (12 scored, 50 needed) or precision: notes, no alert"
 expect_contains "$out" "too few to judge drift (--min-scored)" "drift over 12 jobs is not judged by default"
 expect_contains "$out" "too few to judge precision" "too few flagged jobs are not judged"
+expect_contains "$out" "each user's jobs count as at most 10 (--user-cap); flagged jobs with an outcome from 1 user, scored jobs from 1 user; alerts judge the per-user figures and need 3 users (--min-users)" "the per-user line"
 rc=0
 out=$("$JFP" monitor --db "$W/history.db" --feature-log "$W/features.db" --model "$W/model.json" --since "$since" \
     --min-scored 10) || rc=$?
+expect_eq "$rc" 0 "monitor exit status past the drift limit on one user's jobs"
+expect_contains "$out" "from 1 user: not enough users to judge drift (--min-users 3)" "one user's drift is not judged"
+rc=0
+out=$("$JFP" monitor --db "$W/history.db" --feature-log "$W/features.db" --model "$W/model.json" --since "$since" \
+    --min-scored 10 --min-users 1) || rc=$?
 expect_eq "$rc" 2 "monitor exit status past the drift limit"
-expect_contains "$out" "drifted: PSI" "drift alert"
+expect_contains "$out" "drifted: PSI per user" "drift alert"
 printf '%s\n' "$out" | sed 's/^/# /'
 
 # jfp report takes the same inputs and adds the live section.
@@ -89,6 +107,9 @@ grep -q '<table id="live">' "$W/report.html" || fail "the report has no live sec
 grep -q '<tr><td>all</td><td>12</td><td>12</td><td>6</td><td>6</td><td>1.000</td><td>1.000</td>' "$W/report.html" ||
     fail "the report's live totals differ from jfp monitor's: $(grep -o '<tr><td>all</td>[^/]*' "$W/report.html")"
 grep -q '<table id="drift">' "$W/report.html" || fail "the report has no drift table"
+grep -q '<tr><td>all</td>.*<td>0.500</td><td>1.000</td><td>1.000</td><td>1</td></tr>' "$W/report.html" ||
+    fail "the report's per-user totals (precision, recall, users) differ from jfp monitor's: $(grep -o '<tr><td>all</td>[^/]*' "$W/report.html")"
+grep -q '<th>PSI per user</th>' "$W/report.html" || fail "the report's drift table has no per-user PSI"
 
 # What the plugin scores after applying the ingest equals what a full load of the same store gives: the
 # same two jobs scored now, then with a copy of the store (a new path: loaded whole), compared on the

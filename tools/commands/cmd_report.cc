@@ -15,6 +15,7 @@
 #include "tools/commands/commands.h"
 #include "tools/options/site_conf.h"
 #include "tools/evaluate/live_monitor.h"
+#include "tools/evaluate/live_report.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/evaluate/script_replay.h"
 #include "tools/options/module_index_file.h"
@@ -110,7 +111,6 @@ const char *kStyle =
     ".axis{font-size:11px}.legend{font-size:11px}.grid{stroke:#eee}.frame{fill:none;stroke:#999}"
     ".marker{stroke:#000;stroke-dasharray:3,3}.note{color:#555;font-size:13px}";
 
-std::string ratio_cell(double v) { return v < 0 ? "-" : fmt("%.3f", v); }
 
 // What the evaluated jobs' archived scripts show with certainty, against how those jobs ended.
 std::string script_section(const ReportArgs &a, size_t evaluated, std::vector<SimulatedJob> &jobs) {
@@ -150,36 +150,7 @@ std::string script_section(const ReportArgs &a, size_t evaluated, std::vector<Si
 // The deployed model on live traffic, as jfp monitor reports it.
 std::string live_section(const HistoryStore &store, const ModelBundle &bundle, const ReportArgs &a) {
     int64_t since = a.since.empty() ? 0 : parse_time_option(a.since, "--since");
-    LiveSummary live = summarize_live(store, bundle, a.feature_log, since, true);
-    std::string h = "<h2>Live traffic</h2><p class=\"note\">What the plugin scored at submission (feature log " +
-                    html_escape(a.feature_log) + ") joined to the outcomes ingested since; precision and recall at the "
-                    "threshold in force when each job was scored.";
-    if (live.scored_by_other_models)
-        h += " " + std::to_string(live.scored_by_other_models) + " jobs were scored by another model.";
-    h += "</p><table id=\"live\"><tr><th>week of</th><th>scored</th><th>with outcome</th><th>failed</th><th>flagged</th>"
-         "<th>precision</th><th>recall</th><th>mean predicted</th><th>observed failure rate</th></tr>";
-    auto row = [&](const std::string &label, const LivePeriod &p) {
-        h += "<tr><td>" + label + "</td><td>" + std::to_string(p.scored) + "</td><td>" + std::to_string(p.with_outcome) +
-             "</td><td>" + std::to_string(p.failed) + "</td><td>" + std::to_string(p.flagged) + "</td><td>" +
-             ratio_cell(p.precision()) + "</td><td>" + ratio_cell(p.recall()) + "</td><td>" + ratio_cell(p.mean_predicted()) +
-             "</td><td>" + ratio_cell(p.observed()) + "</td></tr>";
-    };
-    for (const auto &[start, p] : live.periods) row(format_sacct_time(start).substr(0, 10), p);
-    row("all", live.total);
-    h += "</table>";
-    // jfp monitor's own rule for judging precision (--min-flagged 20): below it the figures above are anecdotes.
-    if (live.total.flagged < 20 || live.total.failed < 20)
-        h += "<p id=\"too-few\" class=\"note\"><b>Too few outcomes to judge:</b> " + std::to_string(live.total.flagged) +
-             " flagged and " + std::to_string(live.total.failed) + " failed jobs have an outcome so far; precision and recall "
-             "here rest on too few jobs. Wait for more scored jobs to finish and be ingested, or widen --since.</p>";
-    h += "<p class=\"note\">Drift of the features the model uses, population stability index between the "
-         "training window (" + html_escape(live.window_start) + " .. " + html_escape(live.window_end) + ", " +
-         std::to_string(live.training_rows) + " jobs) and live traffic; above 0.25 is a shift worth acting on.</p>"
-         "<table id=\"drift\"><tr><th>feature</th><th>PSI</th></tr>";
-    for (size_t i = 0; i < live.drift.size() && i < 10; ++i)
-        h += std::string("<tr><td>") + feature_names()[static_cast<size_t>(live.drift[i].second)] + "</td><td>" +
-             fmt("%.3f", live.drift[i].first) + "</td></tr>";
-    return h + "</table>";
+    return live_report_html(summarize_live(store, bundle, a.feature_log, since, true), a.feature_log);
 }
 
 void run_report(const ReportArgs &a) {

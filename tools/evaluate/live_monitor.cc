@@ -9,7 +9,6 @@
 #include "model/scoring/feature_log.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"
-#include "tools/evaluate/metrics.h"
 
 namespace jfp {
 
@@ -21,10 +20,37 @@ int64_t period_start(int64_t naive, bool weekly) {
     return day * 86400;
 }
 
+// Training rows are told apart by uid when the export had one, else by name (a distinct key space).
+uint64_t training_user(const JobRecord &j) {
+    if (j.uid >= 0) return static_cast<uint64_t>(j.uid);
+    return std::hash<std::string>()(j.user) | (uint64_t(1) << 63);
+}
+
 }  // namespace
 
+void LivePeriod::add_outcome(uint32_t uid, bool is_failed, bool is_flagged, double p_fail, double core_hours) {
+    ++with_outcome;
+    failed += is_failed;
+    flagged += is_flagged;
+    tp += is_failed && is_flagged;
+    sum_p += p_fail;
+    if (is_failed) failed_hours += core_hours;
+    if (is_failed && is_flagged) flagged_failed_hours += core_hours;
+    if (!is_failed && is_flagged) flagged_completed_hours += core_hours;
+    if (is_flagged) {
+        UserShare &u = precision_by_user[uid];
+        ++u.jobs;
+        u.hits += is_failed;
+    }
+    if (is_failed) {
+        UserShare &u = recall_by_user[uid];
+        ++u.jobs;
+        u.hits += is_flagged;
+    }
+}
+
 LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle, const std::string &feature_log,
-                           int64_t since, bool weekly) {
+                           int64_t since, bool weekly, double user_cap) {
     auto logged = read_feature_log(feature_log);
     std::string win_start, win_end;
     try {
@@ -37,7 +63,8 @@ LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle,
     }
     int64_t t0 = *parse_sacct_time(win_start), t1 = *parse_sacct_time(win_end);
 
-    std::vector<std::vector<float>> train(kNumFeatures), live(kNumFeatures);
+    std::vector<std::vector<float>> train(kNumFeatures);
+    std::vector<uint64_t> train_users;
     std::map<int64_t, LivePeriod> periods;
     LivePeriod total;
     uint64_t live_models_other = 0;
@@ -50,47 +77,38 @@ LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle,
     // The training window as the trainer saw it: a job the plugin logged has the vector it logged (script
     // features and findings included), as jfp train --feature-log reads it.
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {
-        if (j.submit >= t0 && j.submit <= t1 && is_labeled(j.outcome))
+        if (j.submit >= t0 && j.submit <= t1 && is_labeled(j.outcome)) {
             for (int f = 0; f < kNumFeatures; ++f) train[static_cast<size_t>(f)].push_back(x[static_cast<size_t>(f)]);
+            train_users.push_back(training_user(j));
+        }
         if (!j.jfp_token.empty())
             outcome_by_token[j.jfp_token] = {j.outcome, known(j.elapsed_s) && known(j.req_cpus) ? j.elapsed_s * j.req_cpus / 3600.0 : 0.0};
     }, &logged);
+    // Only features the model splits on: drift elsewhere cannot move a score (the script features, unknown in
+    // every sacct-trained window and present live, would otherwise raise an alarm at every site).
+    std::vector<int> used;
+    for (int f = 0; f < kNumFeatures; ++f)
+        if (bundle.uses_feature(f)) used.push_back(f);
+    CappedDrift drift(train, train_users, used, user_cap);
+    const size_t training_rows = train_users.size();
+    train = {};  // binned: the values are no longer needed
     for (const auto &[token, lf] : logged) {
         if (lf.scored_at < since) continue;
         if (lf.model_id != bundle.model_id()) ++live_models_other;
         LivePeriod &p = periods[period_start(lf.scored_at, weekly)];
         for (LivePeriod *q : {&p, &total}) ++q->scored;
-        for (int f = 0; f < kNumFeatures; ++f) live[static_cast<size_t>(f)].push_back(lf.x[static_cast<size_t>(f)]);
+        drift.add_live(lf.uid, lf.x.data());
         auto it = outcome_by_token.find(token);
         if (it == outcome_by_token.end() || !is_labeled(it->second.outcome)) continue;  // not ended, or no verdict
         const bool failed = is_failure(it->second.outcome);
         const bool flagged = lf.p_fail >= lf.threshold || lf.action == static_cast<uint8_t>(Action::Warn) ||
                              lf.action == static_cast<uint8_t>(Action::Reject);
-        const double hours = it->second.core_hours;
-        for (LivePeriod *q : {&p, &total}) {
-            ++q->with_outcome;
-            q->failed += failed;
-            q->flagged += flagged;
-            q->tp += failed && flagged;
-            q->sum_p += lf.p_fail;
-            if (failed) q->failed_hours += hours;
-            if (failed && flagged) q->flagged_failed_hours += hours;
-            if (!failed && flagged) q->flagged_completed_hours += hours;
-        }
+        for (LivePeriod *q : {&p, &total}) q->add_outcome(lf.uid, failed, flagged, lf.p_fail, it->second.core_hours);
     }
     if (total.scored == 0)
         throw std::runtime_error("the feature log " + feature_log + " has no scored job" +
                                  (since ? " since " + format_sacct_time(since) : std::string()) +
                                  "; is feature_log set in jfp.conf, and has the plugin scored jobs?");
-
-    // Only features the model splits on: drift elsewhere cannot move a score (the script features, unknown in
-    // every sacct-trained window and present live, would otherwise raise an alarm at every site).
-    std::vector<std::pair<double, int>> drift;
-    if (!train[0].empty())
-        for (int f = 0; f < kNumFeatures; ++f)
-            if (bundle.uses_feature(f))
-                drift.push_back({population_stability_index(train[static_cast<size_t>(f)], live[static_cast<size_t>(f)]), f});
-    std::sort(drift.rbegin(), drift.rend());
 
     LiveSummary out;
     out.periods = std::move(periods);
@@ -98,8 +116,10 @@ LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle,
     out.scored_by_other_models = live_models_other;
     out.window_start = win_start;
     out.window_end = win_end;
-    out.training_rows = train[0].size();
-    out.drift = std::move(drift);
+    out.training_rows = training_rows;
+    out.drift = drift.measure();
+    out.live_users = drift.live_users();
+    out.user_cap = user_cap;
     return out;
 }
 

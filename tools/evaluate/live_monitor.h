@@ -11,6 +11,8 @@
 
 #include "model/history/history_store.h"
 #include "model/scoring/model_bundle.h"
+#include "tools/evaluate/capped_drift.h"
+#include "tools/evaluate/user_capped.h"
 
 namespace jfp {
 
@@ -24,6 +26,11 @@ struct LivePeriod {
     double recall() const { return failed ? static_cast<double>(tp) / static_cast<double>(failed) : -1; }
     double mean_predicted() const { return with_outcome ? sum_p / static_cast<double>(with_outcome) : -1; }
     double observed() const { return with_outcome ? static_cast<double>(failed) / static_cast<double>(with_outcome) : -1; }
+    // By uid: flagged jobs and true positives (precision), failed jobs and true positives (recall).
+    std::map<uint32_t, UserShare> precision_by_user, recall_by_user;
+    void add_outcome(uint32_t uid, bool failed, bool flagged, double p_fail, double core_hours);
+    CappedRatio precision_capped(double cap) const { return capped_ratio(precision_by_user, cap); }
+    CappedRatio recall_capped(double cap) const { return capped_ratio(recall_by_user, cap); }
 };
 
 struct LiveSummary {
@@ -32,15 +39,19 @@ struct LiveSummary {
     uint64_t scored_by_other_models = 0;
     std::string window_start, window_end;  // the bundle's training window
     size_t training_rows = 0;
-    std::vector<std::pair<double, int>> drift;  // (PSI, feature), largest first; features the model uses
+    std::vector<FeatureDrift> drift;  // features the model uses, largest plain PSI first
+    size_t live_users = 0;            // distinct uids among the scored jobs
+    double user_cap = kDefaultUserCap;
 };
 
 // A job counts as flagged when its p reached the logged threshold or the plugin warned or rejected it (with
 // decide_by = waste, a job over the budget below the threshold; in shadow or annotate mode such a job is
 // not told apart).
+// Users are told apart by the uid the plugin logged (Slurm's authenticated submitter); each user's jobs are
+// capped at user_cap in the capped figures (user_capped.h).
 // Throws with what to do when the log cannot be read, holds nothing since `since`, or the bundle has no
 // training window.
 LiveSummary summarize_live(const HistoryStore &store, const ModelBundle &bundle, const std::string &feature_log,
-                           int64_t since, bool weekly);
+                           int64_t since, bool weekly, double user_cap = kDefaultUserCap);
 
 }  // namespace jfp

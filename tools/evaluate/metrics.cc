@@ -85,10 +85,7 @@ std::vector<OperatingPoint> operating_points(const std::vector<float> &scores, c
     return out;
 }
 
-// Population stability index of one feature: deciles of the training values (plus a bin for unknown),
-// PSI = sum (live - train) * ln(live / train) over bins, shares floored so an empty bin stays finite.
-double population_stability_index(const std::vector<float> &train, const std::vector<float> &live) {
-    if (train.empty() || live.empty()) return 0;
+std::vector<float> psi_edges(const std::vector<float> &train) {
     std::vector<float> known_train;
     for (float v : train)
         if (!std::isnan(v)) known_train.push_back(v);
@@ -98,21 +95,35 @@ double population_stability_index(const std::vector<float> &train, const std::ve
         float e = known_train[known_train.size() * static_cast<size_t>(q) / 10];
         if (edges.empty() || e > edges.back()) edges.push_back(e);
     }
-    size_t bins = edges.size() + 2;  // value bins, then NaN
-    auto bin_of = [&](float v) {
-        if (std::isnan(v)) return bins - 1;
-        return static_cast<size_t>(std::upper_bound(edges.begin(), edges.end(), v) - edges.begin());
-    };
-    std::vector<double> t(bins, 0), l(bins, 0);
-    for (float v : train) t[bin_of(v)] += 1;
-    for (float v : live) l[bin_of(v)] += 1;
+    return edges;
+}
+
+// Value bins first, NaN last: the NaN bin's index depends on how many edges there are.
+size_t psi_bin(const std::vector<float> &edges, float v) {
+    if (std::isnan(v)) return edges.size() + 1;
+    return static_cast<size_t>(std::upper_bound(edges.begin(), edges.end(), v) - edges.begin());
+}
+
+// Shares floored so an empty bin stays finite.
+double psi_of_mass(const std::vector<double> &train, double train_total, const std::vector<double> &live, double live_total) {
+    if (train_total <= 0 || live_total <= 0) return 0;
     double out = 0;
-    for (size_t b = 0; b < bins; ++b) {
-        double e = std::max(1e-4, t[b] / static_cast<double>(train.size()));
-        double a = std::max(1e-4, l[b] / static_cast<double>(live.size()));
+    for (size_t b = 0; b < train.size() && b < live.size(); ++b) {
+        double e = std::max(kPsiFloor, train[b] / train_total);
+        double a = std::max(kPsiFloor, live[b] / live_total);
         out += (a - e) * std::log(a / e);
     }
     return out;
+}
+
+// Population stability index of one feature: deciles of the training values (plus a bin for unknown).
+double population_stability_index(const std::vector<float> &train, const std::vector<float> &live) {
+    if (train.empty() || live.empty()) return 0;
+    const auto edges = psi_edges(train);
+    std::vector<double> t(edges.size() + 2, 0), l(edges.size() + 2, 0);
+    for (float v : train) t[psi_bin(edges, v)] += 1;
+    for (float v : live) l[psi_bin(edges, v)] += 1;
+    return psi_of_mass(t, static_cast<double>(train.size()), l, static_cast<double>(live.size()));
 }
 
 CostAtThreshold cost_at(const std::vector<float> &scores, const std::vector<int> &labels,

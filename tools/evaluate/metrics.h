@@ -50,6 +50,14 @@ std::vector<OperatingPoint> operating_points(const std::vector<float> &scores, c
 // Rule of thumb: < 0.1 stable, 0.1-0.25 some shift, > 0.25 a shift worth acting on. 0 when either is empty.
 double population_stability_index(const std::vector<float> &train, const std::vector<float> &live);
 
+// The same index over weighted counts (jfp monitor's per-user capped drift): the bins' edges from the
+// training values, a value's bin, and the index from the mass in each bin and each side's total.
+constexpr size_t kPsiMaxBins = 11;  // at most 9 decile edges: 10 value bins, then NaN
+constexpr double kPsiFloor = 1e-4;
+std::vector<float> psi_edges(const std::vector<float> &train);
+size_t psi_bin(const std::vector<float> &edges, float v);
+double psi_of_mass(const std::vector<double> &train, double train_total, const std::vector<double> &live, double live_total);
+
 struct ThresholdChoice {
     double threshold = 0.5;
     double precision = 0;        // on the rows it was chosen on

@@ -1,7 +1,7 @@
 // jfp monitor: does the deployed model still hold? Joins what the plugin scored at submission (the feature
 // log: score, threshold, features) to the outcomes ingested since, per day or week, and measures drift of
 // live features from the training window. Exits 2 when live precision falls below the bundle's target or
-// drift passes the limit, so cron or a monitoring system can alert.
+// drift passes the limit, so cron or a monitoring system can alert; both judged per user (live_alerts.h).
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -14,6 +14,7 @@
 #include "model/policy/user_message.h"
 #include "tools/operations/operations.h"
 #include "tools/options/site_conf.h"
+#include "tools/evaluate/live_alerts.h"
 #include "tools/evaluate/live_monitor.h"
 
 namespace jfp {
@@ -27,8 +28,21 @@ struct MonitorArgs {
     double max_psi = 0.25;
     size_t min_flagged = 20;
     size_t min_scored = 50;  // PSI over fewer live jobs is noise
+    size_t min_users = kDefaultMinUsers;
+    double user_cap = kDefaultUserCap;
     bool json = false;
 };
+
+nlohmann::json ratio_or_null(double v) { return v >= 0 ? nlohmann::json(v) : nlohmann::json(nullptr); }
+
+// The per-user figures beside period_json's plain ones.
+void add_capped_json(nlohmann::json &j, const LivePeriod &p, double cap) {
+    const CappedRatio prec = p.precision_capped(cap), rec = p.recall_capped(cap);
+    j["precision_per_user"] = ratio_or_null(prec.capped);
+    j["recall_per_user"] = ratio_or_null(rec.capped);
+    j["flagged_users"] = prec.users;
+    j["failed_users"] = rec.users;
+}
 
 nlohmann::json period_json(const LivePeriod &p) {
     auto ratio = [](double a, double b) -> nlohmann::json { return b > 0 ? nlohmann::json(a / b) : nlohmann::json(nullptr); };
@@ -55,8 +69,13 @@ std::string cell(const nlohmann::json &v, const char *f) {
 
 // What monitor found, for node_exporter's textfile collector beside the plugin's own metrics file: the alert
 // rules in docs/examples/jfp-alerts.yml compare live precision with its target from these.
-std::string live_metrics_text(const std::string &model_id, const LivePeriod &total, double target, size_t min_flagged,
-                              double max_psi_seen, size_t alerts) {
+std::string live_metrics_text(const std::string &model_id, const LiveSummary &live, const LiveVerdict &verdict,
+                              double target, const MonitorArgs &a) {
+    const LivePeriod &total = live.total;
+    const size_t min_flagged = a.min_flagged;
+    const double max_psi_seen = live.drift.empty() ? 0.0 : live.drift.front().psi;
+    const size_t alerts = verdict.alerts.size();
+    const CappedRatio prec = total.precision_capped(live.user_cap), rec = total.recall_capped(live.user_cap);
     std::string o, l = "{model=\"" + prometheus_label(model_id) + "\"}";
     auto gauge = [&](const char *name, const char *help, double v, bool present = true) {
         char buf[64];
@@ -72,6 +91,17 @@ std::string live_metrics_text(const std::string &model_id, const LivePeriod &tot
           total.precision(), total.flagged > 0);
     gauge("jfp_live_recall", "Of the failed jobs with an outcome, the share flagged (absent when none failed).",
           total.recall(), total.failed > 0);
+    gauge("jfp_live_precision_per_user", "Live precision with each user's flagged jobs counted as at most --user-cap jobs.",
+          prec.capped, prec.capped >= 0);
+    gauge("jfp_live_recall_per_user", "Live recall with each user's failed jobs counted as at most --user-cap jobs.",
+          rec.capped, rec.capped >= 0);
+    gauge("jfp_live_flagged_users", "Distinct users whose flagged jobs have an outcome.", static_cast<double>(prec.users));
+    gauge("jfp_live_min_users", "Distinct users an alert needs behind its figure (--min-users).",
+          static_cast<double>(a.min_users));
+    gauge("jfp_live_precision_judged",
+          "What the precision alert compares with the target: precision per user, at its highest with any one user's jobs "
+          "left out (absent when too few flagged jobs or users to judge).",
+          verdict.judged_precision, verdict.judged_precision >= 0);
     gauge("jfp_live_failed_core_hours", "Core-hours (elapsed x CPUs) failed jobs with an outcome burnt, in jfp monitor's window.",
           total.failed_hours);
     gauge("jfp_live_flagged_failed_core_hours",
@@ -82,6 +112,10 @@ std::string live_metrics_text(const std::string &model_id, const LivePeriod &tot
     gauge("jfp_live_target_precision", "The precision the model's threshold was chosen for (or --min-precision).", target);
     gauge("jfp_live_max_feature_psi", "The largest drift (PSI) of a feature the model uses, from its training window.",
           max_psi_seen);
+    gauge("jfp_live_max_feature_psi_judged",
+          "What the drift alert compares with --max-psi: the largest PSI per user, at its lowest with any one user's jobs left "
+          "out (absent when too few jobs or users to judge).",
+          verdict.judged_psi, verdict.judged_psi >= 0);
     gauge("jfp_live_alerts", "Alerts jfp monitor raised (its exit status was 2 when this is above 0).",
           static_cast<double>(alerts));
     gauge("jfp_live_written_seconds", "When jfp monitor wrote this file (Unix time).", static_cast<double>(std::time(nullptr)));
@@ -94,36 +128,32 @@ void run_monitor(const MonitorArgs &a) {
     auto bundle = ModelBundle::load_file(a.model);
     HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
 
-    LiveSummary live = summarize_live(store, bundle, a.feature_log, since, weekly);
+    LiveSummary live = summarize_live(store, bundle, a.feature_log, since, weekly, a.user_cap);
     const auto &periods = live.periods;
     const auto &total = live.total;
     const auto &drift = live.drift;
     double target = a.min_precision >= 0 ? a.min_precision : bundle.metadata().value("target_precision", 0.9);
     auto tj = period_json(total);
-    std::vector<std::string> alerts;
-    if (total.flagged >= a.min_flagged && !tj["precision"].is_null() && tj["precision"].get<double>() < target)
-        alerts.push_back("live precision " + cell(tj["precision"], "%.3f") + " is below " + cell(target, "%.3f") + " (" +
-                         std::to_string(total.tp) + " of " + std::to_string(total.flagged) + " flagged jobs failed)");
-    const bool judge_drift = total.scored >= a.min_scored;
-    if (judge_drift && !drift.empty() && drift.front().first > a.max_psi)
-        alerts.push_back(std::string("feature ") + feature_names()[static_cast<size_t>(drift.front().second)] +
-                         " drifted: PSI " + cell(drift.front().first, "%.3f") + " > " + cell(a.max_psi, "%.3f"));
-    std::string note = total.flagged < a.min_flagged ? "only " + std::to_string(total.flagged) +
-                                                           " flagged jobs have an outcome: too few to judge precision (--min-flagged)"
-                                                     : "";
-    if (!judge_drift)
-        note += std::string(note.empty() ? "" : "; ") + "only " + std::to_string(total.scored) +
-                " jobs scored: too few to judge drift (--min-scored)";
+    add_capped_json(tj, total, live.user_cap);
+    const LiveVerdict verdict = judge_live(live, {target, a.max_psi, a.min_flagged, a.min_scored, a.min_users});
+    const auto &alerts = verdict.alerts;
+    std::string note;
+    for (const auto &n : verdict.notes) note += (note.empty() ? "" : "; ") + n;
 
     if (a.json) {
         nlohmann::json per = nlohmann::json::array();
         for (const auto &[start, p] : periods) {
             auto j = period_json(p);
+            add_capped_json(j, p, live.user_cap);
             j["start"] = format_sacct_time(start).substr(0, 10);
             per.push_back(j);
         }
         nlohmann::json d = nlohmann::json::array();
-        for (const auto &[v, f] : drift) d.push_back({{"feature", feature_names()[static_cast<size_t>(f)]}, {"psi", v}});
+        for (const auto &f : drift)
+            d.push_back({{"feature", feature_names()[static_cast<size_t>(f.feature)]},
+                         {"psi", f.psi},
+                         {"psi_per_user", f.capped},
+                         {"psi_per_user_lowest_without_one", ratio_or_null(f.lowest_without_one)}});
         nlohmann::json out = {{"model_id", bundle.model_id()},
                               {"since", since ? nlohmann::json(format_sacct_time(since)) : nlohmann::json(nullptr)},
                               {"period", a.period},
@@ -135,6 +165,11 @@ void run_monitor(const MonitorArgs &a) {
                               {"drift", d},
                               {"target_precision", target},
                               {"max_psi", a.max_psi},
+                              {"user_cap", live.user_cap},
+                              {"min_users", a.min_users},
+                              {"scored_users", live.live_users},
+                              {"judged_precision", ratio_or_null(verdict.judged_precision)},
+                              {"judged_psi", ratio_or_null(verdict.judged_psi)},
                               {"alerts", alerts},
                               {"note", note}};
         std::printf("%s\n", out.dump(2).c_str());
@@ -145,15 +180,18 @@ void run_monitor(const MonitorArgs &a) {
         if (live.scored_by_other_models)
             std::printf("  %llu of them were scored by another model (a reload since)\n",
                         static_cast<unsigned long long>(live.scored_by_other_models));
-        std::printf("  %-11s %8s %8s %7s %8s %9s %7s %9s %9s\n", weekly ? "week of" : "day", "scored", "outcome", "failed",
-                    "flagged", "precision", "recall", "predicted", "observed");
+        std::printf("  %-11s %8s %8s %7s %8s %9s %7s %9s %9s %9s %8s %6s\n", weekly ? "week of" : "day", "scored", "outcome",
+                    "failed", "flagged", "precision", "recall", "predicted", "observed", "prec/user", "rec/user", "users");
         auto row = [&](const std::string &label, const LivePeriod &p) {
             auto j = period_json(p);
-            std::printf("  %-11s %8llu %8llu %7llu %8llu %9s %7s %9s %9s\n", label.c_str(),
+            add_capped_json(j, p, live.user_cap);
+            std::printf("  %-11s %8llu %8llu %7llu %8llu %9s %7s %9s %9s %9s %8s %6s\n", label.c_str(),
                         static_cast<unsigned long long>(p.scored), static_cast<unsigned long long>(p.with_outcome),
                         static_cast<unsigned long long>(p.failed), static_cast<unsigned long long>(p.flagged),
                         cell(j["precision"], "%.3f").c_str(), cell(j["recall"], "%.3f").c_str(),
-                        cell(j["mean_predicted"], "%.3f").c_str(), cell(j["observed_failure_rate"], "%.3f").c_str());
+                        cell(j["mean_predicted"], "%.3f").c_str(), cell(j["observed_failure_rate"], "%.3f").c_str(),
+                        cell(j["precision_per_user"], "%.3f").c_str(), cell(j["recall_per_user"], "%.3f").c_str(),
+                        std::to_string(j["flagged_users"].get<size_t>()).c_str());
         };
         for (const auto &[start, p] : periods) row(format_sacct_time(start).substr(0, 10), p);
         row("all", total);
@@ -165,15 +203,20 @@ void run_monitor(const MonitorArgs &a) {
         std::printf("  drift of the %zu features the model uses, from the training window (%s .. %s, %zu jobs), PSI, "
                     "largest first:", drift.size(), live.window_start.c_str(), live.window_end.c_str(), live.training_rows);
         for (size_t i = 0; i < drift.size() && i < 5; ++i)
-            std::printf(" %s %.3f%s", feature_names()[static_cast<size_t>(drift[i].second)], drift[i].first,
-                        i + 1 < std::min<size_t>(5, drift.size()) ? "," : "");
+            std::printf(" %s %.3f (per user %.3f)%s", feature_names()[static_cast<size_t>(drift[i].feature)], drift[i].psi,
+                        drift[i].capped, i + 1 < std::min<size_t>(5, drift.size()) ? "," : "");
         std::printf("\n");
+        auto users = [](size_t n) { return std::to_string(n) + (n == 1 ? " user" : " users"); };
+        std::printf("  per user: each user's jobs count as at most %g (--user-cap); flagged jobs with an outcome from %s, "
+                    "scored jobs from %s; alerts judge the per-user figures and need %s (--min-users)%s\n",
+                    live.user_cap, users(tj["flagged_users"].get<size_t>()).c_str(), users(live.live_users).c_str(),
+                    users(a.min_users).c_str(),
+                    a.min_users >= 2 ? " and to hold with any one user's jobs left out" : "");
         if (!note.empty()) std::printf("  note: %s\n", note.c_str());
         for (const auto &al : alerts) std::printf("  ALERT: %s\n", al.c_str());
     }
     if (!a.metrics_file.empty())
-        write_metrics_file(a.metrics_file, live_metrics_text(bundle.model_id(), total, target, a.min_flagged,
-                                                             drift.empty() ? 0.0 : drift.front().first, alerts.size()));
+        write_metrics_file(a.metrics_file, live_metrics_text(bundle.model_id(), live, verdict, target, a));
     if (!alerts.empty()) g_exit_status = 2;
 }
 
@@ -192,6 +235,13 @@ void add_monitor_command(CLI::App &app) {
     c->add_option("--max-psi", a->max_psi, "alert when a feature's PSI passes this")->capture_default_str();
     c->add_option("--min-flagged", a->min_flagged, "flagged jobs with an outcome needed to judge precision")->capture_default_str();
     c->add_option("--min-scored", a->min_scored, "scored jobs needed to judge drift (PSI)")->capture_default_str();
+    c->add_option("--min-users", a->min_users,
+                  "distinct users an alert needs behind its figure; from 2, the alert must also hold with any one "
+                  "user's jobs left out")
+        ->capture_default_str();
+    c->add_option("--user-cap", a->user_cap, "each user's jobs count as at most this many in the per-user figures")
+        ->check(CLI::PositiveNumber)
+        ->capture_default_str();
     c->add_flag("--json", a->json, "print one JSON object");
     c->add_option("--metrics-file", a->metrics_file,
                   "also write live precision, recall and drift for node_exporter's textfile collector (Prometheus text)");
