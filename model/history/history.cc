@@ -61,6 +61,7 @@ HistoryStats::RunEvidence HistoryStats::runs() const {
     e.fail_rate = f.w_all > 0 ? f.w_fail / f.w_all : 0;
     e.recent_fail_rate = f.r_all > 0 ? f.r_fail / f.r_all : 0;
     e.streak = f.streak;
+    e.weight = f.w_all;
     return e;
 }
 
@@ -151,7 +152,7 @@ std::string_view first_partition(std::string_view p) {
 
 namespace {
 
-enum Scope : uint8_t { kUserName = 1, kUserStem, kUser, kPartition, kAccount, kArrayRun, kUserRun };
+enum Scope : uint8_t { kUserName = 1, kUserStem, kUser, kPartition, kAccount, kArrayRun, kUserRun, kUserScript };
 
 // FNV-1a over the bytes with a separator between parts, then a murmur3 finaliser for mixing.
 struct KeyHash {
@@ -184,6 +185,12 @@ uint64_t key_user_stem(std::string_view u, const NameIdentity &n) { return KeyHa
 uint64_t key_user(std::string_view u) { return KeyHash(kUser).part(u).done(); }
 uint64_t key_partition(std::string_view p) { return KeyHash(kPartition).part(first_partition(p)).done(); }
 uint64_t key_account(std::string_view a) { return KeyHash(kAccount).part(a).done(); }
+uint64_t key_user_script(std::string_view u, uint64_t fp) {
+    KeyHash h(kUserScript);
+    h.part(u);
+    for (int i = 0; i < 8; ++i) h.byte(static_cast<unsigned char>(fp >> (8 * i)));
+    return h.done();
+}
 
 // A run's key: on a user's keys the tasks of one array are one run (other jobs are each their own); on a
 // partition's or account's, one user's jobs in a row are, so no one user fills the window others share.
@@ -204,16 +211,18 @@ void HistoryIndex::add(const JobRecord &j) {
     map_[key_user(j.user)].add(j, array);
     if (!j.partition.empty()) map_[key_partition(j.partition)].add(j, user);
     if (!j.account.empty()) map_[key_account(j.account)].add(j, user);
+    if (j.script_fingerprint != 0) map_[key_user_script(j.user, j.script_fingerprint)].add(j, array);
 }
 
 HistoryView HistoryIndex::lookup(const JobRequest &r) const {
     // All keys first, then their slots and values fetched together (see stats_table.h).
-    constexpr size_t kKeys = 5;
+    constexpr size_t kKeys = 6;
     const NameIdentity id = name_identity(r.name);
-    uint64_t key[kKeys] = {key_user_name(r.user, id), key_user_stem(r.user, id), key_user(r.user), 0, 0};
-    bool wanted[kKeys] = {true, true, true, !r.partition.empty(), !r.account.empty()};
+    uint64_t key[kKeys] = {key_user_name(r.user, id), key_user_stem(r.user, id), key_user(r.user), 0, 0, 0};
+    bool wanted[kKeys] = {true, true, true, !r.partition.empty(), !r.account.empty(), r.script_fingerprint != 0};
     if (wanted[3]) key[3] = key_partition(r.partition);
     if (wanted[4]) key[4] = key_account(r.account);
+    if (wanted[5]) key[5] = key_user_script(r.user, r.script_fingerprint);
     for (size_t i = 0; i < kKeys; ++i)
         if (wanted[i]) map_.prefetch_slot(key[i]);
     uint32_t at[kKeys];
@@ -228,6 +237,18 @@ HistoryView HistoryIndex::lookup(const JobRequest &r) const {
     v.user = stats(2);
     v.partition = stats(3);
     v.account = stats(4);
+    // "A first run" means no history under the name, its series or its script. The script's own runs are
+    // the closest evidence there is, whatever they were called: a renamed copy of a failing script, or the
+    // failing script under a name whose runs (cheap or not) were of another script, keeps its history.
+    if (const HistoryStats *script = stats(5); script && script->n_labeled > 0) {
+        // The usual case, one script always run under one name: the same runs, said by the name.
+        const HistoryStats *un = v.user_name;
+        const bool same_runs = un && un->n == script->n && un->n_fail == script->n_fail && un->last_end == script->last_end;
+        if (!same_runs) {
+            v.user_name = script;
+            v.name_from_script = true;
+        }
+    }
     v.loaded = true;
     return v;
 }

@@ -21,6 +21,9 @@ struct HistoryView {
     const HistoryStats *user = nullptr;
     const HistoryStats *partition = nullptr;  // every user's jobs in the partition
     const HistoryStats *account = nullptr;
+    // user_name holds the history of the job's script (same user, same script_fingerprint, under any name)
+    // rather than of its name: the script has finished runs (COMPLETED or failed) on record.
+    bool name_from_script = false;
     bool loaded = false;  // a history was loaded; false: the store is missing or failed (no evidence either way)
 };
 
@@ -48,7 +51,7 @@ public:
 
 private:
     friend struct HistoryCodec;  // snapshot_file.cc
-    static constexpr size_t kKeysPerJob = 5;  // add()'s keys: user+name, user+stem, user, partition, account
+    static constexpr size_t kKeysPerJob = 6;  // add()'s keys: user+name, user+stem, user, partition, account, user+script
     // Keys are 64-bit hashes of (scope, strings): no allocation per lookup on the submit path.
     StatsTable map_;
     uint64_t added_ = 0;

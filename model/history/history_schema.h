@@ -11,6 +11,8 @@ namespace jfp {
 extern const char *const kHistorySchema;
 // Job columns in the order put_job binds them and JobCursor reads them (JobCursor reads by position).
 extern const char *const kJobColumns;
+// The same with NULL for script_fp: a store from before fingerprints, opened read-only.
+extern const char *const kJobColumnsWithoutScriptFp;
 constexpr int kUnfinishedOutcome = static_cast<int>(Outcome::Unfinished);
 
 // A job row that ended: it has an end time and a final state (what history is built from); and its
@@ -23,6 +25,7 @@ std::string not_ended_sql();
 std::string job_upsert_sql();
 // kJobColumns (and extra_columns) of job rows, not step stubs; ended_only: with an end and a verdict.
 // `order` follows the WHERE clause: more conditions ("AND ...") and ORDER BY.
-std::string select_jobs(bool ended_only, const char *order, const char *extra_columns = "");
+// script_fp false: the store has no script_fp column (NULL read in its place).
+std::string select_jobs(bool ended_only, const char *order, const char *extra_columns = "", bool script_fp = true);
 
 }  // namespace jfp

@@ -59,6 +59,7 @@ struct HistoryStats {
         double fail_rate = 0;         // failed runs' share of the weight; NaN when no run is labeled
         double recent_fail_rate = 0;  // the same, recent runs weighing most
         double streak = 0;
+        double weight = 0;            // the runs' summed weight
     };
     RunEvidence runs() const;
     // What a completed job weighs against this key's latest failure: its core-seconds over the larger of

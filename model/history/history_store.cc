@@ -57,6 +57,11 @@ HistoryStore::HistoryStore(const std::string &path, Access access)
         log_info(note);
     if (writable_ && version == 1) migrate_from_1();
     if (writable_) add_ingest_nonce();
+    if (writable_) add_script_fp();
+    {
+        Stmt c(db_, "SELECT count(*) FROM pragma_table_info('jobs') WHERE name = 'script_fp'");
+        has_script_fp_ = c.step() && c.int_at(0) > 0;
+    }
     tracks_changes_ = writable_ || version >= 2;
     if (writable_) {
         db_.exec("PRAGMA cache_size=-65536");
@@ -77,6 +82,14 @@ void HistoryStore::add_ingest_nonce() {
     Stmt c(db_, "SELECT count(*) FROM pragma_table_info('ingests') WHERE name = 'nonce'");
     if (c.step() && c.int_at(0) > 0) return;
     db_.exec("ALTER TABLE ingests ADD COLUMN nonce INTEGER");
+}
+
+// The fingerprint of each job's script (the feature log's, joined by token at ingest): added in place to
+// stores made before it; a store opened read-only without it reads NULL (kJobColumnsWithoutScriptFp).
+void HistoryStore::add_script_fp() {
+    Stmt c(db_, "SELECT count(*) FROM pragma_table_info('jobs') WHERE name = 'script_fp'");
+    if (c.step() && c.int_at(0) > 0) return;
+    db_.exec("ALTER TABLE jobs ADD COLUMN script_fp INTEGER");
 }
 
 // Schema 2 numbers every change to a job row (seq), so the plugin's loader can apply only what changed.
@@ -153,6 +166,8 @@ void HistoryStore::put_job(const JobRecord &j) {
     s.bind(25, j.interactive).bind_text_or_null(26, j.submit_line).bind_text_or_null(27, j.jfp_token);
     if (j.uid >= 0) s.bind(28, j.uid); else s.bind_null(28);
     s.bind(29, next_seq_++);
+    if (j.script_fingerprint != 0) s.bind(30, static_cast<int64_t>(j.script_fingerprint));
+    else s.bind_null(30);
     s.run();
     maybe_commit();
 }
@@ -197,13 +212,13 @@ uint64_t HistoryStore::job_count() const {
 }
 
 JobCursor HistoryStore::jobs_by_submit() const {
-    return JobCursor(db_, select_jobs(false, "ORDER BY submit, cluster, job_key"));
+    return JobCursor(db_, select_jobs(false, "ORDER BY submit, cluster, job_key", "", has_script_fp_));
 }
 
 // Jobs that end in the same second are replayed in the order they were first seen ended, so a job
 // ingested later never has to be replayed before one already loaded (schema 1 stores: by key).
 JobCursor HistoryStore::ended_jobs_by_end() const {
-    return JobCursor(db_, select_jobs(true, tracks_changes_ ? "ORDER BY end_time, end_seq" : "ORDER BY end_time, cluster, job_key"));
+    return JobCursor(db_, select_jobs(true, tracks_changes_ ? "ORDER BY end_time, end_seq" : "ORDER BY end_time, cluster, job_key", "", has_script_fp_));
 }
 
 JobCursor HistoryStore::ended_jobs_for_index() const {
@@ -212,8 +227,8 @@ JobCursor HistoryStore::ended_jobs_for_index() const {
     static const char *const cols =
         "cluster, job_key, NULL, array_job, user, account, partition, NULL, name, NULL, NULL, end_time, outcome, NULL, "
         "NULL, exit_signal, req_cpus, NULL, req_mem_mb, timelimit_min, NULL, elapsed_s, max_rss_mb, NULL, NULL, NULL, "
-        "NULL, step_oom, NULL";
-    std::string sql = std::string("SELECT ") + cols + " FROM jobs WHERE user IS NOT NULL AND " + ended_sql() + (tracks_changes_ ? " ORDER BY end_time, end_seq" : " ORDER BY end_time, cluster, job_key");
+        "NULL, step_oom, NULL, ";
+    std::string sql = std::string("SELECT ") + cols + (has_script_fp_ ? "script_fp" : "NULL") + " FROM jobs WHERE user IS NOT NULL AND " + ended_sql() + (tracks_changes_ ? " ORDER BY end_time, end_seq" : " ORDER BY end_time, cluster, job_key");
     return JobCursor(db_, sql);
 }
 
@@ -234,7 +249,7 @@ void HistoryStore::for_each_submission(const std::function<void(const Submission
 
 JobCursor HistoryStore::unfinished_tokened_jobs() const {
     return JobCursor(db_, select_jobs(false, ("AND jfp_token IS NOT NULL AND " + not_ended_sql() +
-                                              " ORDER BY submit, cluster, job_key").c_str()));
+                                              " ORDER BY submit, cluster, job_key").c_str(), "", has_script_fp_));
 }
 
 namespace {
@@ -267,7 +282,7 @@ int64_t HistoryStore::last_change() const {
 }
 
 JobCursor HistoryStore::changed_since(int64_t seq) const {
-    return JobCursor(db_, select_jobs(false, "AND seq > CAST(?1 AS INTEGER) ORDER BY end_time, end_seq", ", seq, job_seq, end_seq"),
+    return JobCursor(db_, select_jobs(false, "AND seq > CAST(?1 AS INTEGER) ORDER BY end_time, end_seq", ", seq, job_seq, end_seq", has_script_fp_),
                      {std::to_string(seq)});
 }
 
@@ -296,7 +311,7 @@ HistoryStore::ReadTransaction::~ReadTransaction() {
 }
 
 std::vector<JobRecord> HistoryStore::jobs_with_id(const std::string &job_id) const {
-    JobCursor c(db_, select_jobs(false, "AND job_id = ?1 ORDER BY submit DESC"), {job_id});
+    JobCursor c(db_, select_jobs(false, "AND job_id = ?1 ORDER BY submit DESC", "", has_script_fp_), {job_id});
     std::vector<JobRecord> out;
     JobRecord j;
     while (c.next(j)) out.push_back(j);
@@ -304,7 +319,7 @@ std::vector<JobRecord> HistoryStore::jobs_with_id(const std::string &job_id) con
 }
 
 std::optional<JobRecord> HistoryStore::job_with_token(const std::string &token) const {
-    JobCursor c(db_, select_jobs(false, "AND jfp_token = ?1 ORDER BY submit DESC LIMIT 1"), {token});
+    JobCursor c(db_, select_jobs(false, "AND jfp_token = ?1 ORDER BY submit DESC LIMIT 1", "", has_script_fp_), {token});
     JobRecord j;
     if (!c.next(j)) return std::nullopt;
     return j;
@@ -312,7 +327,7 @@ std::optional<JobRecord> HistoryStore::job_with_token(const std::string &token) 
 
 std::vector<JobRecord> HistoryStore::tokened_runs(const std::string &user, const std::string &name, int64_t before) const {
     JobCursor c(db_, select_jobs(false, "AND user = ?1 AND name = ?2 AND submit < CAST(?3 AS INTEGER) "
-                                        "AND jfp_token IS NOT NULL ORDER BY submit DESC"),
+                                        "AND jfp_token IS NOT NULL ORDER BY submit DESC", "", has_script_fp_),
                 {user, name, std::to_string(before)});
     std::vector<JobRecord> out;
     JobRecord j;

@@ -147,6 +147,7 @@ private:
     void begin_batch();
     void migrate_from_1();
     void add_ingest_nonce();
+    void add_script_fp();
     bool has_prunes_table() const;
     // Change numbers never go back: a prune that removed the newest rows remembers their highest.
     int64_t highest_pruned_seq() const;
@@ -154,6 +155,7 @@ private:
     Db db_;
     bool writable_ = false;
     bool tracks_changes_ = true;
+    bool has_script_fp_ = true;
     bool in_tx_ = false;
     int64_t next_seq_ = 1;
     uint64_t pending_writes_ = 0;

@@ -12,9 +12,9 @@ JobCursor::JobCursor(const Db &db, const std::string &sql, const std::vector<std
 
 bool JobCursor::next(JobRecord &j, JobSeqs &q) {
     if (!next(j)) return false;
-    q.seq = stmt_->int_at(29);
-    q.job_seq = stmt_->int_at(30);
-    q.end_seq = stmt_->int_at(31);
+    q.seq = stmt_->int_at(30);
+    q.job_seq = stmt_->int_at(31);
+    q.end_seq = stmt_->int_at(32);
     return true;
 }
 
@@ -52,6 +52,7 @@ bool JobCursor::next(JobRecord &j) {
     // Releases that mark only the step OUT_OF_MEMORY leave the job FAILED: the step's verdict wins.
     if (s.int_at(27) != 0 && j.outcome == Outcome::Failed) j.outcome = Outcome::OutOfMemory;
     j.uid = s.is_null(28) ? -1 : s.int_at(28);
+    j.script_fingerprint = s.is_null(29) ? 0 : static_cast<uint64_t>(s.int_at(29));
     infer_memory_kill(j);
     return true;
 }

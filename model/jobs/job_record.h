@@ -40,6 +40,8 @@ struct JobRecord {
 
     std::string submit_line;
     std::string jfp_token;  // the plugin's join token, from AdminComment
+    // The fingerprint of the script the plugin logged for that token (feature log), joined at ingest; 0 none.
+    uint64_t script_fingerprint = 0;
 
     bool ended() const { return has_ended(outcome) && end > 0; }
 };

@@ -49,6 +49,8 @@ struct JobRequest {
     // alone has the index at submission; the trainer reads that count from the feature log).
     double script_ignored_sbatch = kUnknown;
     double script_missing_modules = kUnknown;
+    // The script's identity beyond the job's name (model/script/script_fingerprint.h); 0: none known.
+    uint64_t script_fingerprint = 0;
     std::string_view work_dir;
 };
 

@@ -112,9 +112,12 @@ std::string memory_advice(const JobRequest &r, const HistoryStats *un, const std
     return "If it needs more memory, ask for it (--mem or --mem-per-cpu).";
 }
 
-std::string check_error_output(const JobRequest &r, const HistoryStats *un, const std::string &name, const char *which) {
+std::string check_error_output(const JobRequest &r, const HistoryView &h, const HistoryStats *un, const std::string &name,
+                               const char *which) {
     std::string out = std::string("Check the error output of ") + which + " of " + name;
-    if (shell_safe(r.name) && un->last_fail_end > 0)
+    if (un->last_fail_end > 0 && h.name_from_script)  // its runs had other names: the day's jobs, with their names
+        out += " (sacct -X -u $USER -S " + format_sacct_time(un->last_fail_end).substr(0, 10) + " -o JobID,JobName,State,ExitCode,End)";
+    else if (shell_safe(r.name) && un->last_fail_end > 0)
         out += " (sacct -X -u $USER --name=" + r.name /* jfp-user-text-ok: shell_safe() */ + " -S " + format_sacct_time(un->last_fail_end).substr(0, 10) +
                " -o JobID,State,ExitCode,End)";
     return out + " and fix the cause first.";
@@ -125,7 +128,7 @@ std::string check_error_output(const JobRequest &r, const HistoryStats *un, cons
 std::string advice(int top_class, const JobRequest &r, const HistoryView &h, const std::string &checkpoint_url) {
     const bool named = !r.name.empty();
     const HistoryStats *un = named ? h.user_name : nullptr;
-    const std::string name = quoted(r.name);
+    const std::string name = h.name_from_script ? std::string("this script") : quoted(r.name);
     // The last run's own way of failing says more than the class model's guess: it is said first, whatever
     // the class (a young site's class model may call every job OUT_OF_MEMORY).
     // (Where the class agrees, the reason before this already said how the last run ended.)
@@ -135,7 +138,7 @@ std::string advice(int top_class, const JobRequest &r, const HistoryView &h, con
         if (un->last == static_cast<uint8_t>(Outcome::OutOfMemory) && top_class != 2)
             return "Your last run of " + name + " ran out of memory. " + memory_advice(r, un, name);
         if (un->last == static_cast<uint8_t>(Outcome::Failed) && (top_class == 1 || top_class == 2))
-            return check_error_output(r, un, name, "your last run");
+            return check_error_output(r, h, un, name, "your last run");
     }
     switch (top_class) {
         case 1: return time_advice(r, un, name, checkpoint_url);
@@ -156,7 +159,7 @@ std::string advice(int top_class, const JobRequest &r, const HistoryView &h, con
         return "Your last run of " + name + " hit its time limit. " + time_advice(r, un, name, checkpoint_url);
     if (un->last == static_cast<uint8_t>(Outcome::OutOfMemory))
         return "Your last run of " + name + " ran out of memory. " + memory_advice(r, un, name);
-    return check_error_output(r, un, name, is_failure(static_cast<Outcome>(un->last)) ? "your last run" : "your last failed run");
+    return check_error_output(r, h, un, name, is_failure(static_cast<Outcome>(un->last)) ? "your last run" : "your last failed run");
 }
 
 }  // namespace jfp

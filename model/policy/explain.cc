@@ -121,7 +121,8 @@ bool has_mem(const JobRequest &r) { return known(r.req_mem_mb) && r.req_mem_mb >
 // request has the value they name.
 std::optional<std::string> reason(Theme t, const JobRequest &r, const HistoryView &h, int top_class) {
     const bool named = !r.name.empty();
-    const std::string name = quoted(r.name);
+    // What user_name's runs are runs of: the job's name, or its script run under other names.
+    const std::string name = h.name_from_script ? std::string("this script") : quoted(r.name);
     const HistoryStats *un = named ? h.user_name : nullptr;
     switch (t) {
         case kUserName:

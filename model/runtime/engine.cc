@@ -1,5 +1,7 @@
 #include "model/runtime/engine.h"
 
+#include "model/script/script_fingerprint.h"
+
 #include "model/archive/blob_codec.h"
 #include "model/runtime/metrics_file.h"
 
@@ -154,8 +156,12 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
                    Candidate &best) {
     const ModelBundle &model = *st.model;
     const HistorySnapshot *history = st.history.get();
+    // Once per request, whatever the partitions (an update has no script at hand: its name alone).
+    static const bool xnofp = getenv("JFPX_NOFP") != nullptr;
+    const uint64_t fingerprint = !xnofp && !facts && req.has_script ? script_fingerprint(req.script) : 0;
     auto score = [&](Candidate &c, const SubmitRequest &one, ScriptScan how) {
         c.r = resolve_request(one, user, *st.defaults, history);
+        c.r.script_fingerprint = fingerprint;
         c.r.privileged = privileged;
         c.r.script_ignored_sbatch = findings.ignored_sbatch;
         c.r.script_missing_modules = findings.missing_modules;
@@ -320,6 +326,7 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
         e.action = static_cast<uint8_t>(d.action);
         e.threshold = static_cast<float>(d.threshold);
         e.x = x;
+        e.script_fingerprint = r.script_fingerprint;
         e.script = std::move(script);
         e.update = is_update;
         w->push(std::move(e));

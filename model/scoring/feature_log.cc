@@ -1,5 +1,7 @@
 #include "model/scoring/feature_log.h"
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -66,9 +68,17 @@ CREATE TABLE IF NOT EXISTS scored (
     top_class INTEGER,  -- NULL: scored below its threshold, where the class is not computed
     action INTEGER,
     threshold REAL,
-    features BLOB NOT NULL
+    features BLOB NOT NULL,
+    script_fp INTEGER  -- script_fingerprint, as a signed 64-bit integer; NULL: none
 );
 )";
+
+// Logs made before script fingerprints get the column in place.
+void add_script_fp_column(Db &db) {
+    Stmt c(db, "SELECT count(*) FROM pragma_table_info('scored') WHERE name = 'script_fp'");
+    if (c.step() && c.int_at(0) > 0) return;
+    db.exec("ALTER TABLE scored ADD COLUMN script_fp INTEGER");
+}
 
 }  // namespace
 
@@ -175,9 +185,12 @@ void FeatureLogWriter::run() {
             db = std::make_unique<Db>(private_db_file(path_, "feature log", "check feature_log in jfp.conf and that its directory is writable by SlurmUser"), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
             if (std::string note = set_journal_mode(*db); !note.empty()) log_info("feature log: " + note);
             db->exec(kFeatureLogSchema);
+            add_script_fp_column(*db);
+            // An update has no script at hand: its row keeps the submission's fingerprint.
             insert = std::make_unique<Stmt>(
                 *db, "INSERT OR REPLACE INTO scored (token, scored_at, model_id, schema_version, uid, user, name, "
-                     "p_fail, top_class, action, threshold, features) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12)");
+                     "p_fail, top_class, action, threshold, features, script_fp) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
+                     "coalesce(?13, (SELECT script_fp FROM scored WHERE token = ?1)))");
             previous = std::make_unique<Stmt>(*db, "SELECT features, schema_version FROM scored WHERE token = ?1");
             watch.opened(path_);
             return true;
@@ -254,6 +267,8 @@ void FeatureLogWriter::run() {
                 else s.bind_null(9);
                 s.bind(10, static_cast<int64_t>(e.action)).bind(11, static_cast<double>(e.threshold));
                 s.bind_blob(12, e.x.data(), sizeof(float) * e.x.size());
+                if (e.script_fingerprint != 0) s.bind(13, static_cast<int64_t>(e.script_fingerprint));
+                else s.bind_null(13);
                 s.run();
                 ++batch;
             } while (batch < 1000 && queue_.try_pop(e) && ++taken);
@@ -281,10 +296,24 @@ void FeatureLogWriter::run() {
     }
 }
 
+std::unordered_map<std::string, uint64_t> logged_script_fingerprints(const std::string &path) {
+    std::unordered_map<std::string, uint64_t> out;
+    if (::access(path.c_str(), F_OK) != 0) return out;
+    Db db(path, SQLITE_OPEN_READONLY);
+    Stmt has(db, "SELECT count(*) FROM pragma_table_info('scored') WHERE name = 'script_fp'");
+    if (!has.step() || has.int_at(0) == 0) return out;
+    Stmt s(db, "SELECT token, script_fp FROM scored WHERE script_fp IS NOT NULL");
+    while (s.step()) out.emplace(s.text_at(0), static_cast<uint64_t>(s.int_at(1)));
+    return out;
+}
+
 std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::string &path) {
     std::unordered_map<std::string, LoggedFeatures> out;
     Db db(path, SQLITE_OPEN_READONLY);
-    Stmt s(db, "SELECT token, schema_version, model_id, p_fail, features, scored_at, threshold, action, uid FROM scored");
+    Stmt has_fp(db, "SELECT count(*) FROM pragma_table_info('scored') WHERE name = 'script_fp'");
+    const bool fp = has_fp.step() && has_fp.int_at(0) > 0;
+    Stmt s(db, fp ? "SELECT token, schema_version, model_id, p_fail, features, scored_at, threshold, action, uid, script_fp FROM scored"
+                  : "SELECT token, schema_version, model_id, p_fail, features, scored_at, threshold, action, uid, NULL FROM scored");
     while (s.step()) {
         LoggedFeatures f;
         f.schema_version = static_cast<int>(s.int_at(1));
@@ -294,6 +323,7 @@ std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::stri
         f.threshold = static_cast<float>(s.real_at(6));
         f.action = static_cast<uint8_t>(s.int_at(7));
         f.uid = static_cast<uint32_t>(s.int_at(8));
+        f.script_fingerprint = s.is_null(9) ? 0 : static_cast<uint64_t>(s.int_at(9));
         int n = 0;
         const void *blob = s.blob_at(4, n);
         // A row of an earlier schema holds a prefix of ours: the features it lacks are unknown.

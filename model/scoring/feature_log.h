@@ -63,6 +63,7 @@ struct FeatureLogEntry {
     uint8_t action = 0;
     float threshold = 0;
     FeatureVector x{};
+    uint64_t script_fingerprint = 0;
     DeferredScript script;  // pending: x's script features are filled by the writer before it writes
     // An update's row replaces its submission's; script features it could not know (no script at hand, NaN)
     // are kept from the row it replaces.
@@ -129,8 +130,13 @@ struct LoggedFeatures {
     float threshold = 1;    // the threshold in force when it was scored
     uint8_t action = 0;     // Action: what the plugin did (0 none, 1 annotate, 2 warn, 3 reject)
     uint32_t uid = 0;       // the submitter Slurm authenticated: who a live figure's jobs belong to
+    uint64_t script_fingerprint = 0;  // 0: none (no script, or logged before fingerprints)
     FeatureVector x{};
 };
+
+// token -> the script fingerprint the plugin logged, for the tokens that have one: what `jfp ingest` joins
+// into the history store. Empty when the file does not exist. Throws SqliteError when it cannot be read.
+std::unordered_map<std::string, uint64_t> logged_script_fingerprints(const std::string &path);
 
 // token -> what the plugin logged. Throws SqliteError when the file cannot be read.
 std::unordered_map<std::string, LoggedFeatures> read_feature_log(const std::string &path);

@@ -174,6 +174,7 @@ JobRequest request_from_record(const JobRecord &j) {
     r.has_dependency = j.has_dependency;
     r.interactive = j.interactive;
     r.submit_line = j.submit_line;
+    r.script_fingerprint = j.script_fingerprint;
     return r;
 }
 

@@ -63,6 +63,7 @@ size_t normalize_line(std::string_view line, char *out) {
     return n;
 }
 
+// Calls line(text) for each line of the scanned head, until it returns false.
 template <class Line>
 void for_each_line(std::string_view script, Line &&line) {
     const std::string_view s = script.substr(0, kScriptScanBytes);
@@ -70,7 +71,7 @@ void for_each_line(std::string_view script, Line &&line) {
     while (pos < s.size()) {
         const char *nl = static_cast<const char *>(std::memchr(s.data() + pos, '\n', s.size() - pos));
         const size_t end = nl ? static_cast<size_t>(nl - s.data()) : s.size();
-        line(s.substr(pos, end - pos));
+        if (!line(s.substr(pos, end - pos))) return;
         pos = end + 1;
     }
 }
@@ -111,13 +112,16 @@ uint64_t hash_words(const char *p, size_t n) {
 uint64_t script_fingerprint(std::string_view script) {
     if (script.empty() || binary(script)) return 0;
     // The normalised text is never longer than the scanned part, plus a '\n' per line.
+    // Whole-line comments cost a memchr; the normalised text stops at kFingerprintBytes (a line may run
+    // past it: room for one whole scanned head).
     thread_local std::string buf;
-    buf.resize(std::min(script.size(), kScriptScanBytes) * 2 + 1);
+    if (buf.size() < kScriptScanBytes + 1) buf.resize(kScriptScanBytes + 1);
     char *out = buf.data();
     size_t n = 0;
     for_each_line(script, [&](std::string_view line) {
         const size_t len = normalize_line(line, out + n);
         if (len > 0) n += len, out[n++] = '\n';
+        return n < kFingerprintBytes;
     });
     if (n == 0) return 0;
     const uint64_t h = hash_words(out, n);
@@ -132,6 +136,7 @@ std::string normalized_script(std::string_view script) {
         line_out.resize(line.size());
         const size_t len = normalize_line(line, line_out.data());
         if (len > 0) out.append(line_out, 0, len).push_back('\n');
+        return out.size() < kFingerprintBytes;
     });
     return out;
 }

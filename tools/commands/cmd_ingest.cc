@@ -19,6 +19,7 @@
 #include "tools/options/site_conf.h"
 #include "tools/ingest/slurm_queue.h"
 #include "tools/ingest/snapshot_keeper.h"
+#include "model/scoring/feature_log.h"
 #include "tools/ingest/store_writer.h"
 #include "tools/terminal/progress.h"
 
@@ -47,6 +48,7 @@ struct IngestArgs {
     bool snapshot = true;
     double snapshot_interval = 600;
     bool trusted_export = false;  // a one-character delimiter with JobName etc.: read anyway
+    std::string feature_log;      // where the plugin logged each token's script fingerprint
 };
 
 struct Source {
@@ -277,7 +279,9 @@ public:
         std::string names;
         for (const auto &src : sources) names += (names.empty() ? "" : ",") + src.name;
         id_ = store_.begin_ingest(names);
-        writer_ = std::make_unique<StoreWriter>(store_);
+        // Each job's script fingerprint is the one the plugin logged at submission for its token.
+        if (!a.feature_log.empty()) fingerprints_ = logged_script_fingerprints(a.feature_log);
+        writer_ = std::make_unique<StoreWriter>(store_, fingerprints_.empty() ? nullptr : &fingerprints_);
     }
     template <class F> void run(F &&f) {
         try {
@@ -298,6 +302,7 @@ public:
 
 private:
     HistoryStore store_;
+    std::unordered_map<std::string, uint64_t> fingerprints_;
     int64_t id_ = 0;
     std::unique_ptr<StoreWriter> writer_;
 };
@@ -439,9 +444,12 @@ void add_ingest_command(CLI::App &app) {
               "user can type (sacct --delimiter=\"$d\", jfp ingest --delimiter=\"$d\") or you add --trusted-export. "
               "Recommended columns: --format=" + std::string(recommended_sacct_format()) +
               ". --from-sacct reads names from sacct --json itself.");
+    c->add_option("--feature-log", a->feature_log,
+                  "the plugin's feature log, for each job's script fingerprint (default: jfp.conf's feature_log)");
     a->conf.add_option(c);
     c->callback([a] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);
+        a->conf.fill(a->feature_log, ConfPath::FeatureLog, "--feature-log", false);
         run_ingest(*a);
     });
 }

@@ -2,7 +2,8 @@
 
 namespace jfp {
 
-StoreWriter::StoreWriter(HistoryStore &store) : store_(store) {
+StoreWriter::StoreWriter(HistoryStore &store, const std::unordered_map<std::string, uint64_t> *fingerprints)
+    : store_(store), fingerprints_(fingerprints) {
     batch_.reserve(kBatch);
     thread_ = std::thread([this] { run(); });
 }
@@ -60,7 +61,12 @@ void StoreWriter::run() {
         cv_.notify_all();
         try {
             for (auto &r : rows) {
-                if (r.index() == 0) store_.put_job(std::get<0>(r));
+                if (r.index() == 0) {
+                    JobRecord &j = std::get<0>(r);
+                    if (fingerprints_ && !j.jfp_token.empty())
+                        if (auto it = fingerprints_->find(j.jfp_token); it != fingerprints_->end()) j.script_fingerprint = it->second;
+                    store_.put_job(j);
+                }
                 else store_.put_step(std::get<1>(r));
             }
         } catch (...) {

@@ -8,7 +8,9 @@
 #include <deque>
 #include <exception>
 #include <mutex>
+#include <string>
 #include <thread>
+#include <unordered_map>
 #include <variant>
 #include <vector>
 
@@ -19,7 +21,8 @@ namespace jfp {
 
 class StoreWriter {
 public:
-    explicit StoreWriter(HistoryStore &store);
+    // fingerprints: token -> script fingerprint, set on each job that carries a token (may be null).
+    explicit StoreWriter(HistoryStore &store, const std::unordered_map<std::string, uint64_t> *fingerprints = nullptr);
     ~StoreWriter();  // joins; drops what was not written (call finish() to write it)
     StoreWriter(const StoreWriter &) = delete;
     StoreWriter &operator=(const StoreWriter &) = delete;
@@ -40,6 +43,7 @@ private:
     void run();
 
     HistoryStore &store_;
+    const std::unordered_map<std::string, uint64_t> *fingerprints_;
     std::vector<Row> batch_;
     std::mutex mu_;
     std::condition_variable cv_;

@@ -1,0 +1,151 @@
+// A script's identity beyond its name (model/script/script_fingerprint.h), and the history it keys.
+#include <random>
+#include <string>
+#include <vector>
+
+#include "catch.h"
+#include "model/history/history.h"
+#include "model/script/script_fingerprint.h"
+#include "model/script/script_traits.h"
+
+using namespace jfp;
+
+namespace {
+
+const std::string kScript =
+    "#!/bin/bash\n#SBATCH -J sim\n#SBATCH -t 60\nmodule load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\n"
+    "srun ./sim --input 'a # b.nc' --steps 100\necho done\n";
+
+}  // namespace
+
+TEST_CASE("script fingerprint: comments, directives, blank lines and spacing do not make another script") {
+    const uint64_t fp = script_fingerprint(kScript);
+    REQUIRE(fp != 0);
+    const std::vector<std::string> same = {
+        "#!/bin/sh\n#SBATCH -J renamed\n#SBATCH -t 600 --mem=4G\nmodule load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\n"
+        "srun ./sim --input 'a # b.nc' --steps 100\necho done\n",
+        "# a copy\n\n\n   module   load\tgcc/12   # the compiler\ncd \"$SLURM_SUBMIT_DIR\"\r\n"
+        "srun  ./sim --input 'a # b.nc'   --steps 100 \n\n  echo done\n# end\n",
+        "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input 'a # b.nc' --steps 100\necho done",
+    };
+    for (const auto &s : same) {
+        INFO(s);
+        CHECK(script_fingerprint(s) == fp);
+        CHECK(normalized_script(s) == normalized_script(kScript));
+    }
+}
+
+TEST_CASE("script fingerprint: a command, an argument or quoted text that differs is another script") {
+    const uint64_t fp = script_fingerprint(kScript);
+    const std::vector<std::string> other = {
+        "module load gcc/13\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input 'a # b.nc' --steps 100\necho done\n",
+        "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input 'a # c.nc' --steps 100\necho done\n",
+        "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input 'a  # b.nc' --steps 100\necho done\n",
+        "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input 'a # b.nc' --steps 100\necho done\ntrue\n",
+        "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim#x --input 'a # b.nc' --steps 100\necho done\n",
+    };
+    for (const auto &s : other) {
+        INFO(s);
+        CHECK(script_fingerprint(s) != fp);
+    }
+    // Nothing to identify: empty, comments and blanks only, binary.
+    CHECK(script_fingerprint("") == 0);
+    CHECK(script_fingerprint("#!/bin/bash\n#SBATCH -N 1\n\n   \n# nothing\n") == 0);
+    CHECK(script_fingerprint(std::string("srun ./a\n\0\n", 11)) == 0);
+    // Only the head: text past kFingerprintBytes of it does not count.
+    std::string long_script(kFingerprintBytes, 'x');
+    CHECK(script_fingerprint(long_script + "\necho a\n") == script_fingerprint(long_script + "\necho b\n"));
+    // Comment lines do not use up the head: commands after 8 KiB of them still count.
+    std::string commented;
+    while (commented.size() < 8192) commented += "#SBATCH --comment=padding padding padding padding\n";
+    CHECK(script_fingerprint(commented + "echo a\n") != script_fingerprint(commented + "echo b\n"));
+}
+
+// Property: random scripts of words; respacing, blank lines, comment lines and trailing comments keep the
+// fingerprint; changing one word changes it. The fingerprint equals the normalised text's identity.
+TEST_CASE("script fingerprint: respaced and recommented copies are the same script (property)") {
+    std::mt19937_64 rng(1148);
+    const char *words[] = {"srun", "./app", "-n", "4", "echo", "$HOME", "cd", "/scratch/x", "python", "run.py", "'a b'",
+                           "\"c # d\"", "x=1", "&&", "|", "module", "load", "gcc/12", "\\#lit"};
+    auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+    for (int round = 0; round < 500; ++round) {
+        std::vector<std::vector<std::string>> lines(1 + pick(12));
+        for (auto &l : lines)
+            for (size_t w = 0, n = 1 + pick(6); w < n; ++w) l.push_back(words[pick(sizeof words / sizeof *words)]);
+        auto render = [&](bool noisy) {
+            std::string s = noisy && pick(2) ? "#!/bin/bash\n#SBATCH -J n" + std::to_string(rng()) + "\n" : "";
+            for (const auto &l : lines) {
+                if (noisy && pick(3) == 0) s += pick(2) ? "\n" : "   # note " + std::to_string(rng()) + "\n";
+                s += noisy ? std::string(pick(3), ' ') : "";
+                for (size_t i = 0; i < l.size(); ++i) s += (i ? (noisy ? std::string(1 + pick(3), pick(2) ? ' ' : '\t') : " ") : "") + l[i];
+                if (noisy && pick(4) == 0) s += " # trailing";
+                s += noisy && pick(5) == 0 ? "\r\n" : "\n";
+            }
+            return s;
+        };
+        const std::string plain = render(false), noisy = render(true);
+        INFO("round " << round << "\n" << plain << "---\n" << noisy);
+        CHECK(script_fingerprint(noisy) == script_fingerprint(plain));
+        CHECK(normalized_script(noisy) == normalized_script(plain));
+        // One word changed: another script.
+        auto &l = lines[pick(lines.size())];
+        l[pick(l.size())] += "z";
+        CHECK(script_fingerprint(render(false)) != script_fingerprint(plain));
+    }
+}
+
+namespace {
+JobRecord run(const std::string &name, uint64_t fp, Outcome o, double elapsed, int64_t end) {
+    JobRecord j;
+    j.cluster = "c";
+    j.job_key = std::to_string(end);
+    j.user = "eve";
+    j.name = name;
+    j.partition = "batch";
+    j.outcome = o;
+    j.submit = end - 100;
+    j.end = end;
+    j.elapsed_s = elapsed;
+    j.req_cpus = 4;
+    j.script_fingerprint = fp;
+    return j;
+}
+JobRequest submit(const std::string &name, uint64_t fp) {
+    JobRequest r;
+    r.user = "eve";
+    r.name = name;
+    r.partition = "batch";
+    r.script_fingerprint = fp;
+    return r;
+}
+}  // namespace
+
+TEST_CASE("script fingerprint: a renamed copy of a failing script keeps the script's history") {
+    const uint64_t failing = script_fingerprint(kScript), other = script_fingerprint("echo hello\n");
+    HistoryIndex index;
+    int64_t t = 1000;
+    for (int i = 0; i < 5; ++i) index.add(run("sim", failing, Outcome::Failed, 600, t += 1000));
+    // The copy under a new name: no history under the name, the script's under its fingerprint.
+    HistoryView v = index.lookup(submit("totally_new", failing));
+    REQUIRE(v.user_name != nullptr);
+    CHECK(v.name_from_script);
+    CHECK(v.user_name->streak == 5);
+    // Another script under the new name is a first run.
+    CHECK(index.lookup(submit("totally_new", other)).user_name == nullptr);
+    // Laundered: cheap runs of another script under the new name first, or real ones: the name's runs are
+    // of another script, and the failing script's own history stands in.
+    for (int i = 0; i < 10; ++i) index.add(run("totally_new", other, Outcome::Completed, 1, t += 10));
+    v = index.lookup(submit("totally_new", failing));
+    CHECK(v.name_from_script);
+    CHECK(v.user_name->streak == 5);
+    for (int i = 0; i < 10; ++i) index.add(run("totally_new", other, Outcome::Completed, 3600, t += 4000));
+    v = index.lookup(submit("totally_new", failing));
+    CHECK(v.name_from_script);
+    CHECK(v.user_name->streak == 5);
+    // The other script under that name is judged on the name's history, which holds its runs.
+    v = index.lookup(submit("totally_new", other));
+    CHECK(v.user_name->n == 20);
+    // Once the failing script completes, its history says so.
+    index.add(run("sim", failing, Outcome::Completed, 3600, t += 4000));
+    CHECK(index.lookup(submit("totally_new", failing)).user_name->streak == 0);
+}
