@@ -179,8 +179,11 @@ int modify(job_desc_msg_t *job_desc, const job_record *job_ptr, uint32_t submit_
                              "job_modify: slurmctld's job record is not laid out as in Slurm " JFP_SLURM_VERSION
                              " (a magic cookie, the job id or its owner is not where jfp reads it: another Slurm build?); updates "
                              "are judged as fresh submissions of what they change; rebuild jfp against the running Slurm");
-        jfp::SubmitOutcome out =
-            engine->evaluate_update(job_id, jfp_plugin::to_submit_request(job_desc, submit_uid), submit_uid, job);
+        // One update RPC calls job_modify once per record it reaches, on this thread, with this descriptor:
+        // what the update says is prepared once for them (model/runtime/update_rpc.h).
+        thread_local jfp::UpdateRpc rpc;
+        jfp::SubmitOutcome out = engine->evaluate_update(rpc, job_desc, job_id,
+                                                         jfp_plugin::to_submit_request(job_desc, submit_uid), submit_uid, job);
         return jfp_plugin::apply_outcome(job_desc, out, err_msg);
     } catch (const std::exception &e) {
         log_fault("job_modify", e.what());
