@@ -429,18 +429,29 @@ void Engine::log_stats(bool final) {
     LatencyHistogram::Summary rpc = update_latency_.per_rpc.take(), rec = update_latency_.per_record.take();
     if (s.count == 0 && rec.count == 0 && rpc.count == 0) return;
     char line[400];
-    std::snprintf(line, sizeof line,
-                  "stats: %" PRIu64 " submissions in the last %.0f s%s; job_submit p50 %.1f us, p99 %.1f us, max %.1f us; "
-                  "scored %" PRIu64 ", annotated %" PRIu64 ", warned %" PRIu64 ", rejected %" PRIu64 ", unscored %" PRIu64,
-                  s.count, elapsed, final ? " (plugin unloading)" : "", s.p50_us, s.p99_us, s.max_us, d[0], d[1], d[2], d[3], d[4]);
+    std::snprintf(line, sizeof line, "stats: %" PRIu64 " submissions in the last %.0f s%s; ", s.count, elapsed,
+                  final ? " (plugin unloading)" : "");
     std::string msg = line;
-    // Updates (scontrol update): one RPC may reach many records, under slurmctld's job write lock all along.
-    if (rec.count > 0 || rpc.count > 0) {
-        std::snprintf(line, sizeof line,
-                      "; %" PRIu64 " updates reaching %" PRIu64 " job records: per update p50 %.1f us, max %.1f us; "
-                      "per record p50 %.1f us, p99 %.1f us",
-                      rpc.count, rec.count, rpc.p50_us, rpc.max_us, rec.p50_us, rec.p99_us);
+    if (s.count > 0) {
+        std::snprintf(line, sizeof line, "job_submit p50 %.1f us, p99 %.1f us, max %.1f us; ", s.p50_us, s.p99_us, s.max_us);
         msg += line;
+    }
+    std::snprintf(line, sizeof line,
+                  "scored %" PRIu64 ", annotated %" PRIu64 ", warned %" PRIu64 ", rejected %" PRIu64 ", unscored %" PRIu64,
+                  d[0], d[1], d[2], d[3], d[4]);
+    msg += line;
+    // Updates (scontrol update): one RPC may reach many job records, under slurmctld's job write lock all along.
+    // An RPC is counted when it has ended (update_latency.h), maybe in the next interval.
+    if (rec.count > 0 || rpc.count > 0) {
+        msg += "; updates: " + counted(rec.count, "job record", "job records") + ", " + counted(rpc.count, "RPC ended", "RPCs ended");
+        if (rpc.count > 0) {
+            std::snprintf(line, sizeof line, "; per RPC p50 %.1f us, max %.1f us", rpc.p50_us, rpc.max_us);
+            msg += line;
+        }
+        if (rec.count > 0) {
+            std::snprintf(line, sizeof line, "; per record p50 %.1f us, p99 %.1f us", rec.p50_us, rec.p99_us);
+            msg += line;
+        }
     }
     log_info(msg);
 }

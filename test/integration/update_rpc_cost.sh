@@ -4,7 +4,8 @@
 # annotate mode:
 #   - the update reaches every record (jfp counts N updated records), and jfp's own time for that one RPC, in
 #     the metrics file's jfp_update_seconds histogram, is within 5 ms;
-#   - the update's time shows in the metrics (per RPC and per record) and in the plugin's stats line;
+#   - the update's time shows in the metrics (per RPC and per record), in the plugin's stats line and in
+#     jfp status;
 #   - each record keeps its own comment: one record's annotation is not written into the next one's.
 # N is JFP_UPDATE_RECORDS (1000 by default: MaxArraySize allows 1001 tasks).
 . "$JFP_SRCDIR/test/integration/lib.sh"
@@ -44,10 +45,10 @@ mark=$(wc -l <"$CTLD_LOG")
 # What the stats lines since the mark say of updates: RPCs, records, and the largest per-RPC max (us).
 update_stats() {
     local new
-    new=$(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep "updates reaching" || true)
-    printf '%s %s %s\n' "$(grep -o '[0-9]* updates reaching' <<<"$new" | awk '{ s += $1 } END { print s + 0 }')" \
-        "$(grep -o 'reaching [0-9]* job records' <<<"$new" | awk '{ s += $2 } END { print s + 0 }')" \
-        "$(grep -o 'per update p50 [0-9.]* us, max [0-9.]* us' <<<"$new" | awk '$7 > m { m = $7 } END { print m + 0 }')"
+    new=$(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep "stats: .*updates: " || true)
+    printf '%s %s %s\n' "$(grep -o '[0-9]* RPCs\? ended' <<<"$new" | awk '{ s += $1 } END { print s + 0 }')" \
+        "$(grep -o 'updates: [0-9]* job records\?' <<<"$new" | awk '{ s += $2 } END { print s + 0 }')" \
+        "$(grep -o 'per RPC p50 [0-9.]* us, max [0-9.]* us' <<<"$new" | awk '$7 > m { m = $7 } END { print m + 0 }')"
 }
 
 # The update under test: one RPC over the whole array.
@@ -62,9 +63,14 @@ expect_eq "$(metric jfp_jobs_total 'decision="updated"')" "$((records0 + N))" "r
 wait_until 30 "the stats lines do not show the update" 'read -r u r _ <<<"$(update_stats)"; [ "$u" -ge 1 ] && [ "$r" -ge "$N" ]'
 read -r u r max_us <<<"$(update_stats)"
 expect_eq "$u $r" "1 $N" "update RPCs and records in the stats lines"
-note "N=$N: jfp's time for the update RPC: $max_us us (stats line); $(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -o 'updates reaching.*' | tail -n1)"
+note "N=$N: jfp's time for the update RPC: $max_us us (stats line); $(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -o 'stats: .*updates: .*' | tail -n2 | tr '\n' ' ')"
 expect_eq "$(metric jfp_update_seconds_bucket 'le="0.005"')" "$((fast0 + 1))" \
     "updates within 5 ms after the $N-record one (jfp's time for it: $max_us us)"
+
+# jfp status reads the same file: the updates are on their own line.
+"$JFP" status --conf "$CLUSTER_DIR/etc/jfp.conf" >"$W/status.txt" || fail "jfp status: $(cat "$W/status.txt")"
+expect_contains "$(cat "$W/status.txt")" "update RPCs reaching" "jfp status shows the updates"
+note "jfp status: $(grep 'update RPCs' "$W/status.txt")"
 
 # Each record's comment is the user's with its own annotation, once: not the one before it's, and not growing.
 while read -r c; do
