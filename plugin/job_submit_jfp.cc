@@ -2,6 +2,7 @@
 // reach slurmctld, and any internal fault lets the job through unchanged with one rate-limited log line.
 // All logic lives in model/ (jfp::Engine); this file only translates.
 #include <dlfcn.h>
+#include <time.h>
 #include <unistd.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
@@ -10,11 +11,13 @@
 #include <chrono>
 #include <cstdlib>
 #include <mutex>
+#include <optional>
 #include <exception>
 #include <string>
 
 #include "jfp_config.h"
 #include "job_desc_adapter.h"
+#include "update_comment.h"
 #include "model/files/file_check.h"
 #include "model/runtime/engine.h"
 #include "model/util/log.h"
@@ -166,6 +169,12 @@ namespace {
 
 jfp::RateLimitedLog g_layout_log(3600);
 
+uint64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 int modify(job_desc_msg_t *job_desc, const job_record *job_ptr, uint32_t submit_uid, char **err_msg) {
     try {
         jfp::Engine *engine = g_engine.load(std::memory_order_acquire);
@@ -179,9 +188,20 @@ int modify(job_desc_msg_t *job_desc, const job_record *job_ptr, uint32_t submit_
                              "job_modify: slurmctld's job record is not laid out as in Slurm " JFP_SLURM_VERSION
                              " (a magic cookie, the job id or its owner is not where jfp reads it: another Slurm build?); updates "
                              "are judged as fresh submissions of what they change; rebuild jfp against the running Slurm");
-        jfp::SubmitOutcome out =
-            engine->evaluate_update(job_id, jfp_plugin::to_submit_request(job_desc, submit_uid), submit_uid, job);
-        return jfp_plugin::apply_outcome(job_desc, out, err_msg);
+        // One update RPC calls job_modify once per record it reaches, on this thread, with this descriptor:
+        // what the update says is prepared once for them (model/runtime/update_rpc.h), and the comment jfp
+        // wrote for the record before is taken back (update_comment.h).
+        thread_local jfp::UpdateRpc rpc;
+        thread_local jfp_plugin::UpdateComment comment;
+        const uint64_t now = monotonic_ns();
+        comment.restore(job_desc, now);
+        const char *sent = job_desc->comment;
+        std::optional<std::string> sent_text = jfp_plugin::comment_of(job_desc);
+        jfp::SubmitOutcome out = engine->evaluate_update(rpc, job_desc, job_id,
+                                                         jfp_plugin::to_submit_request(job_desc, submit_uid), submit_uid, job);
+        int rc = jfp_plugin::apply_outcome(job_desc, out, err_msg);
+        comment.applied(job_desc, sent, std::move(sent_text), now);
+        return rc;
     } catch (const std::exception &e) {
         log_fault("job_modify", e.what());
     } catch (...) {

@@ -9,10 +9,11 @@
 namespace jfp {
 
 namespace {
+// Elapsed is whole seconds, cut down: a job that ran used up to a second more than it says.
 double used_core_seconds(const JobRecord &j) {
     if (!known(j.elapsed_s) || !std::isfinite(j.elapsed_s) || j.elapsed_s < 0) return -1;
     const double cpus = known(j.req_cpus) && std::isfinite(j.req_cpus) && j.req_cpus >= 1 ? j.req_cpus : 1;
-    return j.elapsed_s * cpus;
+    return (j.elapsed_s + 1) * cpus;
 }
 
 // The closed runs' evidence with the open run folded in. A run of weight w (its failed jobs' share plus its
@@ -43,11 +44,14 @@ Folded fold(const HistoryStats &s) {
 float HistoryStats::completed_weight(const JobRecord &j) const {
     const double used = used_core_seconds(j);
     if (used < 0) return 1;
-    // Against the failure's square root: a day-long 16-core failure (1.4M core-seconds) needs a completion of
-    // 2.5 core-hours to be answered in full, and a minute's sleep answers 1/150 of it. Against the failure's
-    // whole cost, later ordinary completions counted too little (PR-AUC 0.010-0.015 lower on LANL-CM5 and
-    // CEA-Curie; docs/model.md).
-    const double ref = std::max<double>(kFullUse, std::sqrt(static_cast<double>(fail_used) * kFullUse));
+    // A completion as costly as the latest failure answers it in full, and one as costly as the square root
+    // of 60 x its core-seconds does too: a day-long 16-core failure (1.4M core-seconds) needs 2.5 core-hours,
+    // and a minute's sleep answers 1/150 of it. Against the failure's whole cost, later ordinary completions
+    // counted too little (PR-AUC 0.010-0.015 lower on LANL-CM5 and CEA-Curie; docs/model.md); against a fixed
+    // minute, an application whose failed and completed runs all take a second never recovered.
+    const double f = fail_used;
+    const double ref = std::min(f, std::sqrt(f * kFullUse));
+    if (ref <= 0) return 1;
     return static_cast<float>(std::min(1.0, std::max<double>(kMinWeight, used / ref)));
 }
 

@@ -46,7 +46,7 @@ struct HistoryStats {
     static constexpr int kRecent = 10;
     static constexpr float kDecay = 0.9f;       // a run of full weight keeps 90% of the older runs' weight
     static constexpr float kMinWeight = 0.01f;  // a completed run's least weight
-    static constexpr float kFullUse = 60;       // core-seconds a completed run needs, at least, to weigh 1
+    static constexpr float kFullUse = 60;       // core-seconds: the scale of completed_weight's square root
 
     // run_key: jobs in a row with the same nonzero key are one run.
     void add(const JobRecord &job, uint32_t run_key = 0);
@@ -62,8 +62,9 @@ struct HistoryStats {
         double weight = 0;            // the runs' summed weight
     };
     RunEvidence runs() const;
-    // What a completed job weighs against this key's latest failure: its core-seconds over the larger of
-    // kFullUse and sqrt(kFullUse x the failure's), within [kMinWeight, 1]; 1 when its use is unknown.
+    // What a completed job weighs against this key's latest failure: its core-seconds ((elapsed + 1) x CPUs)
+    // over the smaller of the failure's and sqrt(kFullUse x the failure's), within [kMinWeight, 1]; 1 when
+    // its use is unknown or no failure came before it.
     float completed_weight(const JobRecord &job) const;
 };
 

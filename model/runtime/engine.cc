@@ -34,6 +34,12 @@ namespace jfp {
 
 namespace {
 
+uint64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 uint64_t splitmix64(uint64_t x) {
     x += 0x9e3779b97f4a7c15ull;
     x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -87,6 +93,7 @@ Engine::~Engine() {
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
     try {
+        end_update_rpc();
         log_stats(true);
     } catch (...) {
     }
@@ -123,6 +130,7 @@ void Engine::run() {
         }
         if (stop_.load()) break;
         try {
+            update_latency_.close_idle(monotonic_ns(), UpdateLatency::kIdleNs);
             log_stats(false);
             write_metrics(false);
             poll();
@@ -334,11 +342,6 @@ void Engine::fill_outcome(const State &st, Candidate &c, std::string_view commen
 }
 
 namespace {
-uint64_t monotonic_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
 struct LatencyScope {
     LatencyHistogram &h;
     uint64_t t0 = monotonic_ns();
@@ -412,76 +415,6 @@ SubmitOutcome Engine::evaluate(const SubmitRequest &given) {
     return out;
 }
 
-SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitRequest &given_delta, uint32_t updater_uid,
-                                      const JobRecordView &job) {
-    SubmitOutcome out;
-    auto st = state();
-    if (!st->config_present || st->config.mode == Mode::Off) return out;
-    SubmitRequest delta = given_delta;
-    normalise(delta);
-    std::optional<std::string> neutral_comment;
-    if (!delta.comment.empty()) {
-        neutral_comment = neutralize(delta.comment);
-        if (neutral_comment) {
-            out.new_comment = *neutral_comment;
-            counters_.neutralized.fetch_add(1, std::memory_order_relaxed);
-        } else {
-            neutral_comment = std::string(delta.comment);
-        }
-    }
-    bool request_changes = delta.name.data() || delta.partition.data() || delta.account.data() || delta.qos.data() ||
-                           delta.dependency.data() || known(delta.time_limit_min) || known(delta.mem_mb) ||
-                           known(delta.min_cpus) || known(delta.num_tasks) || known(delta.cpus_per_task) ||
-                           known(delta.min_nodes) || delta.tres_per_job.data() || delta.tres_per_node.data() ||
-                           delta.tres_per_task.data() || delta.tres_per_socket.data();
-    if (!request_changes && !neutral_comment) return out;
-    if (!st->model) return out;
-
-    // Whose job, and what it is now: slurmctld's record. An update by anyone but the owner, root or
-    // SlurmUser is slurmctld's to refuse (22.05 refuses it only after job_modify): jfp neither judges nor
-    // records it.
-    SubmitRequest after;
-    std::optional<SubmissionFacts> facts;
-    JoinToken token;
-    uint32_t owner = updater_uid;
-    if (job.readable) {
-        owner = job.owner_uid;
-        if (updater_uid != owner && !privileged(updater_uid)) {
-            counters_.modify_not_owner.fetch_add(1, std::memory_order_relaxed);
-            log_debug("update of job " + job_id + " by uid " + std::to_string(updater_uid) + " (the job is uid " +
-                      std::to_string(owner) + "'s) not judged: slurmctld decides whether that user may update it");
-            return out;
-        }
-        SubmitRequest now = job.job;
-        normalise(now);
-        if (!neutral_comment) neutral_comment = std::string(user_part_of_comment(now.comment));
-        after = merge_update(now, delta);
-        after.uid = owner;
-        if (std::string t = extract_jfp_token(std::string(job.admin_comment)); !t.empty() && JoinToken::fits(t)) token = t;
-        facts = parse_submission_facts(job.admin_comment);
-        if (!facts) facts = SubmissionFacts{};
-    } else {
-        // Nothing durable to go on: the update is judged as a fresh submission of what it says.
-        counters_.modify_unknown.fetch_add(1, std::memory_order_relaxed);
-        after = delta;
-        after.uid = updater_uid;
-        facts = SubmissionFacts{};
-    }
-    counters_.modified.fetch_add(1, std::memory_order_relaxed);
-    after.submit_time = naive_local_now();
-    std::string comment = neutral_comment ? *neutral_comment : std::string();
-    auto history_lock = read_history(*st);
-    std::string user = user_name(*st, owner);
-    Candidate c;
-    judge(*st, after, user, privileged(updater_uid), comment, ScriptScan::Now, &*facts, facts->findings, c);
-    out.token = token;  // the job keeps its token; its feature-log row is replaced
-    // No token (a job from before jfp, or a record jfp cannot read): nothing to tie a log row to.
-    fill_outcome(*st, c, comment, owner, out, true, !token.empty());
-    out.admin_comment_append.clear();  // slurmctld refuses an AdminComment in a user's update
-    if (!out.new_comment && neutral_comment && !delta.comment.empty()) out.new_comment = *neutral_comment;
-    return out;
-}
-
 // One line every stats_interval with what job_submit cost inside slurmctld and what it decided, for the
 // interval just past; nothing when no job came.
 void Engine::log_stats(bool final) {
@@ -500,13 +433,33 @@ void Engine::log_stats(bool final) {
         d[i] = cur[i] - stats_prev_[i];
         stats_prev_[i] = cur[i];
     }
-    if (s.count == 0) return;
+    LatencyHistogram::Summary rpc = update_latency_.per_rpc.take(), rec = update_latency_.per_record.take();
+    if (s.count == 0 && rec.count == 0 && rpc.count == 0) return;
     char line[400];
-    std::snprintf(line, sizeof line,
-                  "stats: %" PRIu64 " submissions in the last %.0f s%s; job_submit p50 %.1f us, p99 %.1f us, max %.1f us; "
-                  "scored %" PRIu64 ", annotated %" PRIu64 ", warned %" PRIu64 ", rejected %" PRIu64 ", unscored %" PRIu64,
-                  s.count, elapsed, final ? " (plugin unloading)" : "", s.p50_us, s.p99_us, s.max_us, d[0], d[1], d[2], d[3], d[4]);
+    std::snprintf(line, sizeof line, "stats: %" PRIu64 " submissions in the last %.0f s%s; ", s.count, elapsed,
+                  final ? " (plugin unloading)" : "");
     std::string msg = line;
+    if (s.count > 0) {
+        std::snprintf(line, sizeof line, "job_submit p50 %.1f us, p99 %.1f us, max %.1f us; ", s.p50_us, s.p99_us, s.max_us);
+        msg += line;
+    }
+    std::snprintf(line, sizeof line,
+                  "scored %" PRIu64 ", annotated %" PRIu64 ", warned %" PRIu64 ", rejected %" PRIu64 ", unscored %" PRIu64,
+                  d[0], d[1], d[2], d[3], d[4]);
+    msg += line;
+    // Updates (scontrol update): one RPC may reach many job records, under slurmctld's job write lock all along.
+    // An RPC is counted when it has ended (update_latency.h), maybe in the next interval.
+    if (rec.count > 0 || rpc.count > 0) {
+        msg += "; updates: " + counted(rec.count, "job record", "job records") + ", " + counted(rpc.count, "RPC ended", "RPCs ended");
+        if (rpc.count > 0) {
+            std::snprintf(line, sizeof line, "; per RPC p50 %.1f us, max %.1f us", rpc.p50_us, rpc.max_us);
+            msg += line;
+        }
+        if (rec.count > 0) {
+            std::snprintf(line, sizeof line, "; per record p50 %.1f us, p99 %.1f us", rec.p50_us, rec.p99_us);
+            msg += line;
+        }
+    }
     log_info(msg);
 }
 
@@ -561,7 +514,12 @@ void Engine::write_metrics(bool now) {
     m.archive_archived = a.archived;
     m.archive_dropped = a.dropped;
     m.archive_failed = a.failed;
-    for (int b = 0; b < LatencyHistogram::kBuckets; ++b) m.latency[static_cast<size_t>(b)] = submit_latency_.cumulative(b);
+    for (int b = 0; b < LatencyHistogram::kBuckets; ++b) {
+        const auto i = static_cast<size_t>(b);
+        m.latency[i] = submit_latency_.cumulative(b);
+        m.update_rpc_latency[i] = update_latency_.per_rpc.cumulative(b);
+        m.update_record_latency[i] = update_latency_.per_record.cumulative(b);
+    }
     m.written_epoch = epoch;
     m.interval_seconds = cfg.metrics_interval_seconds;
     try {

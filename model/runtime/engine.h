@@ -35,7 +35,10 @@
 #include "model/script/ignored_directives.h"
 #include "model/script/module_index.h"
 #include "model/runtime/job_record_view.h"
+#include "model/runtime/judged_request.h"
 #include "model/runtime/submit_request.h"
+#include "model/runtime/update_latency.h"
+#include "model/runtime/update_rpc.h"
 #include "model/scoring/feature_log.h"
 #include "model/scoring/model_bundle.h"
 #include "model/files/file_check.h"
@@ -82,6 +85,11 @@ public:
     // job_id is the job's id as text, for the log.
     SubmitOutcome evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid,
                                   const JobRecordView &job);
+    // The same, for one record of an update RPC that may reach many (update_rpc.h): rpc is the calling
+    // thread's, desc the descriptor's address (compared only). What the update says is prepared once per RPC,
+    // and a record judged on the same inputs as the last one shares its judgement.
+    SubmitOutcome evaluate_update(UpdateRpc &rpc, const void *desc, const std::string &job_id, const SubmitRequest &delta,
+                                  uint32_t updater_uid, const JobRecordView &job);
     // root or SlurmUser (EngineOptions::trusted_uids): warned, not rejected, unless reject_privileged.
     bool privileged(uint32_t uid) const;
 
@@ -105,6 +113,8 @@ public:
     const EngineCounters &counters() const { return counters_; }
     // What was recorded since the last call: the background thread's stats line, and tests.
     LatencyHistogram::Summary take_latency() { return submit_latency_.take(); }
+    // The open update RPC's time is recorded now (the background thread waits until it has been idle).
+    void end_update_rpc() { update_latency_.close_idle(~uint64_t{0}, 0); }
     Mode mode() const;
     std::string model_id() const;
     size_t history_jobs() const;
@@ -145,13 +155,7 @@ private:
     std::string load_whole_history(State &next, const std::string &store_path);
     std::string user_name(const State &st, uint32_t uid);
     // One way the job may run (a partition of its list), scored and decided.
-    struct Candidate {
-        JobRequest r;
-        HistoryView hv;
-        FeatureVector x;
-        Score s;
-        Decision d;
-    };
+    using Candidate = JudgedRequest;
     // Scores req in each partition it may run in and keeps the strictest decision in best (a list of one
     // is the usual case). facts: an update's array and script features, from the job's AdminComment;
     // findings: the script's finding counts, the model's features (the evidence's, or the facts').
@@ -196,6 +200,11 @@ private:
     alignas(64) std::atomic<uint64_t> token_counter_{0};
     EngineCounters counters_;
     alignas(64) LatencyHistogram submit_latency_;  // every evaluate(), logged by the background thread
+    alignas(64) UpdateLatency update_latency_;     // every evaluate_update(), per record and per RPC
+    std::atomic<uint64_t> update_rpcs_{0};         // the last update RPC's id
+    // Bumped under history_mu_ each time the loader writes into the published snapshot: a judgement that
+    // points into it (RecordMemo) is reused only while this stays the same.
+    std::atomic<uint64_t> history_generation_{0};
 
     std::chrono::steady_clock::time_point metrics_last_{};  // background thread only
     std::string metrics_error_said_;

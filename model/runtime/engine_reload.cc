@@ -437,6 +437,7 @@ bool Engine::update_history(State &next, const std::string &store_path) {
     auto u = update_history_snapshot(snap, store, [&](const std::function<void()> &write) {
         std::unique_lock<std::shared_mutex> lock(history_mu_);
         write();
+        history_generation_.fetch_add(1, std::memory_order_release);
     });
     if (u.full_load_reason) {
         log_info("history store " + store_path + " changed: loading it whole, as " + *u.full_load_reason);
@@ -446,6 +447,7 @@ bool Engine::update_history(State &next, const std::string &store_path) {
     if (!names.empty()) {
         std::unique_lock<std::shared_mutex> lock(history_mu_);
         for (auto &[uid, name] : names) snap.uid_names.emplace(uid, std::move(name));
+        history_generation_.fetch_add(1, std::memory_order_release);
     }
     uint64_t jobs;
     {

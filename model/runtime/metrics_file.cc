@@ -48,6 +48,28 @@ void family(std::string &out, const char *name, const char *type, const char *he
 
 std::string label(const std::string &value) { return label_impl(value); }
 
+// A latency histogram in seconds, at a few bucket edges a person reads (the plugin's own buckets are finer).
+void histogram(std::string &o, const std::string &c, const char *name, const char *help,
+               const std::array<uint64_t, LatencyHistogram::kBuckets> &counts) {
+    family(o, name, "histogram", help);
+    static const double edges_us[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 100000, 1000000};
+    uint64_t total = 0;
+    double sum_s = 0;
+    size_t b = 0;
+    auto take = [&](size_t i) {
+        total += counts[i];
+        sum_s += static_cast<double>(counts[i]) * LatencyHistogram::upper_bound_ns(static_cast<int>(i)) * 1e-9;
+    };
+    for (double e : edges_us) {
+        for (; b < counts.size() && LatencyHistogram::upper_bound_ns(static_cast<int>(b)) <= e * 1000; ++b) take(b);
+        line(o, "%s_bucket{%s,le=\"%g\"} %" PRIu64, name, c.c_str(), e * 1e-6, total);
+    }
+    for (; b < counts.size(); ++b) take(b);
+    line(o, "%s_bucket{%s,le=\"+Inf\"} %" PRIu64, name, c.c_str(), total);
+    line(o, "%s_count{%s} %" PRIu64, name, c.c_str(), total);
+    line(o, "%s_sum{%s} %.9f", name, c.c_str(), sum_s);  // by bucket edges: an upper bound
+}
+
 }  // namespace
 
 std::string prometheus_label(const std::string &value) { return label_impl(value); }
@@ -75,26 +97,13 @@ std::string prometheus_text(const MetricsSnapshot &m) {
     line(o, "jfp_loads_total{%s,what=\"model\"} %" PRIu64, c.c_str(), m.model_loads);
     line(o, "jfp_loads_total{%s,what=\"history\"} %" PRIu64, c.c_str(), m.history_loads);
 
-    // The latency histogram in seconds, at a few bucket edges a person reads (the plugin's own buckets are finer).
-    family(o, "jfp_submit_seconds", "histogram", "Time job_submit/jfp spent on a submission inside slurmctld.");
-    static const double edges_us[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 10000, 100000};
-    uint64_t total = 0;
-    double sum_s = 0;
-    size_t b = 0;
-    for (double e : edges_us) {
-        for (; b < m.latency.size() && LatencyHistogram::upper_bound_ns(static_cast<int>(b)) <= e * 1000; ++b) {
-            total += m.latency[b];
-            sum_s += static_cast<double>(m.latency[b]) * LatencyHistogram::upper_bound_ns(static_cast<int>(b)) * 1e-9;
-        }
-        line(o, "jfp_submit_seconds_bucket{%s,le=\"%g\"} %" PRIu64, c.c_str(), e * 1e-6, total);
-    }
-    for (; b < m.latency.size(); ++b) {
-        total += m.latency[b];
-        sum_s += static_cast<double>(m.latency[b]) * LatencyHistogram::upper_bound_ns(static_cast<int>(b)) * 1e-9;
-    }
-    line(o, "jfp_submit_seconds_bucket{%s,le=\"+Inf\"} %" PRIu64, c.c_str(), total);
-    line(o, "jfp_submit_seconds_count{%s} %" PRIu64, c.c_str(), total);
-    line(o, "jfp_submit_seconds_sum{%s} %.9f", c.c_str(), sum_s);  // by bucket edges: an upper bound
+    histogram(o, c, "jfp_submit_seconds", "Time job_submit/jfp spent on a submission inside slurmctld.", m.latency);
+    // An update RPC holds slurmctld's job write lock through all the records it reaches.
+    histogram(o, c, "jfp_update_seconds",
+              "Time job_modify/jfp spent on one update RPC inside slurmctld, all the job records it reached together.",
+              m.update_rpc_latency);
+    histogram(o, c, "jfp_update_record_seconds", "Time job_modify/jfp spent on one job record an update reached.",
+              m.update_record_latency);
 
     family(o, "jfp_model_info", "gauge", "The model the plugin scores with (always 1; the labels say which).");
     if (!m.model_id.empty())

@@ -28,6 +28,8 @@ struct MetricsSnapshot {
     uint64_t feature_log_dropped = 0;
     uint64_t model_loads = 0, history_loads = 0;
     std::array<uint64_t, LatencyHistogram::kBuckets> latency{};  // cumulative counts per bucket
+    // Updates: the time of each update RPC in all (its records summed), and of each record it reached.
+    std::array<uint64_t, LatencyHistogram::kBuckets> update_rpc_latency{}, update_record_latency{};
     int64_t written_epoch = 0;
     double interval_seconds = 60;  // metrics_interval: how stale the file may be
 };

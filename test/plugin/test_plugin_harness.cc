@@ -261,6 +261,52 @@ TEST_CASE("harness: job_modify judges the job as slurmctld's record says it will
     CHECK(update("long", 4242, 0x12345678) != SLURM_SUCCESS);
     CHECK(update(nullptr, 4242, 0x12345678) == SLURM_SUCCESS);
 }
+
+// One update RPC: slurmctld hands every record the same descriptor and copies its comment into each. The
+// comment jfp wrote for one record must not reach the next (plugin/update_comment.h).
+TEST_CASE("harness: one update RPC over several records gives each its own comment, never the one before's") {
+    Site site;
+    site.conf("mode = annotate\nmin_history = 0\n");
+    Plugin p;
+    REQUIRE(p.init() == SLURM_SUCCESS);
+    std::string admin;
+    for (Deadline dl(30); admin.empty() && !dl.passed(); usleep(20000)) {
+        Job j("steady_job", nullptr);
+        REQUIRE(p.submit(&j.d, getuid(), &j.err) == SLURM_SUCCESS);
+        admin = j.admin();
+    }
+    REQUIRE(admin.rfind("jfp:t=", 0) == 0);
+    const auto &L = jfp_plugin::kJobRecordLayout;
+    char name[] = "steady_job", debug[] = "debug", mine[] = "mine";
+    job_desc_msg_t d;  // the RPC's descriptor: a new time limit, no comment
+    slurm_init_job_desc_msg(&d);
+    d.job_id_str = slurm_xstrdup("777");
+    d.time_limit = 20;
+    std::vector<std::string> comments;
+    for (uint32_t owner : {4242u, 4242u, 4242u, 4343u}) {  // the last record is another user's: not judged
+        FakeRecord rec(777, owner);
+        rec.put(rec.job, L.admin_comment, admin.c_str());
+        rec.put(rec.job, L.name, name);
+        rec.put(rec.job, L.partition, debug);
+        rec.put(rec.job, L.comment, mine);
+        rec.put(rec.job, L.batch_flag, uint16_t{1});
+        char *err = nullptr;
+#if SLURM_VERSION_NUMBER >= SLURM_VERSION_NUM(23, 2, 0)
+        CHECK(p.modify(&d, const_cast<job_record *>(rec.record()), 4242, &err) == SLURM_SUCCESS);
+#else
+        CHECK(p.modify(&d, const_cast<job_record *>(rec.record()), 4242) == SLURM_SUCCESS);
+#endif
+        comments.push_back(d.comment ? d.comment : "(none)");  // what slurmctld copies into this record
+        slurm_xfree(reinterpret_cast<void **>(&err));
+    }
+    INFO(comments[0] << " | " << comments[1] << " | " << comments[2] << " | " << comments[3]);
+    CHECK(comments[0].rfind("mine jfp:p=", 0) == 0);
+    CHECK(comments[1] == comments[0]);  // the same job judged the same: its own annotation, once
+    CHECK(comments[2] == comments[0]);
+    CHECK(comments[3] == "(none)");     // the user sent no comment: none for the record jfp did not judge
+    slurm_xfree(reinterpret_cast<void **>(&d.comment));
+    slurm_xfree(reinterpret_cast<void **>(&d.job_id_str));
+}
 #endif
 
 // slurmctld leaves by exit() without fini when it stops or gives control to a backup: the plugin's exit

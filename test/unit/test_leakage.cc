@@ -88,7 +88,16 @@ TEST_CASE("leakage: history features equal a brute-force recomputation from jobs
     for (const auto &j : jobs) {
         // Brute force: everything of this user (+ name) that ended strictly before submission, as a list of
         // runs (history_stats.h): tasks of one array in a row are one run; a completed job weighs its
-        // core-seconds against sqrt(60 x the latest failure's), at least a minute, within [0.01, 1].
+        // core-seconds ((elapsed + 1) x CPUs) against the smaller of the latest failure's and sqrt(60 x it),
+        // within [0.01, 1] (1 with no failure before it).
+        auto used_of = [](const JobRecord &k) {
+            const double cpus = known(k.req_cpus) && k.req_cpus >= 1 ? k.req_cpus : 1;
+            return known(k.elapsed_s) ? (k.elapsed_s + 1) * cpus : -1.0;
+        };
+        auto weight_of = [](double used, double fail_used) {
+            const double ref = std::min(fail_used, std::sqrt(60.0 * fail_used));
+            return used < 0 || ref <= 0 ? 1.0 : std::clamp(used / ref, 0.01, 1.0);
+        };
         uint32_t n = 0;
         int last = -1;
         struct Run {
@@ -97,13 +106,12 @@ TEST_CASE("leakage: history features equal a brute-force recomputation from jobs
         };
         std::vector<Run> name_runs, user_runs;
         double name_fail_used = 0, user_fail_used = 0;
-        auto add = [](std::vector<Run> &runs, double &fail_used, const JobRecord &k) {
+        auto add = [&](std::vector<Run> &runs, double &fail_used, const JobRecord &k) {
             if (runs.empty() || k.array_job.empty() || runs.back().array != k.array_job) runs.push_back({k.array_job});
             Run &r = runs.back();
             r.jobs += 1;
-            const double cpus = known(k.req_cpus) && k.req_cpus >= 1 ? k.req_cpus : 1;
-            const double used = known(k.elapsed_s) ? k.elapsed_s * cpus : -1;
-            const double weight = used < 0 ? 1 : std::clamp(used / std::max(60.0, std::sqrt(60.0 * fail_used)), 0.01, 1.0);
+            const double used = used_of(k);
+            const double weight = weight_of(used, fail_used);
             if (is_failure(k.outcome)) {
                 r.fails += 1;
                 fail_used = std::max(0.0, used);
@@ -120,8 +128,7 @@ TEST_CASE("leakage: history features equal a brute-force recomputation from jobs
             ++n;
             const double before = name_fail_used;
             if (is_labeled(k->outcome)) add(name_runs, name_fail_used, *k);
-            const double used = known(k->elapsed_s) ? k->elapsed_s * (known(k->req_cpus) && k->req_cpus >= 1 ? k->req_cpus : 1) : -1;
-            const bool cheap = k->outcome == Outcome::Completed && used >= 0 && used / std::max(60.0, std::sqrt(60.0 * before)) < 0.5;
+            const bool cheap = k->outcome == Outcome::Completed && weight_of(used_of(*k), before) < 0.5;
             if (!cheap) last = static_cast<int>(k->outcome);
         }
         struct Evidence {

@@ -215,10 +215,14 @@ TEST_CASE("train: a bundle from synthetic history loads, reproduces XGBoost and 
     REQUIRE(labels.size() > 5000);
     auto m = evaluate_binary(model_p, labels, loaded.threshold());
     CHECK(bundle["model_choice"]["chosen"] == s.kind);
+    // A tree ships only when it beats every rule, and must after the cutoff too; a rule is the one the whole
+    // window before the cutoff ranks best, and the rules' order can turn after it (docs/model.md, "Runs that
+    // count"): it is held within 0.03 of the best rule, as test/replay/trace_quality.sh holds it.
+    const double slack = s.kind == "rules" ? 0.03 : kVerdictTie;
     for (size_t r = 0; r < kNumRules; ++r) {
         auto b = evaluate_binary(rule_p[r], labels, 0.5);
         INFO(s.kind << " PR-AUC " << m.pr_auc << ", rule " << rule_id(kRules[r]) << " " << b.pr_auc);
-        CHECK(m.pr_auc >= b.pr_auc - kVerdictTie);
+        CHECK(m.pr_auc >= b.pr_auc - slack);
     }
 }
 
@@ -360,7 +364,9 @@ TEST_CASE("train: --ignore-feature keeps the model off a feature, and names an u
     opt.kind = "tree";
     TrainSummary s;
     const auto plain = ModelBundle::from_json(train_bundle(store, opt, s), "plain");
-    REQUIRE(plain.uses_feature(F_un_fail_rate));  // the synthetic workload's strongest signal
+    // The synthetic workload's strongest signal: the name's failure rates (which of the two the trees split
+    // on first differs between XGBoost releases).
+    REQUIRE((plain.uses_feature(F_un_fail_rate) || plain.uses_feature(F_un_recent_fail_rate)));
     opt.ignore_features = {"un_fail_rate", "un_recent_fail_rate"};
     auto bundle = train_bundle(store, opt, s);
     const auto without = ModelBundle::from_json(bundle, "without");

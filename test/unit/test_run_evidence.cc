@@ -99,8 +99,8 @@ TEST_CASE("run evidence: one user's burst is one run of the partition's shared w
     CHECK(index.lookup(request("bob", "x")).partition->runs().recent_fail_rate > burst + 0.05);
 }
 
-// Property: whatever came before, a history whose latest run failed keeps at least 60% of its failure rate,
-// recent failure rate and streak after any fifty completions that each used under a core-second.
+// Property: whatever came before, a history whose latest run failed, using a core-hour or more, keeps at least
+// 60% of its failure rate, recent failure rate and streak after any fifty completions of a second or less.
 TEST_CASE("run evidence: cheap completions cannot dilute a failure (property)") {
     std::mt19937_64 rng(48);
     const Outcome kinds[] = {Outcome::Completed, Outcome::Failed, Outcome::Timeout, Outcome::OutOfMemory,
@@ -114,13 +114,12 @@ TEST_CASE("run evidence: cheap completions cannot dilute a failure (property)") 
             index.add(ended("u", "n", kinds[rng() % 5], static_cast<double>(rng() % 100000), 1 + static_cast<double>(rng() % 64),
                             t += 1 + static_cast<int64_t>(rng() % 100), array));
         }
-        index.add(ended("u", "n", Outcome::Failed, static_cast<double>(rng() % 100000), 1 + static_cast<double>(rng() % 64), t += 5));
+        index.add(ended("u", "n", Outcome::Failed, 3600 + static_cast<double>(rng() % 100000), 1 + static_cast<double>(rng() % 64), t += 5));
         const auto before = index.lookup(request("u", "n")).user_name->runs();
         const int cheap = 1 + static_cast<int>(rng() % 50);
         for (int i = 0; i < cheap; ++i) {
             const std::string array = rng() % 2 ? "cheap" + std::to_string(rng() % 3) : "";
-            const double used = static_cast<double>(rng() % 100) / 100.0;  // under a core-second
-            index.add(ended("u", "n", Outcome::Completed, used, 1, t += 1, array));
+            index.add(ended("u", "n", Outcome::Completed, rng() % 2, 1, t += 1, array));  // 0 or 1 s, one CPU
         }
         const auto after = index.lookup(request("u", "n")).user_name->runs();
         INFO("round " << round << ": " << prior << " prior jobs, " << cheap << " cheap completions");
@@ -129,4 +128,14 @@ TEST_CASE("run evidence: cheap completions cannot dilute a failure (property)") 
         CHECK(after.streak >= 0.6 * before.streak);
         CHECK(before.streak >= 1);
     }
+}
+
+TEST_CASE("run evidence: an application whose failed and completed runs all take a second recovers") {
+    HistoryIndex index;
+    int64_t t = 1000;
+    for (int i = 0; i < 6; ++i) index.add(ended("bob", "tiny", Outcome::Failed, 0, 1, t += 10));
+    for (int i = 0; i < 6; ++i) index.add(ended("bob", "tiny", Outcome::Completed, i % 2, 1, t += 10));
+    const auto e = index.lookup(request("bob", "tiny")).user_name->runs();
+    CHECK(e.streak < 0.5);
+    CHECK(e.recent_fail_rate < 0.5);
 }

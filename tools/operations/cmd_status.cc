@@ -87,16 +87,19 @@ void run_status(StatusArgs &a) {
                                  "it started?)");
     }
     std::map<std::string, double> jobs;
-    std::vector<std::pair<double, double>> buckets;  // le (s), cumulative count
+    std::vector<std::pair<double, double>> buckets, update_buckets;  // le (s), cumulative count
     Sample s;
     std::string model, kind, mode;
     double threshold = NAN, created = 0, hist_jobs = 0, latest_end = 0, written = 0, faults = 0, count = 0;
-    double dropped_log = 0, dropped_archive = 0, interval = 60;
+    double dropped_log = 0, dropped_archive = 0, interval = 60, update_count = 0, update_records = 0;
     for (std::string line; std::getline(in, line);) {
         if (!parse_sample(line, s)) continue;
         if (s.name == "jfp_jobs_total") jobs[s.labels["decision"]] = s.value;
         else if (s.name == "jfp_submit_seconds_bucket" && s.labels["le"] != "+Inf") buckets.push_back({std::strtod(s.labels["le"].c_str(), nullptr), s.value});
         else if (s.name == "jfp_submit_seconds_count") count = s.value;
+        else if (s.name == "jfp_update_seconds_bucket" && s.labels["le"] != "+Inf") update_buckets.push_back({std::strtod(s.labels["le"].c_str(), nullptr), s.value});
+        else if (s.name == "jfp_update_seconds_count") update_count = s.value;
+        else if (s.name == "jfp_update_record_seconds_count") update_records = s.value;
         else if (s.name == "jfp_model_info") model = s.labels["model"], kind = s.labels["kind"], mode = s.labels["mode"];
         else if (s.name == "jfp_model_threshold") threshold = s.value;
         else if (s.name == "jfp_model_created_seconds") created = s.value;
@@ -124,17 +127,23 @@ void run_status(StatusArgs &a) {
                 "updates %.0f (%.0f by others than the owner, not judged)\n",
                 jobs["scored"], jobs["annotated"], jobs["warned"], jobs["rejected"], jobs["overridden"], jobs["exempt"],
                 jobs["unscored"], jobs["updated"], jobs["update_not_owner"]);
-    auto quantile = [&](double q) -> std::string {
+    auto quantile = [](const std::vector<std::pair<double, double>> &buckets, double count, double q) -> std::string {
         for (const auto &[le, n] : buckets)
             if (count > 0 && n >= q * count) {
                 char b[32];
                 std::snprintf(b, sizeof b, "<= %g us", le * 1e6);
                 return b;
             }
-        return "> 100 ms";
+        return "> " + std::to_string(static_cast<int>(buckets.empty() ? 0 : buckets.back().first * 1000)) + " ms";
     };
     if (count > 0)
-        std::printf("  latency   %.0f submissions: p50 %s, p99 %s\n", count, quantile(0.5).c_str(), quantile(0.99).c_str());
+        std::printf("  latency   %.0f submissions: p50 %s, p99 %s\n", count, quantile(buckets, count, 0.5).c_str(),
+                    quantile(buckets, count, 0.99).c_str());
+    // An update RPC's time is all the job records it reached together (slurmctld's job write lock is held throughout).
+    if (update_count > 0)
+        std::printf("  updates   %.0f update RPCs reaching %.0f job records: per update p50 %s, p99 %s\n", update_count,
+                    update_records, quantile(update_buckets, update_count, 0.5).c_str(),
+                    quantile(update_buckets, update_count, 0.99).c_str());
     std::printf("  faults    %.0f jobs let through on an internal fault; dropped: feature log %.0f, script archive %.0f\n",
                 faults, dropped_log, dropped_archive);
     // The background thread wakes every reload_interval (at most an hour) and writes every metrics_interval.

@@ -1,0 +1,115 @@
+// scontrol update: job_modify, once per record the update reaches (update_rpc.h says what is done once per RPC).
+#include <time.h>
+
+#include "model/runtime/engine.h"
+#include "model/runtime/request_caps.h"
+#include "model/util/time_util.h"
+
+namespace jfp {
+
+namespace {
+
+uint64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
+// The record's time into the update histograms, however the call ends.
+struct UpdateTimer {
+    UpdateLatency &latency;
+    UpdateRpc &rpc;
+    uint64_t t0;
+    ~UpdateTimer() {
+        uint64_t end = monotonic_ns();
+        latency.add(rpc.id(), end - t0, end);
+        rpc.record_done(end);
+    }
+};
+
+}  // namespace
+
+SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitRequest &delta, uint32_t updater_uid,
+                                      const JobRecordView &job) {
+    UpdateRpc own;  // an RPC of its own
+    return evaluate_update(own, nullptr, job_id, delta, updater_uid, job);
+}
+
+SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const std::string &job_id,
+                                      const SubmitRequest &given, uint32_t updater_uid, const JobRecordView &job) {
+    const uint64_t t0 = monotonic_ns();
+    if (!rpc.continues(desc, given, t0))
+        rpc.start(desc, given, update_rpcs_.fetch_add(1, std::memory_order_relaxed) + 1, naive_local_now(), t0);
+    UpdateTimer timed{update_latency_, rpc, t0};
+    SubmitOutcome out;
+    auto st = state();
+    if (!st->config_present || st->config.mode == Mode::Off) return out;
+    const PreparedUpdate &p = *rpc.prepared();
+    const SubmitRequest &delta = p.delta;
+    if (p.comment_neutralized) {
+        out.new_comment = *p.neutral_comment;
+        counters_.neutralized.fetch_add(1, std::memory_order_relaxed);
+    }
+    if (!p.request_changes && !p.neutral_comment) return out;
+    if (!st->model) return out;
+
+    // Whose job, and what it is now: slurmctld's record. An update by anyone but the owner, root or
+    // SlurmUser is slurmctld's to refuse (22.05 refuses it only after job_modify): jfp neither judges nor
+    // records it.
+    SubmitRequest after;
+    std::optional<SubmissionFacts> facts;
+    JoinToken token;
+    uint32_t owner = updater_uid;
+    std::string_view comment = p.neutral_comment ? std::string_view(*p.neutral_comment) : std::string_view();
+    if (job.readable) {
+        owner = job.owner_uid;
+        if (updater_uid != owner && !privileged(updater_uid)) {
+            counters_.modify_not_owner.fetch_add(1, std::memory_order_relaxed);
+            log_debug("update of job " + job_id + " by uid " + std::to_string(updater_uid) + " (the job is uid " +
+                      std::to_string(owner) + "'s) not judged: slurmctld decides whether that user may update it");
+            return out;
+        }
+        SubmitRequest now = job.job;
+        normalise(now);
+        if (!p.neutral_comment) comment = user_part_of_comment(now.comment);
+        after = merge_update(now, delta);
+        after.uid = owner;
+        if (std::string t = extract_jfp_token(std::string(job.admin_comment)); !t.empty() && JoinToken::fits(t)) token = t;
+        facts = parse_submission_facts(job.admin_comment);
+        if (!facts) facts = SubmissionFacts{};
+    } else {
+        // Nothing durable to go on: the update is judged as a fresh submission of what it says.
+        counters_.modify_unknown.fetch_add(1, std::memory_order_relaxed);
+        after = delta;
+        after.uid = updater_uid;
+        facts = SubmissionFacts{};
+    }
+    counters_.modified.fetch_add(1, std::memory_order_relaxed);
+    after.submit_time = rpc.judged_at();  // every record of one RPC is judged at the RPC's time
+    auto history_lock = read_history(*st);
+    const std::string user = user_name(*st, owner);
+    const bool priv = privileged(updater_uid);
+    // The same inputs as the last record of this RPC (the usual split array): the same judgement. The memo
+    // owns its copy of the request, so what the judgement keeps a view of outlives this record.
+    const RecordInputs in{after, owner, priv, &*facts, comment, user};
+    const uint64_t generation = history_generation_.load(std::memory_order_acquire);
+    Candidate fresh;
+    Candidate *c = &rpc.memo.judged;
+    if (!rpc.memo.matches(in, st, generation)) {
+        if (rpc.memo.remember(in, st, generation)) {
+            judge(*st, rpc.memo.request(), user, priv, comment, ScriptScan::Now, &*facts, facts->findings, *c);
+            rpc.memo.confirm();
+        } else {
+            c = &fresh;
+            judge(*st, after, user, priv, comment, ScriptScan::Now, &*facts, facts->findings, *c);
+        }
+    }
+    out.token = token;  // the job keeps its token; its feature-log row is replaced
+    // No token (a job from before jfp, or a record jfp cannot read): nothing to tie a log row to.
+    fill_outcome(*st, *c, comment, owner, out, true, !token.empty());
+    out.admin_comment_append.clear();  // slurmctld refuses an AdminComment in a user's update
+    if (!out.new_comment && p.neutral_comment && !delta.comment.empty()) out.new_comment = *p.neutral_comment;
+    return out;
+}
+
+}  // namespace jfp
