@@ -165,8 +165,7 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
     const ModelBundle &model = *st.model;
     const HistorySnapshot *history = st.history.get();
     // Once per request, whatever the partitions (an update has no script at hand: its name alone).
-    static const bool xnofp = getenv("JFPX_NOFP") != nullptr;
-    const uint64_t fingerprint = !xnofp && !facts && req.has_script ? script_fingerprint(req.script) : 0;
+    const uint64_t fingerprint = !facts && req.has_script ? script_fingerprint(req.script) : 0;
     auto score = [&](Candidate &c, const SubmitRequest &one, ScriptScan how) {
         c.r = resolve_request(one, user, *st.defaults, history);
         c.r.script_fingerprint = fingerprint;

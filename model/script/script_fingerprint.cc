@@ -112,14 +112,13 @@ uint64_t hash_words(const char *p, size_t n) {
 uint64_t script_fingerprint(std::string_view script) {
     if (script.empty() || binary(script)) return 0;
     // The normalised text is never longer than the scanned part, plus a '\n' per line.
-    // Whole-line comments cost a memchr; the normalised text stops at kFingerprintBytes (a line may run
-    // past it: room for one whole scanned head).
-    thread_local std::string buf;
-    if (buf.size() < kScriptScanBytes + 1) buf.resize(kScriptScanBytes + 1);
-    char *out = buf.data();
+    // Whole-line comments cost a memchr; the normalised text stops at kFingerprintBytes. Normalising never
+    // lengthens a line, so a line cut to the room left fits: a buffer on the stack (slurmctld starts a
+    // thread per RPC, and a thread's own buffer would be allocated and cleared for each).
+    char out[kFingerprintBytes + 2];
     size_t n = 0;
     for_each_line(script, [&](std::string_view line) {
-        const size_t len = normalize_line(line, out + n);
+        const size_t len = normalize_line(line.substr(0, kFingerprintBytes - n), out + n);
         if (len > 0) n += len, out[n++] = '\n';
         return n < kFingerprintBytes;
     });
@@ -133,6 +132,7 @@ std::string normalized_script(std::string_view script) {
     if (binary(script)) return out;
     std::string line_out;
     for_each_line(script, [&](std::string_view line) {
+        line = line.substr(0, kFingerprintBytes - out.size());
         line_out.resize(line.size());
         const size_t len = normalize_line(line, line_out.data());
         if (len > 0) out.append(line_out, 0, len).push_back('\n');

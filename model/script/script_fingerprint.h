@@ -13,9 +13,11 @@
 
 namespace jfp {
 
-// On the submit path, so bounded: over the whole 16 KiB head the hash took bench/hotpath.cc's job_submit p50
-// from 5.7 to 18.7 us (1-50 KB scripts); comment lines cost a memchr, the rest about 1 ns a byte.
-inline constexpr size_t kFingerprintBytes = 2048;
+// On the submit path, so bounded. bench/hotpath.cc (scripts of 1-50 KB, dense with commands), job_submit's
+// p50 against the tree walk's: 0.7-0.8 without the hash; 2.7 over the whole 16 KiB head; 1.1-1.35 over
+// 2 KiB of normalised text; 1.0 over 1 KiB (goal 1.25). Comment lines cost a memchr, the rest about 1.7 ns
+// a byte.
+inline constexpr size_t kFingerprintBytes = 1024;
 
 // 0 when there is nothing to identify: empty, binary (NUL bytes), or comments and blanks only.
 uint64_t script_fingerprint(std::string_view script);
