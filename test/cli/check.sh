@@ -190,6 +190,24 @@ fi
 echo "exempt_users = root, nosuchuser" >>"$W/etc/jfp.conf"
 planted "an exemption naming no one" "exempt_users names 'nosuchuser', who has no account here"
 sed -i '/nosuchuser/d' "$W/etc/jfp.conf"
+# decide_by = waste with no budget in jfp.conf or the bundle: said, with what to do.
+cp -p "$W/site/model.json" "$W/model.keep.json"
+python3 - "$W/site/model.json" <<'PY'
+import json, sys
+b = json.load(open(sys.argv[1]))
+b.setdefault("waste_choice", {}).pop("budget", None)
+json.dump(b, open(sys.argv[1], "w"))
+PY
+echo "decide_by = waste" >>"$W/etc/jfp.conf"
+check 0
+grep -A1 -F "warning  decide_by = waste, but no waste budget" "$W/out.txt" | grep -qF "fix: set waste_budget in jfp.conf" ||
+    fail "decide_by = waste without a budget: $(cat "$W/out.txt")"
+echo "waste_budget = 100" >>"$W/etc/jfp.conf"
+check 0
+! grep -qF "no waste budget" "$W/out.txt" || fail "a budget in jfp.conf is a budget: $(cat "$W/out.txt")"
+sed -i '/^decide_by = waste$/d; /^waste_budget = 100$/d' "$W/etc/jfp.conf"
+cp -p "$W/model.keep.json" "$W/site/model.json"
+echo "ok: decide_by = waste without a budget is said"
 echo "mode = loud" >>"$W/etc/jfp.conf"
 planted "a jfp.conf that does not parse" "mode"
 sed -i '/mode = loud/d' "$W/etc/jfp.conf"

@@ -196,8 +196,18 @@ void check_model(Report &r, const Config &cfg, const std::vector<uid_t> &trusted
             else
                 r.warn("model " + b.model_id() + " missed its target precision on validation", "fit for warn and annotate; see jfp eval");
         }
+        // decide_by = waste with no budget anywhere judges every job by p alone (policy.cc, budget_for).
+        const bool any_budget = cfg.waste_budget || !cfg.partition_waste_budget.empty() ||
+                                !cfg.account_waste_budget.empty() || !cfg.qos_waste_budget.empty() ||
+                                (known(b.waste_budget()) && b.waste_budget() > 0);
+        if (cfg.decide_by == DecideBy::Waste && !any_budget)
+            r.warn("decide_by = waste, but no waste budget: neither jfp.conf (waste_budget, or one per partition, account "
+                   "or QOS) nor model " + b.model_id() + " sets one, so every job is judged by its p alone",
+                   "set waste_budget in jfp.conf (jfp eval's waste table gives the trade: failed core-hours caught "
+                   "against completed jobs refused), or train on a longer history so jfp train records one");
         if (auto rec = recorded_comparison(b)) {
-            Verdict v = judge(b, rec->model, rec->rules, "its validation window");
+            const std::string rows = b.metadata().at("model_choice").value("rows", std::string("validation window"));
+            Verdict v = judge(b, rec->model, rec->rules, "its " + rows);
             if (!v.fit) r.problem("model: " + v.line.substr(v.line.find(':') + 2), "retrain (jfp train ships the rule then) and jfp publish it");
             else r.ok("model: " + v.line.substr(v.line.find(':') + 2));
         } else {
