@@ -1,5 +1,4 @@
 // scontrol update: job_modify, once per record the update reaches (update_rpc.h says what is done once per RPC).
-#include <time.h>
 
 #include "model/runtime/engine.h"
 #include "model/runtime/request_caps.h"
@@ -8,12 +7,6 @@
 namespace jfp {
 
 namespace {
-
-uint64_t monotonic_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 // The record's time into the update histograms, however the call ends.
 struct UpdateTimer {

@@ -3,6 +3,8 @@
 // same in the trainer and in slurmctld, which converts its own clock the same way (naive_local_now()).
 #pragma once
 
+#include <time.h>
+
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -51,5 +53,12 @@ private:
     // minute since 1970 in the high 32 bits, offset + 2^20 seconds in the low; 0: empty.
     std::atomic<uint64_t> minute_offset_{0};
 };
+
+// CLOCK_MONOTONIC in nanoseconds: for durations (latencies, idle times), never for dates.
+inline uint64_t monotonic_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
 
 }  // namespace jfp

@@ -221,6 +221,17 @@ site_jfp() {
     fi
 }
 
+# handwritten_model DIR: DIR/model.json, the hand-written bundle of message_model.py (its trees fixed, so
+# scores and messages are the same on every Slurm and XGBoost release), in the format and feature schema a
+# bundle trained on a small synthetic workload gives.
+handwritten_model() {
+    local d=$1
+    "$JFP" synth --jobs 3000 --seed 3 -q -o "$d/synth.txt"
+    "$JFP" ingest --trusted-export -q --db "$d/synth.db" "$d/synth.txt"
+    "$JFP" train --db "$d/synth.db" --out "$d/trained.json" --rounds 3 --nthread 2 --no-progress --kind tree >/dev/null
+    python3 "$JFP_SRCDIR/test/integration/message_model.py" "$d/trained.json" "$d/model.json"
+}
+
 # doomed_and_steady USER UID ACCOUNT FIRST_ID: a sacct export (stdout) in which USER's 'doomed' failed its
 # last 6 runs, the last minutes ago, and 'steady' completed its last 6; job ids from FIRST_ID.
 doomed_and_steady() {

@@ -12,11 +12,7 @@ chmod 755 "$W"
 CLEANUP_HOOK='[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"'
 trap '[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"' EXIT
 
-# A trained bundle gives the format and feature schema; the trees are replaced by hand-written ones.
-"$JFP" synth --jobs 3000 --seed 3 -q -o "$W/synth.txt"
-"$JFP" ingest --trusted-export -q --db "$W/synth.db" "$W/synth.txt"
-"$JFP" train --db "$W/synth.db" --out "$W/trained.json" --rounds 3 --nthread 2 --no-progress --kind tree >/dev/null
-python3 "$JFP_SRCDIR/test/integration/message_model.py" "$W/trained.json" "$W/model.json"
+handwritten_model "$W"
 
 # root's history: 'doomed' failed 6 times; 'longrun' completed in 4 and 5 minutes, then timed out twice
 # at 5; 'bigmem' peaked at 1.5G and 2.0G, then ran out of memory twice asking for 2G (MaxRSS 2.1G).

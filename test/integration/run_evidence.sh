@@ -14,10 +14,7 @@ chmod 755 "$W"
 CLEANUP_HOOK='[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"'
 trap 'eval "$CLEANUP_HOOK"' EXIT
 
-"$JFP" synth --jobs 3000 --seed 3 -q -o "$W/synth.txt"
-"$JFP" ingest --trusted-export -q --db "$W/synth.db" "$W/synth.txt"
-"$JFP" train --db "$W/synth.db" --out "$W/trained.json" --rounds 3 --nthread 2 --no-progress --kind tree >/dev/null
-python3 "$JFP_SRCDIR/test/integration/message_model.py" "$W/trained.json" "$W/model.json"
+handwritten_model "$W"
 
 # Both users: 'doomed' failed six times (one CPU, a minute each). Then jfp-usera ran one array of 20 tasks
 # of 'doomed' that each completed in a second; jfp-userb ran 'doomed' six more times, 4 CPUs for an hour,

@@ -14,10 +14,7 @@ chmod 755 "$W"
 CLEANUP_HOOK='[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"'
 trap 'eval "$CLEANUP_HOOK"' EXIT
 
-"$JFP" synth --jobs 3000 --seed 3 -q -o "$W/synth.txt"
-"$JFP" ingest --trusted-export -q --db "$W/synth.db" "$W/synth.txt"
-"$JFP" train --db "$W/synth.db" --out "$W/trained.json" --rounds 3 --nthread 2 --no-progress --kind tree >/dev/null
-python3 "$JFP_SRCDIR/test/integration/message_model.py" "$W/trained.json" "$W/model.json"
+handwritten_model "$W"
 # The store starts with one unrelated job, so the plugin has a history to load and reload.
 {
     echo "JobIDRaw|JobID|User|UID|Account|Partition|QOS|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqNodes|ReqMem|Timelimit"
