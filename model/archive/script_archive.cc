@@ -9,6 +9,7 @@
 #include <cstring>
 
 #include "model/archive/blob_codec.h"
+#include "model/archive/user_write_budget.h"
 #include "model/util/log.h"
 
 namespace jfp {
@@ -94,11 +95,12 @@ void ScriptArchive::rollback() noexcept {
     sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
 }
 
-bool ScriptArchive::store_blob(std::string_view bytes, const std::string &hash) {
+// The bytes the blob took as stored (UserWriteBudget's measure), 0 when the archive held it already.
+uint64_t ScriptArchive::store_blob(std::string_view bytes, const std::string &hash) {
     {
         Stmt seen(db_, "SELECT 1 FROM blobs WHERE hash = ?1");
         seen.bind(1, std::string_view(hash));
-        if (seen.step()) return false;
+        if (seen.step()) return 0;
     }
     // zstd unless it does not help (binary or tiny content is kept as is).
     std::string z = zstd_compress(bytes);
@@ -110,18 +112,18 @@ bool ScriptArchive::store_blob(std::string_view bytes, const std::string &hash) 
         .bind(3, static_cast<int64_t>(use_z ? 1 : 0))
         .bind_blob(4, data.data(), data.size());
     ins.run();
-    return true;
+    return UserWriteBudget::row_bytes(hash.size() + data.size());
 }
 
-bool ScriptArchive::put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env, uint64_t *new_bytes) {
+bool ScriptArchive::put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env, uint64_t *added) {
     meta.script_hash = sha256_hex(script);
     meta.script_bytes = std::max(meta.script_bytes, static_cast<int64_t>(script.size()));
-    bool fresh = store_blob(script, meta.script_hash);
-    if (new_bytes) *new_bytes = fresh ? script.size() : 0;
+    const uint64_t script_added = store_blob(script, meta.script_hash);
+    uint64_t env_added = 0;
     if (env) {
         meta.env_hash = sha256_hex(*env);
         meta.env_bytes = static_cast<int64_t>(env->size());
-        if (store_blob(*env, meta.env_hash) && new_bytes) *new_bytes += env->size();
+        env_added = store_blob(*env, meta.env_hash);
     } else {
         meta.env_hash.clear();
         meta.env_bytes = 0;
@@ -140,13 +142,43 @@ bool ScriptArchive::put(ArchivedSubmission &meta, std::string_view script, const
     if (env) ins.bind(10, std::string_view(meta.env_hash)).bind(11, meta.env_bytes);
     else ins.bind_null(10).bind_null(11);
     ins.run();
-    return fresh;
+    // Each index keeps a copy of its columns: the token (the key), user and name, the script's and the
+    // environment's hashes.
+    if (added)
+        *added = UserWriteBudget::row_bytes(2 * meta.token.size() + meta.cluster.size() + 2 * meta.user.size() +
+                                            2 * meta.name.size() + meta.work_dir.size() + 2 * meta.script_hash.size() +
+                                            2 * meta.env_hash.size()) +
+                 script_added + env_added;
+    return script_added != 0;
 }
 
-std::unordered_map<uint32_t, uint64_t> ScriptArchive::new_bytes_by_user_since(int64_t since) const {
+std::function<std::unordered_map<uint32_t, uint64_t>(int64_t)> archive_bytes_source(const std::string &path) {
+    if (path.empty()) return nullptr;
+    return [path](int64_t since) -> std::unordered_map<uint32_t, uint64_t> {
+        if (::access(path.c_str(), F_OK) != 0) return {};
+        return ScriptArchive(path, ScriptArchive::Access::ReadOnly).bytes_by_user_since(since);
+    };
+}
+
+// The same measure as put()'s, summed in SQL (length of a BLOB cast: bytes, not characters).
+std::unordered_map<uint32_t, uint64_t> ScriptArchive::bytes_by_user_since(int64_t since) const {
     std::unordered_map<uint32_t, uint64_t> out;
+    {
+        Stmt q(db_, ("SELECT uid, SUM(" +
+                     UserWriteBudget::row_bytes_sql(
+                         "2 * length(CAST(token AS BLOB)) + length(CAST(cluster AS BLOB))"
+                         " + 2 * coalesce(length(CAST(user AS BLOB)), 0) + 2 * coalesce(length(CAST(name AS BLOB)), 0)"
+                         " + coalesce(length(CAST(work_dir AS BLOB)), 0) + 2 * length(CAST(script_hash AS BLOB))"
+                         " + 2 * coalesce(length(CAST(env_hash AS BLOB)), 0)") +
+                     ") FROM submissions WHERE submitted >= ?1 GROUP BY uid").c_str());
+        q.bind(1, since);
+        while (q.step()) out[static_cast<uint32_t>(q.int_at(0))] += static_cast<uint64_t>(q.int_at(1));
+    }
+    // A blob is charged to the submission that first referenced it.
     for (const char *col : {"script_hash", "env_hash"}) {
-        std::string sql = std::string("SELECT s.uid, SUM(b.size) FROM submissions s JOIN blobs b ON b.hash = s.") + col +
+        std::string sql = "SELECT s.uid, SUM(" + UserWriteBudget::row_bytes_sql("length(CAST(b.hash AS BLOB)) + length(b.data)") +
+                          ") FROM submissions s "
+                          "JOIN blobs b ON b.hash = s." + col +
                           " WHERE s.submitted >= ?1 AND NOT EXISTS (SELECT 1 FROM submissions o WHERE o." + col + " = s." + col +
                           " AND (o.submitted < s.submitted OR (o.submitted = s.submitted AND o.rowid < s.rowid))) GROUP BY s.uid";
         Stmt q(db_, sql.c_str());

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -48,6 +49,10 @@ struct PruneResult {
     uint64_t submissions = 0, blobs = 0;
 };
 
+// What an archive at `path` holds per user since a time, as UserWriteBudget reads it (nothing when the file
+// does not exist yet); an empty path: no source.
+std::function<std::unordered_map<uint32_t, uint64_t>(int64_t)> archive_bytes_source(const std::string &path);
+
 class ScriptArchive {
 public:
     enum class Access { ReadOnly, ReadWrite };
@@ -61,11 +66,12 @@ public:
     // Writer side. put() stores the blobs it has not seen and the submission row; call it between
     // begin() and commit() (a batch is one transaction). true when the script itself was new. meta.script_bytes
     // is the size submitted when only a head of it is kept (larger than script), else script's size.
-    // new_bytes: the bytes of blobs this call added (script and environment, uncompressed).
+    // added: what the call added to the file, as UserWriteBudget measures it (the row, its index copies and
+    // the blobs it stored, compressed as stored).
     void begin();
     void commit();
     void rollback() noexcept;
-    bool put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env, uint64_t *new_bytes = nullptr);
+    bool put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env, uint64_t *added = nullptr);
 
     std::optional<ArchivedSubmission> by_token(const std::string &token) const;
     // The bytes exactly as submitted; throws when the blob is missing or damaged.
@@ -73,9 +79,9 @@ public:
     // Newest first.
     std::vector<ArchivedSubmission> find(const ArchiveQuery &q) const;
     ArchiveStats stats() const;
-    // Per uid, the bytes of the blobs (scripts and environments) that a submission since `since` (naive local
-    // seconds) added to the archive: blobs no earlier submission referenced.
-    std::unordered_map<uint32_t, uint64_t> new_bytes_by_user_since(int64_t since) const;
+    // Per uid, what its submissions since `since` (naive local seconds) added, as put() measures it: their
+    // rows, and the blobs no earlier submission referenced.
+    std::unordered_map<uint32_t, uint64_t> bytes_by_user_since(int64_t since) const;
     // Submissions older than `before` (naive local seconds), then blobs no submission references.
     PruneResult prune(int64_t before);
     // Submissions within [from, to] whose token the history store at store_path holds neither for a job nor
@@ -89,7 +95,7 @@ public:
     void checkpoint_before_release() noexcept { jfp::checkpoint_before_release(db_); }
 
 private:
-    bool store_blob(std::string_view bytes, const std::string &hash);
+    uint64_t store_blob(std::string_view bytes, const std::string &hash);  // bytes added, 0 when held already
     uint64_t delete_unreferenced_blobs();  // in the caller's transaction
     Db db_;
     bool writable_;

@@ -4,7 +4,6 @@
 #include <chrono>
 #include <memory>
 
-#include "model/archive/user_daily_budget.h"
 #include "model/util/background_thread.h"
 #include "model/util/log.h"
 #include "model/files/open_file_watch.h"
@@ -16,13 +15,11 @@ namespace {
 int64_t now_s() {
     return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
-// The day of a submission time (naive local seconds), as the archive stores it.
-int64_t day_of(int64_t submitted) { return submitted >= 0 ? submitted / 86400 : (submitted - 86399) / 86400; }
 }  // namespace
 
-ScriptArchiveWriter::ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes, int64_t user_bytes_per_day,
-                                         int64_t log_interval_seconds)
-    : path_(std::move(path)), max_bytes_(max_bytes), user_bytes_per_day_(user_bytes_per_day),
+ScriptArchiveWriter::ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes,
+                                         std::shared_ptr<UserWriteBudget> budget, int64_t log_interval_seconds)
+    : path_(std::move(path)), max_bytes_(max_bytes), budget_(std::move(budget)),
       log_interval_(log_interval_seconds), queue_(max_entries),
       last_report_(now_s()), thread_([this] { run(); }) {}
 
@@ -55,7 +52,7 @@ void ScriptArchiveWriter::flush() { flush_for(std::chrono::milliseconds::max());
 bool ScriptArchiveWriter::flush_for(std::chrono::milliseconds limit) {
     uint64_t target = pushed_.load();
     cv_.notify_all();
-    return wait_for_count(target, [&] { return archived_.load() + failed_.load(); }, limit);
+    return wait_for_count(target, [&] { return archived_.load() + failed_.load() + over_budget_.load(); }, limit);
 }
 
 ScriptArchiveCounters ScriptArchiveWriter::counters() const {
@@ -70,10 +67,9 @@ void ScriptArchiveWriter::report_drops(bool final) {
     if (!final && reported_once_ && now - last_report_ < log_interval_) return;
     if (o != over_budget_reported_)
         log_warning("script archive " + path_ + ": " + std::to_string(o - over_budget_reported_) +
-                    " scripts kept as their first " + std::to_string(UserDailyBudget::kOverBudgetHead) +
-                    " bytes only in the last " + std::to_string(now - last_report_) + " s: each one's user had added " +
-                    std::to_string(user_bytes_per_day_ >> 20) + " MiB of new scripts to the archive that day "
-                    "(script_archive_user_mb_per_day); jobs are not affected");
+                    " scripts not archived in the last " + std::to_string(now - last_report_) +
+                    " s: each one's user had added " + std::to_string(budget_ ? budget_->limit() >> 20 : 0) +
+                    " MiB to jfp's files that day (user_mb_per_day); jobs are not affected");
     over_budget_reported_ = o;
     if (d == dropped_reported_ && f == failed_reported_) {
         last_report_ = now;
@@ -97,7 +93,6 @@ void ScriptArchiveWriter::run() {
     name_this_thread("jfp-archive");
     lower_this_thread_priority(10);
     RateLimitedLog errors(log_interval_);
-    UserDailyBudget budget(user_bytes_per_day_);
     std::unique_ptr<ScriptArchive> archive;
     std::unique_ptr<Queued> q;
     OpenFileWatch watch;
@@ -126,8 +121,6 @@ void ScriptArchiveWriter::run() {
             try {
                 archive = std::make_unique<ScriptArchive>(path_, ScriptArchive::Access::ReadWrite);
                 watch.opened(path_);
-                const int64_t day = day_of(q->e.meta.submitted);
-                budget.seed(day, archive->new_bytes_by_user_since(day * 86400));
             } catch (const std::exception &ex) {
                 errors.log(LogLevel::Error, std::string("script archive: ") + ex.what() +
                                                 "; scripts are not archived until it can be opened (jobs are not affected)");
@@ -140,7 +133,7 @@ void ScriptArchiveWriter::run() {
             }
         }
         // A batch is one transaction: all of it is archived, or all of it counts as failed.
-        uint64_t batch = 0, fresh = 0;
+        uint64_t batch = 0, fresh = 0, left_out = 0;  // left_out: in the batch, not written (the user's day is spent)
         int64_t charged = 0;
         bool holding = true;  // q holds an entry not yet in the batch
         try {
@@ -148,26 +141,24 @@ void ScriptArchiveWriter::run() {
             do {
                 holding = true;
                 ScriptArchiveEntry &e = q->e;
-                const int64_t day = day_of(e.meta.submitted);
-                if (budget.spent(e.meta.uid, day)) {
-                    if (e.script.size() > UserDailyBudget::kOverBudgetHead) {
-                        e.meta.script_bytes = std::max<int64_t>(e.meta.script_bytes, static_cast<int64_t>(e.script.size()));
-                        e.script.resize(UserDailyBudget::kOverBudgetHead);
-                    }
-                    e.has_env = false;
-                    over_budget_.fetch_add(1, std::memory_order_relaxed);
+                const int64_t day = UserWriteBudget::day_of(e.meta.submitted);
+                if (budget_ && !budget_->admit(UserWriteBudget::File::ScriptArchive, e.meta.uid, day)) {
+                    ++left_out;
+                } else {
+                    std::string_view env(e.env);
+                    uint64_t added = 0;
+                    if (archive->put(e.meta, e.script, e.has_env ? &env : nullptr, &added)) ++fresh;
+                    if (budget_ && budget_->charge(UserWriteBudget::File::ScriptArchive, e.meta.uid, day, added))
+                        log_user_spent("script archive", e.meta.user, e.meta.uid, budget_->limit());
                 }
-                std::string_view env(e.env);
-                uint64_t added = 0;
-                if (archive->put(e.meta, e.script, e.has_env ? &env : nullptr, &added)) ++fresh;
-                budget.charge(e.meta.uid, day, added);
                 ++batch;
                 charged += q->bytes;
                 q.reset();
                 holding = false;
             } while (batch < 256 && queue_.try_pop(q));
             archive->commit();
-            archived_.fetch_add(batch);
+            over_budget_.fetch_add(left_out);
+            archived_.fetch_add(batch - left_out);
             new_scripts_.fetch_add(fresh);
         } catch (const std::exception &ex) {
             archive->rollback();
@@ -176,7 +167,8 @@ void ScriptArchiveWriter::run() {
                 charged += q->bytes;
                 q.reset();
             }
-            failed_.fetch_add(batch);
+            over_budget_.fetch_add(left_out);
+            failed_.fetch_add(batch - left_out);
             errors.log(LogLevel::Error, "script archive " + path_ + ": " + ex.what() +
                                             "; scripts are not archived until it can be written (free space or fix "
                                             "permissions there; jobs are not affected)");

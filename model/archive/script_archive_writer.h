@@ -1,9 +1,9 @@
 // The plugin's side of the script archive: job_submit copies the script (and environment) into a bounded
 // queue and returns; a background thread hashes, compresses and writes them (ScriptArchive).
 //
-// It never blocks or fails a submission: past its entry or byte budget (slurmctld's memory), or while the
-// archive cannot be written (a full disk, a lock held too long), scripts are dropped, counted, and the
-// reason is logged at most once per interval.
+// It never blocks or fails a submission: past its entry or byte budget (slurmctld's memory), past the
+// user's day (UserWriteBudget), or while the archive cannot be written (a full disk, a lock held too long),
+// scripts are dropped, counted, and the reason is logged at most once per interval.
 #pragma once
 
 #include <atomic>
@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "model/archive/script_archive.h"
+#include "model/archive/user_write_budget.h"
 #include "model/util/bounded_queue.h"
 
 namespace jfp {
@@ -28,13 +29,13 @@ struct ScriptArchiveEntry {
 
 struct ScriptArchiveCounters {
     uint64_t archived = 0, new_scripts = 0, dropped = 0, failed = 0;
-    uint64_t over_user_budget = 0;  // archived as a head only: the user's daily budget was spent
+    uint64_t over_user_budget = 0;  // not archived: the user's day was spent (UserWriteBudget)
 };
 
 class ScriptArchiveWriter {
 public:
-    // user_bytes_per_day: what one user may add to the archive in a day (UserDailyBudget).
-    ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes, int64_t user_bytes_per_day,
+    // budget: what one user may add in a day, shared with the feature log; nullptr: none.
+    ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes, std::shared_ptr<UserWriteBudget> budget,
                         int64_t log_interval_seconds = 60);
     ~ScriptArchiveWriter();  // writes what is queued, then stops
     ScriptArchiveWriter(const ScriptArchiveWriter &) = delete;
@@ -64,7 +65,7 @@ private:
     void report_drops(bool final);
     std::string path_;
     int64_t max_bytes_;
-    int64_t user_bytes_per_day_;
+    std::shared_ptr<UserWriteBudget> budget_;
     int64_t log_interval_;
     // Pointers: the queue's cells are allocated up front, and 65,536 entries inline would be ~20 MiB of
     // slurmctld's memory before the first job.

@@ -158,10 +158,10 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             auto n = parse_int(value);
             if (!n || *n < 1 || *n > 4096) bad("expected a whole number of MiB between 1 and 4096");
             else c.script_archive_queue_bytes = *n << 20;
-        } else if (key == "script_archive_user_mb_per_day") {
+        } else if (key == "user_mb_per_day" || key == "script_archive_user_mb_per_day") {  // the second: its name before 0.5
             auto n = parse_int(value);
             if (!n || *n < 1 || *n > (int64_t(1) << 20)) bad("expected a whole number of MiB between 1 and 1048576");
-            else c.script_archive_user_bytes_per_day = *n << 20;
+            else c.user_write_bytes_per_day = *n << 20;
         } else if (key == "checkpoint_url") {
             if (value.size() > 200 || value.find_first_of(" \t") != std::string_view::npos) bad("expected one URL of at most 200 characters");
             else c.checkpoint_url = value;
@@ -317,7 +317,7 @@ std::map<std::string, std::string> config_settings(const Config &c) {
         {"script_archive", c.script_archive_path.empty() ? "none" : c.script_archive_path},
         {"script_archive_env", yes(c.script_archive_env)},
         {"script_archive_queue_bytes", std::to_string(c.script_archive_queue_bytes)},
-        {"script_archive_user_bytes_per_day", std::to_string(c.script_archive_user_bytes_per_day)},
+        {"user_bytes_per_day", std::to_string(c.user_write_bytes_per_day)},
         {"checkpoint_url", c.checkpoint_url.empty() ? "none" : c.checkpoint_url},
         {"threshold", c.threshold ? num(*c.threshold) : "the model's"},
         {"decide_by", decide_by_name(c.decide_by)},

@@ -36,7 +36,8 @@ struct Config {
     std::string script_archive_path;
     bool script_archive_env = false;                    // keep the submit environment too
     int64_t script_archive_queue_bytes = int64_t(64) << 20;  // slurmctld memory the queue may hold
-    int64_t script_archive_user_bytes_per_day = int64_t(256) << 20;  // new bytes one user may add a day
+    // What one user's requests may add to the feature log and the script archive in a day (UserWriteBudget).
+    int64_t user_write_bytes_per_day = int64_t(256) << 20;
     // The site's page on checkpointing, named to users warned of a likely TIMEOUT whose script shows none.
     std::string checkpoint_url;
 

@@ -507,6 +507,9 @@ void Engine::write_metrics(bool now) {
     m.archive_archived = a.archived;
     m.archive_dropped = a.dropped;
     m.archive_failed = a.failed;
+    m.budget_refused_feature_log = write_budget_->refused(UserWriteBudget::File::FeatureLog);
+    m.budget_refused_archive = write_budget_->refused(UserWriteBudget::File::ScriptArchive);
+    m.users_over_budget = write_budget_->users_over();
     for (int b = 0; b < LatencyHistogram::kBuckets; ++b) {
         const auto i = static_cast<size_t>(b);
         m.latency[i] = submit_latency_.cumulative(b);
@@ -539,19 +542,16 @@ Mode Engine::mode() const { return state()->config_present ? state()->config.mod
 // the budget has room; hashing, compression and SQLite happen on the archive's thread.
 void Engine::archive_script(const State &st, const SubmitRequest &req, const JobRequest &r, const JoinToken &token) {
     ScriptArchiveWriter &w = *st.script_archive;
-    // What the archive keeps is bounded like everything else a user sizes (request_caps.h). A script past
-    // max_script_size (slurm.conf's now, else Slurm's default) is one slurmctld refuses, unless its limit
-    // was changed since it started: its head is kept, a trace, not megabytes of a job that never was. The
-    // environment is kept to kEnvBytes (its entries were capped by normalise()).
-    const size_t limit = req.max_script_size ? req.max_script_size : RequestCaps::kScriptDefault;
-    const size_t script_bytes = r.script.size() <= limit ? r.script.size() : std::min(r.script.size(), RequestCaps::kScriptTrace);
+    // What the archive keeps is bounded like everything else a user sizes (request_caps.h): a head of the
+    // script, and the environment's entries that fit the same size (its entries were capped by normalise()).
+    const size_t script_bytes = std::min(r.script.size(), RequestCaps::kArchiveHead);
     bool env = st.config.script_archive_env && req.env && req.env_count;
     size_t env_bytes = 0, env_entries = 0;
     if (env)
         for (; env_entries < req.env_count; ++env_entries) {
             const char *v = req.env[env_entries];
-            size_t n = v ? strnlen(v, RequestCaps::kEnvBytes) + 1 : 0;
-            if (env_bytes + n > RequestCaps::kEnvBytes) break;
+            size_t n = v ? strnlen(v, RequestCaps::kArchiveHead) + 1 : 0;
+            if (env_bytes + n > RequestCaps::kArchiveHead) break;
             env_bytes += n;
         }
     auto bytes = static_cast<int64_t>(script_bytes + env_bytes + sizeof(ScriptArchiveEntry));
@@ -573,7 +573,7 @@ void Engine::archive_script(const State &st, const SubmitRequest &req, const Job
         e.env.reserve(env_bytes);
         for (size_t i = 0; i < env_entries; ++i) {
             if (!req.env[i]) continue;
-            e.env.append(req.env[i], strnlen(req.env[i], RequestCaps::kEnvBytes));
+            e.env.append(req.env[i], strnlen(req.env[i], RequestCaps::kArchiveHead));
             e.env.push_back('\0');  // as /proc/PID/environ: NAME=value, each ended by NUL
         }
         e.has_env = true;

@@ -241,7 +241,8 @@ private:
     std::atomic<size_t> live_writers_{0};
     std::string feature_log_path_, script_archive_path_;
     int64_t script_archive_budget_ = 0;
-    int64_t script_archive_user_budget_ = 0;
+    // Both writers' per-user day; one for the engine's life: a reload or a new file gives no day back.
+    const std::shared_ptr<UserWriteBudget> write_budget_ = std::make_shared<UserWriteBudget>(Config().user_write_bytes_per_day);
     void close_retired_writers();
 
     uint64_t token_seed_ = 0;

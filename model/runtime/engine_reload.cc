@@ -91,24 +91,27 @@ bool Engine::follow_writers(State &next) {
     bool changed = false;
     const Config &cfg = next.config;
     std::string flp = cfg.resolved_feature_log_path();
+    if (write_budget_->limit() != cfg.user_write_bytes_per_day) write_budget_->set_limit(cfg.user_write_bytes_per_day);
     if (opt_.background && flp != feature_log_path_) {
-        replace_writer(next.feature_log, std::make_shared<FeatureLogWriter>(flp, cfg.log_queue_size));
+        write_budget_->set_source(UserWriteBudget::File::FeatureLog,
+                                  [flp](int64_t since) { return feature_log_bytes_by_user_since(flp, since); });
+        replace_writer(next.feature_log, std::make_shared<FeatureLogWriter>(flp, cfg.log_queue_size, FeatureLogWriter::kMaxHeadsInUse,
+                                                                            FeatureLogWriter::kIdleWait, write_budget_));
         feature_log_path_ = flp;
         changed = true;
     }
     const std::string &sap = cfg.script_archive_path;
-    if (opt_.background && (sap != script_archive_path_ || cfg.script_archive_queue_bytes != script_archive_budget_ ||
-                            cfg.script_archive_user_bytes_per_day != script_archive_user_budget_)) {
+    if (opt_.background && (sap != script_archive_path_ || cfg.script_archive_queue_bytes != script_archive_budget_)) {
+        write_budget_->set_source(UserWriteBudget::File::ScriptArchive, archive_bytes_source(sap));
         replace_writer(next.script_archive,
                        sap.empty() ? nullptr
                                    : std::make_shared<ScriptArchiveWriter>(sap, kArchiveQueueEntries, cfg.script_archive_queue_bytes,
-                                                                           cfg.script_archive_user_bytes_per_day));
+                                                                           write_budget_));
         if (sap != script_archive_path_)
             log_info(sap.empty() ? std::string("script archive off")
                                  : "archiving job scripts in " + sap + (cfg.script_archive_env ? " with their environment" : ""));
         script_archive_path_ = sap;
         script_archive_budget_ = cfg.script_archive_queue_bytes;
-        script_archive_user_budget_ = cfg.script_archive_user_bytes_per_day;
         changed = true;
     }
     return changed;

@@ -91,6 +91,12 @@ std::string prometheus_text(const MetricsSnapshot &m) {
     family(o, "jfp_dropped_total", "counter", "Records not kept because a queue was full or a write failed.");
     line(o, "jfp_dropped_total{%s,what=\"feature_log\"} %" PRIu64, c.c_str(), m.feature_log_dropped);
     line(o, "jfp_dropped_total{%s,what=\"script_archive\"} %" PRIu64, c.c_str(), m.archive_dropped + m.archive_failed);
+    family(o, "jfp_user_budget_refused_total", "counter",
+           "Requests not logged or archived because their user had added user_mb_per_day to jfp's files that day.");
+    line(o, "jfp_user_budget_refused_total{%s,what=\"feature_log\"} %" PRIu64, c.c_str(), m.budget_refused_feature_log);
+    line(o, "jfp_user_budget_refused_total{%s,what=\"script_archive\"} %" PRIu64, c.c_str(), m.budget_refused_archive);
+    family(o, "jfp_users_over_budget", "gauge", "Users who have added user_mb_per_day to jfp's files today.");
+    line(o, "jfp_users_over_budget{%s} %" PRIu64, c.c_str(), m.users_over_budget);
     family(o, "jfp_scripts_archived_total", "counter", "Batch scripts the archive kept.");
     line(o, "jfp_scripts_archived_total{%s} %" PRIu64, c.c_str(), m.archive_archived);
     family(o, "jfp_loads_total", "counter", "Models and histories loaded since slurmctld started.");

@@ -26,6 +26,8 @@ struct MetricsSnapshot {
     uint64_t missing_modules = 0;     // submissions loading a module the index does not have
     uint64_t archive_archived = 0, archive_dropped = 0, archive_failed = 0;
     uint64_t feature_log_dropped = 0;
+    // UserWriteBudget: requests of users whose day was spent, left out of each file; such users today.
+    uint64_t budget_refused_feature_log = 0, budget_refused_archive = 0, users_over_budget = 0;
     uint64_t model_loads = 0, history_loads = 0;
     std::array<uint64_t, LatencyHistogram::kBuckets> latency{};  // cumulative counts per bucket
     // Updates: the time of each update RPC in all (its records summed), and of each record it reached.

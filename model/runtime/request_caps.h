@@ -25,11 +25,15 @@ struct RequestCaps {
     static constexpr size_t kWorkDir = 4096;    // PATH_MAX
     // slurmctld allows 128 KiB and 1 MiB; jfp reads only whether a dependency is given and keeps neither.
     static constexpr size_t kDependency = 1024, kSubmitLine = 4096;
-    // The environment has no Slurm limit; jfp reads it only to archive it (script_archive_env).
-    static constexpr size_t kEnvEntries = 16384, kEnvBytes = size_t{1} << 20;
-    // The script archive keeps a script whole up to max_script_size (Slurm's default below, or slurm.conf's);
-    // of a longer one, which slurmctld refuses, its first kScriptTrace bytes.
-    static constexpr size_t kScriptDefault = size_t{4} << 20, kScriptTrace = size_t{64} << 10;
+    // The environment has no Slurm limit; jfp reads it only to archive it (script_archive_env), and stops
+    // at kArchiveHead bytes of it.
+    static constexpr size_t kEnvEntries = 16384;
+    // The script archive keeps a script's first kArchiveHead bytes and an environment's entries within
+    // kArchiveHead (docs/admin-guide.md, "The script archive"): a request slurmctld goes on to refuse
+    // (--test-only, a bad partition) leaves no more than that, and the copy job_submit makes is bounded.
+    // The model reads a script's first kScriptScanBytes; slurmdbd keeps whole scripts of jobs that ran
+    // (AccountingStoreFlags=job_script).
+    static constexpr size_t kScriptDefault = size_t{4} << 20, kArchiveHead = size_t{64} << 10;
 };
 
 // Cuts every string at its first NUL and at its cap, and env_count at kEnvEntries. The script is cut at

@@ -73,6 +73,20 @@ CREATE TABLE IF NOT EXISTS scored (
 );
 )";
 
+// feature_log_row_bytes summed in SQL (length of a BLOB cast: bytes, not characters).
+std::unordered_map<uint32_t, uint64_t> bytes_by_user_since(Db &db, int64_t since) {
+    std::unordered_map<uint32_t, uint64_t> out;
+    Stmt q(db, ("SELECT uid, SUM(" +
+                UserWriteBudget::row_bytes_sql("2 * length(CAST(token AS BLOB)) + length(CAST(model_id AS BLOB))"
+                                               " + coalesce(length(CAST(user AS BLOB)), 0)"
+                                               " + coalesce(length(CAST(name AS BLOB)), 0) + length(features)") +
+                ") FROM scored WHERE scored_at >= ?1 GROUP BY uid")
+                   .c_str());
+    q.bind(1, since);
+    while (q.step()) out[static_cast<uint32_t>(q.int_at(0))] += static_cast<uint64_t>(q.int_at(1));
+    return out;
+}
+
 // Logs made before script fingerprints get the column in place.
 void add_script_fp_column(Db &db) {
     Stmt c(db, "SELECT count(*) FROM pragma_table_info('scored') WHERE name = 'script_fp'");
@@ -83,8 +97,8 @@ void add_script_fp_column(Db &db) {
 }  // namespace
 
 FeatureLogWriter::FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use,
-                                   std::chrono::milliseconds idle_wait)
-    : path_(std::move(path)), heads_(max_heads_in_use, kIdleHeads), queue_(capacity),
+                                   std::chrono::milliseconds idle_wait, std::shared_ptr<UserWriteBudget> budget)
+    : path_(std::move(path)), heads_(max_heads_in_use, kIdleHeads), queue_(capacity), budget_(std::move(budget)),
       idle_wait_(idle_wait),
       // A queue smaller than twice the depth would fill before it woke the writer.
       wake_depth_(std::max<size_t>(1, std::min(kWakeDepth, queue_.capacity() / 2))),
@@ -136,7 +150,7 @@ bool FeatureLogWriter::flush_for(std::chrono::milliseconds limit) {
         attention_ = true;
     }
     cv_.notify_all();
-    return wait_for_count(target, [&] { return written_.load() + failed_.load(); }, limit);
+    return wait_for_count(target, [&] { return written_.load() + failed_.load() + over_budget_.load(); }, limit);
 }
 
 namespace {
@@ -249,10 +263,16 @@ void FeatureLogWriter::run() {
             attention_ = false;
             continue;
         }
-        uint64_t batch = 0, taken = 1;  // written in this transaction; taken from the queue for it
+        uint64_t batch = 0, taken = 1, left_out = 0;  // written in this transaction; taken for it; not written (budget)
         try {
             db->exec("BEGIN");
             do {
+                const int64_t day = UserWriteBudget::day_of(e.scored_at);
+                if (budget_ && !budget_->admit(UserWriteBudget::File::FeatureLog, e.uid, day)) {
+                    e.script = DeferredScript();
+                    ++left_out;
+                    continue;  // to the loop's test: the next entry
+                }
                 if (e.script.pending()) {
                     fill_script_features(e.script.scan(), e.x);
                     e.script = DeferredScript();  // returns its bytes to the budget
@@ -271,8 +291,11 @@ void FeatureLogWriter::run() {
                 else s.bind_null(13);
                 s.run();
                 ++batch;
-            } while (batch < 1000 && queue_.try_pop(e) && ++taken);
+                if (budget_ && budget_->charge(UserWriteBudget::File::FeatureLog, e.uid, day, feature_log_row_bytes(e)))
+                    log_user_spent("feature log", e.user, e.uid, budget_->limit());
+            } while (batch + left_out < 1000 && queue_.try_pop(e) && ++taken);
             db->exec("COMMIT");
+            over_budget_.fetch_add(left_out);
             written_.fetch_add(batch);
             const auto now = std::chrono::steady_clock::now();
             written_in_hold += batch;
@@ -281,7 +304,8 @@ void FeatureLogWriter::run() {
                 written_in_hold = 0;
             }
         } catch (const std::exception &ex) {
-            failed_.fetch_add(taken);  // rolled back: every entry it took, each counted once
+            over_budget_.fetch_add(left_out);
+            failed_.fetch_add(taken - left_out);  // rolled back: every entry it took, each counted once
             errors.log(LogLevel::Error, std::string("feature log ") + path_ + ": " + ex.what() +
                                             "; scored jobs are not logged until it can be written (free space or "
                                             "fix permissions there; jobs are not affected)");
@@ -294,6 +318,17 @@ void FeatureLogWriter::run() {
             db.reset();
         }
     }
+}
+
+uint64_t feature_log_row_bytes(const FeatureLogEntry &e) {
+    return UserWriteBudget::row_bytes(2 * e.token.view().size() + (e.model_id ? e.model_id->size() : 0) + e.user.size() +
+                                      e.name.size() + sizeof(float) * e.x.size());
+}
+
+std::unordered_map<uint32_t, uint64_t> feature_log_bytes_by_user_since(const std::string &path, int64_t since) {
+    if (::access(path.c_str(), F_OK) != 0) return {};
+    Db db(path, SQLITE_OPEN_READONLY);
+    return bytes_by_user_since(db, since);
 }
 
 std::unordered_map<std::string, uint64_t> logged_script_fingerprints(const std::string &path) {

@@ -19,6 +19,7 @@
 #include <unordered_map>
 
 #include "model/archive/script_head_pool.h"
+#include "model/archive/user_write_budget.h"
 #include "model/script/script_traits.h"
 #include "model/jobs/join_token.h"
 #include "model/scoring/features.h"
@@ -80,8 +81,9 @@ public:
     static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 128, kWakeDepth = 64;
     static constexpr std::chrono::milliseconds kIdleWait{50}, kBusyWait{2}, kBusyHold{50};
     // idle_wait: the timer's period when nothing came (tests set it long, to see the wakes alone).
+    // budget: what one user may add in a day, shared with the script archive; nullptr: none.
     FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use = kMaxHeadsInUse,
-                     std::chrono::milliseconds idle_wait = kIdleWait);
+                     std::chrono::milliseconds idle_wait = kIdleWait, std::shared_ptr<UserWriteBudget> budget = nullptr);
     ~FeatureLogWriter();  // drains what is queued, then stops
     FeatureLogWriter(const FeatureLogWriter &) = delete;
     FeatureLogWriter &operator=(const FeatureLogWriter &) = delete;
@@ -100,6 +102,8 @@ public:
     uint64_t written() const { return written_.load(); }
     uint64_t dropped() const { return dropped_.load(); }
     uint64_t failed() const { return failed_.load(); }
+    // Rows not written because their user's day was spent (UserWriteBudget).
+    uint64_t over_budget() const { return over_budget_.load(); }
     // How often a submission woke the writer (a burst reached the wake depth: kWakeDepth, or half the
     // queue's capacity when that is less).
     uint64_t wakes() const { return wakes_.load(); }
@@ -110,7 +114,8 @@ private:
     std::string path_;
     ScriptHeadPool heads_;  // before queue_: outlives the entries that hold its blocks
     BoundedQueue<FeatureLogEntry> queue_;
-    std::atomic<uint64_t> pushed_{0}, written_{0}, dropped_{0}, failed_{0}, wakes_{0};
+    std::shared_ptr<UserWriteBudget> budget_;
+    std::atomic<uint64_t> pushed_{0}, written_{0}, dropped_{0}, failed_{0}, wakes_{0}, over_budget_{0};
     const std::chrono::milliseconds idle_wait_;
     std::atomic<bool> stop_{false};
     std::atomic<bool> woken_{false};  // a submission has woken the writer since it last slept
@@ -133,6 +138,11 @@ struct LoggedFeatures {
     uint64_t script_fingerprint = 0;  // 0: none (no script, or logged before fingerprints)
     FeatureVector x{};
 };
+
+// What a row adds to the log, as UserWriteBudget measures it (its values, the key's index copy, the overhead).
+uint64_t feature_log_row_bytes(const FeatureLogEntry &e);
+// Per uid, the same measure summed over the rows scored since `since` (naive local seconds).
+std::unordered_map<uint32_t, uint64_t> feature_log_bytes_by_user_since(const std::string &path, int64_t since);
 
 // token -> the script fingerprint the plugin logged, for the tokens that have one: what `jfp ingest` joins
 // into the history store. Empty when the file does not exist. Throws SqliteError when it cannot be read.

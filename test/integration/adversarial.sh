@@ -29,8 +29,7 @@
 #      slurmctld's log; show into a file gives the script byte for byte.
 #   A18 a queued job named with bytes that are not UTF-8 stops neither jfp ingest --from-sacct nor scripts show.
 #   A19 a name forging a record in a sacct --json file stays a name; a job ending in the future is refused.
-#   A20 six distinct 1 MiB scripts through --test-only: the archive keeps a user's new bytes to
-#      script_archive_user_mb_per_day, then heads; another user's script stays whole.
+#   (A20, a user's loop of distinct scripts and names, is test/integration/write_budget.sh.)
 # The site runs as Debian runs Slurm: slurmdbd and slurmctld as an unprivileged SlurmUser (jfp-slurm), jfp's
 # files in a directory that user owns, jfp ingest run as that user (docs/admin-guide.md, "Install").
 . "$JFP_SRCDIR/test/integration/lib.sh"
@@ -158,38 +157,6 @@ features1=$(du -sb "$W/features.db"* | awk '{ n += $1 } END { print n }')
 note "A13: the archive grew by $((archive1 - archive0)) bytes, the feature log by $((features1 - features0))"
 [ $((archive1 - archive0 + features1 - features0)) -lt $((2 * 1024 * 1024)) ] ||
     fail "A13: the archive grew by $((archive1 - archive0)) bytes and the feature log by $((features1 - features0)) for ten requests slurmctld refused"
-
-# ---- A20: a user's distinct scripts fill no disk. Past script_archive_user_mb_per_day (1 MiB here) of new
-# bytes in a day, a user's new script is kept as its first 4 KiB (a line in slurmctld's log says so). Six
-# 1 MiB scripts of random text through --test-only (never jobs) grow the archive by about one budget, not
-# 6 MiB; userb's script the same day is kept whole.
-set_conf "$SITE_CONF
-mode = annotate
-script_archive = $W/scripts.db
-script_archive_user_mb_per_day = 1"
-/usr/bin/python3 - "$W/home" <<'PY'
-import os, random, string, sys
-r = random.Random(20261126)
-for who in ["a1", "a2", "a3", "a4", "a5", "a6", "b1"]:
-    with open(os.path.join(sys.argv[1], "rand_%s.sh" % who), "w") as f:
-        f.write("#!/bin/bash\ntrue\n# " + "".join(r.choice(string.ascii_letters) for _ in range(1 << 20)) + "\n")
-PY
-chmod 644 "$W"/home/rand_*.sh
-subs_before=$(db_count "$W/scripts.db" submissions)
-archive0=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
-for i in 1 2 3 4 5 6; do as_user "$A" sbatch --test-only -o /dev/null -J "rand$i" "$W/home/rand_a$i.sh" >/dev/null 2>&1 || true; done
-as_user "$B" sbatch --test-only -o /dev/null -J randb "$W/home/rand_b1.sh" >/dev/null 2>&1 || true
-wait_until 60 "A20: the seven --test-only submissions were not archived" \
-    '[ "$(db_count "$W/scripts.db" submissions)" -ge "$((subs_before + 7))" ]'
-archive1=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
-note "A20: six distinct 1 MiB scripts of usera's and one of userb's grew the archive by $((archive1 - archive0)) bytes (budget 1 MiB a user a day)"
-kept_bytes() { sql_read "$W/scripts.db" "SELECT b.size FROM submissions s JOIN blobs b ON b.hash = s.script_hash WHERE s.name = '$1' ORDER BY s.submitted DESC LIMIT 1"; }
-expect_eq "$(kept_bytes rand6)" 4096 "A20: bytes kept of usera's sixth new script"
-[ "$(kept_bytes randb)" -gt 1000000 ] || fail "A20: userb's script was cut ($(kept_bytes randb) bytes kept): another user's budget is their own"
-# Random letters compress to ~6 bits a byte: two whole scripts, four heads, userb's one, and SQLite's pages.
-[ $((archive1 - archive0)) -lt $((4 * 1024 * 1024)) ] || fail "A20: the archive grew by $((archive1 - archive0)) bytes"
-wait_log "kept as their first 4096 bytes only" 90
-rm -f "$W"/home/rand_*.sh
 
 # ---- A1: a name holding a newline and a record of userb's
 now=$(date +%s)

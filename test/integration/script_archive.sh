@@ -59,9 +59,14 @@ for s in sh py bin big ws; do
     archived "${ID[$s]}"
     TOK[$s]=$(token_of_job "${ID[$s]}")
     scripts show -q "${ID[$s]}" >"$W/out.$s" || fail "jfp scripts show ${ID[$s]} ($s) failed"
-    cmp "$W/in/$s" "$W/out.$s" || fail "the $s script did not come back byte for byte"
+    # The archive keeps a script's first 64 KiB (docs/admin-guide.md, "Why 64 KiB").
+    head -c 65536 "$W/in/$s" | cmp - "$W/out.$s" || fail "the $s script did not come back byte for byte"
 done
-note "5 shapes (sh, python, bytes 0x01-0xff, $(stat -c %s "$W/in/big") bytes, whitespace) back byte for byte from a queued job"
+note "5 shapes (sh, python, bytes 0x01-0xff, the first 64 KiB of $(stat -c %s "$W/in/big") bytes, whitespace) back byte for byte from a queued job"
+scripts show "${ID[big]}" >/dev/null 2>"$W/show.err"
+grep "only its first 65536 of $(stat -c %s "$W/in/big") bytes are kept here" "$W/show.err" >/dev/null ||
+    fail "jfp scripts show did not say the big script is a head: $(cat "$W/show.err")"
+grep "sacct -j ${ID[big]} --batch-script" "$W/show.err" >/dev/null || fail "jfp scripts show did not say where the whole script is"
 # The environment as sbatch sent it.
 scripts show -q --env "${ID[sh]}" >"$W/env.sh"
 grep -qx "JFP_ARCHIVE_PROBE=42" "$W/env.sh" && fail "the probe variable should not be there yet"
@@ -154,14 +159,16 @@ mount -t tmpfs -o size=512k tmpfs "$W/full"
 chown "$JFP_SLURM_USER:" "$W/full"
 set_conf "$(conf "$W/full/scripts.db")"
 wait_log "archiving job scripts in $W/full/scripts.db"
-python3 - "$W/in/noise" <<'PY'
+# Sixteen distinct scripts: the archive keeps each one's first 64 KiB (~48 KiB as stored), 768 KiB in all.
+python3 - "$W/in" <<'PY'
 import os, sys, base64
-open(sys.argv[1], "wb").write(b"#!/bin/bash\n#SBATCH -J noise\n: '" + base64.b64encode(os.urandom(600 * 1024)) + b"'\n")
+for i in range(1, 17):
+    open(os.path.join(sys.argv[1], "noise%d" % i), "wb").write(b"#!/bin/bash\n#SBATCH -J noise\n: '" + base64.b64encode(os.urandom(600 * 1024)) + b"'\n")
 PY
 mark=$(wc -l <"$CTLD_LOG")
 ids=()
-for i in 1 2 3 4 5 6; do
-    id=$(submit --hold -o /dev/null "$W/in/noise") || fail "a submission failed with the archive's disk full"
+for i in $(seq 1 16); do
+    id=$(submit --hold -o /dev/null "$W/in/noise$i") || fail "a submission failed with the archive's disk full"
     ids+=("$id")
     expect_contains "$(comment_of "$id")" "jfp:p=" "job $id annotated with the archive's disk full"
 done
@@ -170,7 +177,7 @@ timeout 10 scontrol ping >/dev/null || fail "slurmctld does not answer with the 
 scancel -u root
 clear_queue
 umount -l "$W/full"
-note "6 submissions of 800 KB scripts with the archive on a 512 KiB tmpfs: all accepted and annotated, the drop logged"
+note "16 submissions of distinct 800 KB scripts with the archive on a 512 KiB tmpfs: all accepted and annotated, the drop logged"
 
 # ---- restarts keep the archive, and archiving goes on after them
 set_conf "$(conf "$A")"
@@ -187,7 +194,8 @@ restart
 r=$(submit --hold -o /dev/null "$W/in/ws")
 archived "$r"
 expect_eq "$(sql_read "$A" "SELECT count(*) FROM submissions")" "$((n0 + 1))" "submissions after two restarts and one more job"
-scripts show -q --token "${TOK[big]}" | cmp - "$W/in/big" || fail "the 1 MiB script differs after two restarts"
+scripts show -q --token "${TOK[big]}" >"$W/out.big2"
+head -c 65536 "$W/in/big" | cmp - "$W/out.big2" || fail "the 1 MiB script's head differs after two restarts"
 scancel -u root
 clear_queue
 note "two slurmctld restarts: the archive kept its $n0 submissions and took the next"

@@ -10,9 +10,9 @@
 #include "model/archive/blob_codec.h"
 #include "model/archive/script_archive.h"
 #include "model/archive/script_archive_writer.h"
-#include "model/archive/user_daily_budget.h"
 #include "model/policy/config.h"
 #include "model/runtime/engine.h"
+#include "model/runtime/request_caps.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"
 #include "test_support.h"
@@ -160,62 +160,10 @@ TEST_CASE("script archive: damage, foreign files and newer schemas give clear er
                       HasText("script_archive in jfp.conf"));
 }
 
-TEST_CASE("script archive writer: past a user's daily budget a new script is kept as its head; a restart remembers the day") {
-    test::TempDir dir;
-    const int64_t day0 = 20000 * int64_t(86400), limit = 1 << 20;
-    std::mt19937 rng(7);
-    auto distinct = [&](size_t n) {
-        std::string s(n, ' ');
-        for (char &c : s) c = static_cast<char>('a' + rng() % 26);
-        return s;
-    };
-    auto push = [&](ScriptArchiveWriter &w, const std::string &token, uint32_t uid, int64_t at, std::string script) {
-        ScriptArchiveEntry e;
-        e.meta = meta(token, at);
-        e.meta.uid = uid;
-        e.script = std::move(script);
-        REQUIRE(w.reserve(1000));
-        w.push(std::move(e), 1000);
-        w.flush();
-    };
-    auto kept = [&](const std::string &token) {
-        ScriptArchive a(dir.file("s.db"), ScriptArchive::Access::ReadOnly);
-        auto m = a.by_token(token);
-        REQUIRE(m);
-        return std::make_pair(a.blob(m->script_hash).size(), m->script_bytes);
-    };
-    {
-        ScriptArchiveWriter w(dir.file("s.db"), 1024, int64_t(64) << 20, limit);
-        push(w, "a1", 1, day0 + 10, distinct(600 << 10));
-        push(w, "a2", 1, day0 + 20, distinct(600 << 10));  // 600 KiB spent: still under
-        push(w, "a3", 1, day0 + 30, distinct(600 << 10));  // 1.2 MiB spent: a head only
-        push(w, "b1", 2, day0 + 40, distinct(600 << 10));  // another user's budget is their own
-        CHECK(w.counters().over_user_budget == 1);
-    }
-    CHECK(kept("a1") == std::make_pair(size_t(600 << 10), int64_t(600 << 10)));
-    CHECK(kept("a2").first == size_t(600 << 10));
-    CHECK(kept("a3") == std::make_pair(UserDailyBudget::kOverBudgetHead, int64_t(600 << 10)));
-    CHECK(kept("b1").first == size_t(600 << 10));
-    {
-        // A new writer (slurmctld restarted, the config reloaded) reads what the day already holds.
-        ScriptArchiveWriter w(dir.file("s.db"), 1024, int64_t(64) << 20, limit);
-        push(w, "a4", 1, day0 + 50, distinct(600 << 10));
-        push(w, "a5", 1, day0 + 86400, distinct(600 << 10));  // the next day: a budget again
-        CHECK(w.counters().over_user_budget == 1);
-    }
-    CHECK(kept("a4").first == UserDailyBudget::kOverBudgetHead);
-    CHECK(kept("a5").first == size_t(600 << 10));
-    // Resubmitting a script the archive holds adds nothing: within budget however often it comes.
-    ScriptArchive a(dir.file("s.db"), ScriptArchive::Access::ReadOnly);
-    auto spent = a.new_bytes_by_user_since(day0);
-    CHECK(spent[1] == uint64_t(600 << 10) * 3 + 2 * UserDailyBudget::kOverBudgetHead);
-    CHECK(spent[2] == uint64_t(600 << 10));
-}
-
 TEST_CASE("script archive writer: over its budget it drops and counts; an unwritable archive never blocks") {
     test::TempDir dir;
     {
-        ScriptArchiveWriter w(dir.file("s.db"), 1024, 10000, int64_t(1) << 30);
+        ScriptArchiveWriter w(dir.file("s.db"), 1024, 10000, nullptr);
         CHECK(w.reserve(6000));
         CHECK_FALSE(w.reserve(6000));  // 12,000 bytes would pass the 10,000 budget
         w.count_drop();
@@ -236,7 +184,7 @@ TEST_CASE("script archive writer: over its budget it drops and counts; an unwrit
         CHECK(c.dropped == 1);
         CHECK(c.failed == 0);
     }
-    ScriptArchiveWriter bad("/nonexistent/dir/s.db", 16, 1 << 20, int64_t(1) << 30);
+    ScriptArchiveWriter bad("/nonexistent/dir/s.db", 16, 1 << 20, nullptr);
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < 5; ++i) {
         REQUIRE(bad.reserve(10));
@@ -261,10 +209,11 @@ TEST_CASE("config: script_archive keys") {
     CHECK_FALSE(parse_config("script_archive = relative.db\n", "t").ok());
     CHECK_FALSE(parse_config("script_archive_env = maybe\n", "t").ok());
     CHECK_FALSE(parse_config("script_archive_queue_mb = 0\n", "t").ok());
-    CHECK(parse_config("", "t").config.script_archive_user_bytes_per_day == int64_t(256) << 20);
-    CHECK(parse_config("script_archive_user_mb_per_day = 3\n", "t").config.script_archive_user_bytes_per_day == 3 << 20);
-    CHECK_FALSE(parse_config("script_archive_user_mb_per_day = 0\n", "t").ok());
-    CHECK_FALSE(parse_config("script_archive_user_mb_per_day = 2097152\n", "t").ok());
+    CHECK(parse_config("", "t").config.user_write_bytes_per_day == int64_t(256) << 20);
+    CHECK(parse_config("user_mb_per_day = 3\n", "t").config.user_write_bytes_per_day == 3 << 20);
+    CHECK(parse_config("script_archive_user_mb_per_day = 5\n", "t").config.user_write_bytes_per_day == 5 << 20);  // its old name
+    CHECK_FALSE(parse_config("user_mb_per_day = 0\n", "t").ok());
+    CHECK_FALSE(parse_config("user_mb_per_day = 2097152\n", "t").ok());
 }
 
 TEST_CASE("engine: with script_archive set, each scored batch script is archived under its join token") {
@@ -300,9 +249,21 @@ TEST_CASE("engine: with script_archive set, each scored batch script is archived
     no_script.has_script = false;
     no_script.script = {};
     std::string token2 = e.evaluate(no_script).token.str();  // salloc/srun: nothing to archive
-    for (int i = 0; i < 1200 && e.script_archive_counters().archived < 1; ++i)
+    // A 3 MiB script (within max_script_size: slurmctld may accept it, or refuse it for --test-only or a
+    // bad partition after job_submit) and 200 KiB of environment: the archive keeps 64 KiB heads of each.
+    SubmitRequest big = s;
+    std::string big_script = "#!/bin/sh\n" + std::string(3 << 20, 'x');
+    big.script = big_script;
+    std::vector<std::string> big_env_text;
+    for (int i = 0; i < 50; ++i) big_env_text.push_back("V" + std::to_string(i) + "=" + std::string(4000, 'v'));
+    std::vector<const char *> big_env;
+    for (auto &t : big_env_text) big_env.push_back(t.c_str());
+    big.env = big_env.data();
+    big.env_count = big_env.size();
+    std::string token3 = e.evaluate(big).token.str();
+    for (int i = 0; i < 1200 && e.script_archive_counters().archived < 2; ++i)
         std::this_thread::sleep_for(std::chrono::milliseconds(25));
-    CHECK(e.script_archive_counters().archived == 1);
+    CHECK(e.script_archive_counters().archived == 2);
     ScriptArchive a(archive, ScriptArchive::Access::ReadOnly);
     auto got = a.by_token(token);
     REQUIRE(got);
@@ -313,6 +274,14 @@ TEST_CASE("engine: with script_archive set, each scored batch script is archived
     CHECK(got->name == "crlf");
     CHECK(got->submitted == s.submit_time);
     CHECK_FALSE(a.by_token(token2));
+    auto head = a.by_token(token3);
+    REQUIRE(head);
+    CHECK(a.blob(head->script_hash) == big_script.substr(0, RequestCaps::kArchiveHead));
+    CHECK(head->script_bytes == static_cast<int64_t>(big_script.size()));  // what was submitted, said
+    const std::string env_kept = a.blob(head->env_hash);
+    CHECK(env_kept.size() <= RequestCaps::kArchiveHead);
+    CHECK(env_kept.size() > RequestCaps::kArchiveHead - 4100);  // whole entries, as many as fit
+    CHECK(env_kept.back() == '\0');
 }
 
 TEST_CASE("training: script features come from the archive by join token, as the plugin's scanner computes them") {
@@ -378,7 +347,7 @@ TEST_CASE("training: script features come from the archive by join token, as the
 TEST_CASE("script archive writer: an archive rotated under it is closed and the next script starts a new one") {
     test::TempDir dir;
     std::string path = dir.file("s.db");
-    ScriptArchiveWriter w(path, 1024, 1 << 20, int64_t(1) << 30);
+    ScriptArchiveWriter w(path, 1024, 1 << 20, nullptr);
     auto put = [&](const std::string &token) {
         REQUIRE(w.reserve(100));
         ScriptArchiveEntry e;

@@ -189,9 +189,11 @@ void run_show(ScriptsArgs &a) {
                      a.env ? "environment" : "script", bytes.size(),
                      (a.env ? f.sub.env_hash : f.sub.script_hash).c_str(), f.sub.token.c_str());
         if (!a.env && static_cast<int64_t>(bytes.size()) < f.sub.script_bytes)
-            std::fprintf(stderr, "# only its first %zu of %lld bytes were kept (a script past slurm.conf's max_script_size, "
-                                 "or its user had added script_archive_user_mb_per_day to the archive that day)\n",
-                         bytes.size(), static_cast<long long>(f.sub.script_bytes));
+            std::fprintf(stderr, "# only its first %zu of %lld bytes are kept here (the archive keeps 64 KiB of each script); "
+                                 "the whole script of a job that ran is slurmdbd's with AccountingStoreFlags=job_script: "
+                                 "sacct -j %s --batch-script\n",
+                         bytes.size(), static_cast<long long>(f.sub.script_bytes),
+                         printable(f.job_id.empty() ? "JOBID" : f.job_id).c_str());
         if (!a.env) print_findings(a, f, bytes);
     }
     // Exact bytes: into a file they are the script that ran; on a terminal the CLI's TerminalGuard shows them.

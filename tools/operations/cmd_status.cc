@@ -92,6 +92,7 @@ void run_status(StatusArgs &a) {
     std::string model, kind, mode;
     double threshold = NAN, created = 0, hist_jobs = 0, latest_end = 0, written = 0, faults = 0, count = 0;
     double dropped_log = 0, dropped_archive = 0, interval = 60, update_count = 0, update_records = 0;
+    double budget_log = 0, budget_archive = 0, users_over = 0;
     for (std::string line; std::getline(in, line);) {
         if (!parse_sample(line, s)) continue;
         if (s.name == "jfp_jobs_total") jobs[s.labels["decision"]] = s.value;
@@ -109,6 +110,8 @@ void run_status(StatusArgs &a) {
         else if (s.name == "jfp_faults_total") faults = s.value;
         else if (s.name == "jfp_metrics_interval_seconds") interval = s.value;
         else if (s.name == "jfp_dropped_total") (s.labels["what"] == "feature_log" ? dropped_log : dropped_archive) = s.value;
+        else if (s.name == "jfp_user_budget_refused_total") (s.labels["what"] == "feature_log" ? budget_log : budget_archive) = s.value;
+        else if (s.name == "jfp_users_over_budget") users_over = s.value;
     }
     // An empty file (made for node_exporter's link before the plugin's first write) says nothing yet: not
     // "no model, no history".
@@ -146,6 +149,10 @@ void run_status(StatusArgs &a) {
                     quantile(update_buckets, update_count, 0.99).c_str());
     std::printf("  faults    %.0f jobs let through on an internal fault; dropped: feature log %.0f, script archive %.0f\n",
                 faults, dropped_log, dropped_archive);
+    if (budget_log + budget_archive > 0 || users_over > 0)
+        std::printf("  budget    %.0f users over user_mb_per_day today; left out: feature log %.0f, script archive %.0f requests "
+                    "(slurmctld's log names the users)\n",
+                    users_over, budget_log, budget_archive);
     // The background thread wakes every reload_interval (at most an hour) and writes every metrics_interval.
     const double stale = std::max(600.0, 3 * interval);
     if (written > 0 && now - written > stale) {
