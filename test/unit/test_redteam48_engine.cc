@@ -10,6 +10,7 @@
 #include "catch.h"
 #include "engine_site.h"
 #include "model/history/name_identity.h"
+#include "model/runtime/request_caps.h"
 #include "model/runtime/update_rpc.h"
 #include "model/util/log.h"
 
@@ -119,4 +120,41 @@ TEST_CASE("redteam48 class 3: a job name that expands most under NFKC stays with
 #if !defined(__SANITIZE_ADDRESS__)
     CHECK(fdfa < 1000.0);  // sanitizer time is not jfp's (test_submit_worst_case.cc skips its bound too)
 #endif
+}
+
+// Succeeds: a partition list is judged entry by entry, and every distinct entry (up to 512 in 1 KiB) is
+// scored, a history lookup and a feature vector each, before jfp knows whether it is a partition at all
+// (only the decision is skipped for the second unknown one). The worst-case search never draws partition
+// lists. With a name of 85 x U+FDFA each lookup also pays the name identity through ICU.
+TEST_CASE("redteam48 class 3: a partition list of hundreds of distinct entries", "[.redteam]") {
+    set_log_sink(quiet);
+    struct Restore { ~Restore() { set_log_sink(nullptr); } } restore;
+    Site site;
+    site.config("mode = warn\nthreshold = 0.01\n");
+    Engine e(site.options());
+    std::string list;
+    for (int c = 0x21; c < 0x7f && list.size() + 2 <= 1024; ++c)
+        if (c != ',') list += std::string(list.empty() ? "" : ",") + static_cast<char>(c);
+    for (int a = 0x41; a < 0x7b; ++a)
+        for (int b = 0x41; b < 0x7b && list.size() + 3 <= 1024; ++b) list += std::string(",") + static_cast<char>(a) + static_cast<char>(b);
+    std::string fdfa;
+    while (fdfa.size() + 3 <= 255) fdfa += "\xEF\xB7\xBA";
+    auto time_us = [&](const std::string &name, const std::string &partition) {
+        SubmitRequest r = request("x");
+        r.name = name;
+        r.partition = partition;
+        double best = 1e18;
+        for (int i = 0; i < 5; ++i) {
+            const auto t0 = Clock::now();
+            (void)e.evaluate(r);
+            best = std::min(best, std::chrono::duration<double, std::micro>(Clock::now() - t0).count());
+        }
+        return best;
+    };
+    const double one = time_us("sim", "batch"), ascii = time_us("sim", list), heavy = time_us(fdfa, list);
+    WARN("Engine::evaluate: one partition " << one << " us; " << partition_entries(list).size()
+         << " distinct entries in " << list.size() << " bytes: " << ascii << " us; the same with 85 x U+FDFA as the name: "
+         << heavy << " us");
+    CHECK(ascii < 1000.0);
+    CHECK(heavy < 1000.0);
 }
