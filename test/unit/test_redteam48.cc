@@ -322,18 +322,35 @@ TEST_CASE("redteam48 class 8: a two-character delimiter users can type is read u
     CHECK_FALSE(error.empty());
 }
 
-// Succeeds: WCKey (sbatch --wckey, free text unless wckeys are enforced) and Constraints are columns sacct
-// prints and jfp recognises in a header, but not "text users write": with '|' and no JobName the export is
-// read, and a newline in the user's wckey forges rows.
-TEST_CASE("redteam48 class 8: a user-written column jfp does not count as one (WCKey) slips past the refusal", "[.redteam]") {
+// Succeeds: Container (sbatch --container, stored as given) is a column sacct prints and jfp recognises in
+// a header, but not "text users write": with '|' and no JobName the export is read, and a newline in the
+// user's container path forges rows. (WCKey is the same kind of column, but slurmctld lowercases it, and a
+// forged row needs an upper-case State: see the next case.)
+TEST_CASE("redteam48 class 8: a user-written column jfp does not count as one (Container) slips past the refusal", "[.redteam]") {
     const std::string t0 = "2024-01-01T00:00:00", t1 = "2024-01-01T01:00:00";
     const std::string crafted = "k|" + t0 + "|" + t1 + "|COMPLETED\n999|bob|forged|" + t0 + "|" + t1 + "|FAILED\n1000|bob|g";
-    const std::string text = "JobIDRaw|User|WCKey|Submit|End|State\n100|amy|" + crafted + "|" + t0 + "|" + t1 + "|COMPLETED\n";
+    const std::string text = "JobIDRaw|User|Container|Submit|End|State\n100|amy|" + crafted + "|" + t0 + "|" + t1 + "|COMPLETED\n";
     std::string error;
     const auto jobs = read_export(text, "|", &error);
     int forged = 0;
     for (const auto &j : jobs) forged += j.user == "bob";
-    WARN("WCKey with '|': " << jobs.size() << " rows, " << forged << " of bob's; error: " << error);
+    WARN("Container with '|': " << jobs.size() << " rows, " << forged << " of bob's; error: " << error);
+    CHECK(forged == 0);
+}
+
+// WCKey as slurmctld stores it: lower case (job_mgr.c lowercases it). The forged row takes
+// its State from the genuine row's tail: WCKey just before State, times with a blank (sacct's other form).
+// Held (by slurmctld's lowercasing, and the reader's refusing a record it cannot place): no row is forged.
+TEST_CASE("redteam48 class 8: a lower-case wckey forges no row") {
+    const std::string t0 = "2024-01-01 00:00:00", t1 = "2024-01-01 01:00:00";
+    const std::string wckey = "k\n999|jfp-userb|" + t0 + "|" + t1 + "|x";  // all lower case already
+    const std::string text = "JobIDRaw|User|Submit|End|WCKey|State\n100|jfp-usera|" + t0 + "|" + t1 + "|" + wckey +
+                             "|COMPLETED\n101|jfp-usera|" + t0 + "|" + t1 + "|plain|FAILED\n";
+    std::string error;
+    const auto jobs = read_export(text, "|", &error);
+    int forged = 0;
+    for (const auto &j : jobs) forged += j.user == "jfp-userb";
+    WARN("lower-case WCKey before State: " << jobs.size() << " rows, " << forged << " of jfp-userb's; error: " << error);
     CHECK(forged == 0);
 }
 
