@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Issue 48, class 9 (red team), class 4: an update RPC whose records are each judged in full, on the slowest
+# name identity. NOT in INTEGRATION_TESTS: it fails on the code it was written against (run it with
+# make check TESTS=test/integration/redteam48_update_names.sh JFP_REQUIRE_CLUSTER=1).
+#
+# As an ordinary user, in annotate mode: a held array of N tasks is split into records that alternate between
+# two time limits (so no record is judged on the same inputs as the one before it, and the per-RPC reuse
+# never applies), then ONE scontrol update renames the whole array to 85 x U+FDFA (a character NFKC expands
+# to 18; the name identity goes through ICU for each record). jfp's time for that one RPC must stay within
+# the 5 ms issue 48 sets for 1,000 records.
+. "$JFP_SRCDIR/test/integration/lib.sh"
+require_cluster
+"$TESTCLUSTER" users
+export JFP_SLURM_USER=jfp-slurm
+A=jfp-usera
+N=${JFP_UPDATE_RECORDS:-1000}
+
+new_site
+mkdir -p "$W/home"
+chmod 1777 "$W/home"
+start_site_cluster "mode = annotate
+metrics_file = $W/jfp.prom
+metrics_interval = 1
+stats_interval = 1"
+as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
+metric() {
+    awk -v name="$1" -v lab="${2:-}" '
+        { split($0, f, " "); base = f[1]; sub(/\{.*/, "", base) }
+        base == name && (lab == "" || index(f[1], lab) > 0) { v = f[2] } END { print v + 0 }' "$W/jfp.prom" 2>/dev/null || echo 0
+}
+wait_until 30 "the plugin wrote no metrics file" '[ -s "$W/jfp.prom" ]'
+
+j=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J steady -t 30 --array=0-$((N - 1)) --wrap true | cut -d';' -f1)
+# Split every task but the last into a record of its own, then give the even ones another time limit.
+as_user "$A" scontrol update JobId="${j}_0-$((N - 2))" TimeLimit=29
+even=$(seq -s, 0 2 $((N - 2)))
+as_user "$A" scontrol update JobId="${j}_[$even]" TimeLimit=28
+note "time limits after the split: $(squeue -h -r -j "$j" -o %l | sort | uniq -c | tr '\n' ' ')"
+wait_until 30 "the split's updates are not in the metrics" '[ "$(metric jfp_update_seconds_count)" -ge 2 ]'
+sleep 1.5
+
+fdfa=$(printf '\xef\xb7\xba%.0s' $(seq 85))
+mark=$(wc -l <"$CTLD_LOG")
+rpcs0=$(metric jfp_update_seconds_count)
+fast0=$(metric jfp_update_seconds_bucket 'le="0.005"')
+t0=$(date +%s.%N)
+as_user "$A" scontrol update JobId="$j" Name="$fdfa"
+t1=$(date +%s.%N)
+wait_until 30 "the rename's RPC is not in the metrics" '[ "$(metric jfp_update_seconds_count)" -gt "$rpcs0" ]'
+sleep 1.5
+max_us=$(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -o 'per RPC p50 [0-9.]* us, max [0-9.]* us' | awk '$7 > m { m = $7 } END { print m + 0 }')
+note "N=$N records renamed to 85 x U+FDFA in one RPC: jfp's time $max_us us (stats line); scontrol took $(echo "$t1 - $t0" | bc) s"
+scancel "$j"
+[ "$(metric jfp_update_seconds_bucket 'le="0.005"')" = "$((fast0 + 1))" ] ||
+    fail "the rename RPC over $N records cost jfp $max_us us, past 5 ms"
