@@ -218,10 +218,15 @@ void HistoryIndex::add(const JobRecord &j) {
     if (j.script_fingerprint != 0) map_[key_user_script(j.user, j.script_fingerprint)].add(j, array);
 }
 
-HistoryView HistoryIndex::lookup(const JobRequest &r) const {
+HistoryView HistoryIndex::lookup(const JobRequest &r) const { return lookup(r, name_identity(r.name)); }
+
+bool HistoryIndex::knows_partition(std::string_view partition) const {
+    return !partition.empty() && map_.locate(key_partition(partition)) != StatsTable::kNone;
+}
+
+HistoryView HistoryIndex::lookup(const JobRequest &r, const NameIdentity &id) const {
     // All keys first, then their slots and values fetched together (see stats_table.h).
     constexpr size_t kKeys = 6;
-    const NameIdentity id = name_identity(r.name);
     uint64_t key[kKeys] = {key_user_name(r.user, id), key_user_stem(r.user, id), key_user(r.user), 0, 0, 0};
     bool wanted[kKeys] = {true, true, true, !r.partition.empty(), !r.account.empty(), r.script_fingerprint != 0};
     if (wanted[3]) key[3] = key_partition(r.partition);

@@ -8,6 +8,7 @@
 #include <string_view>
 
 #include "model/history/history_stats.h"
+#include "model/history/name_identity.h"
 #include "model/history/stats_table.h"
 #include "model/jobs/job_record.h"
 #include "model/jobs/job_request.h"
@@ -40,6 +41,11 @@ class HistoryIndex {
 public:
     void add(const JobRecord &job);
     HistoryView lookup(const JobRequest &req) const;
+    // The same with the name's identity already computed (name_identity(req.name)): a caller judging one
+    // name many times (a partition list, an update's records) computes it once.
+    HistoryView lookup(const JobRequest &req, const NameIdentity &name) const;
+    // Whether the history has jobs of this partition (its first entry).
+    bool knows_partition(std::string_view partition) const;
     size_t keys() const { return map_.size(); }
     uint64_t jobs_added() const { return added_; }
     void reserve(size_t n) { map_.reserve(n); }

@@ -97,14 +97,17 @@ NameIdentity name_identity_icu(std::string_view raw) {
     UErrorCode e = U_ZERO_ERROR;
     icu::UnicodeString folded = icu.nfkc_cf->normalize(u, e);
     if (U_FAILURE(e)) folded = u;
-    // White space and any control or format character NFKC_Casefold left.
+    // White space and any control or format character NFKC_Casefold left; the first kNameIdentityChars
+    // characters (a character can fold to 18: the skeleton's work is bounded by what it is given).
     icu::UnicodeString kept;
-    for (int32_t i = 0; i < folded.length();) {
+    size_t chars = 0;
+    for (int32_t i = 0; i < folded.length() && chars < kNameIdentityChars;) {
         UChar32 c = folded.char32At(i);
         i += U16_LENGTH(c);
         const int8_t t = u_charType(c);
         if (u_isUWhiteSpace(c) || t == U_CONTROL_CHAR || t == U_FORMAT_CHAR) continue;
         kept.append(c);
+        ++chars;
     }
     std::string kept8;
     kept.toUTF8String(kept8);

@@ -14,6 +14,9 @@ namespace jfp {
 
 // The first kNameIdentityBytes of a name are read (Slurm allows 1024; what makes names differ sits early).
 inline constexpr size_t kNameIdentityBytes = 256;
+// Of the folded name, the first kNameIdentityChars characters (what the ASCII table makes of 256 bytes is never
+// more): a character that folds to many (U+FDFA to 18) cannot make the skeleton's work 18 times longer.
+inline constexpr size_t kNameIdentityChars = 256;
 
 struct NameIdentity {
     std::string name;    // the skeleton of the folded name

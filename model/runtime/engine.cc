@@ -155,11 +155,13 @@ int severity(const Decision &d) { return static_cast<int>(d.action) * 2 + (d.fla
 
 void Engine::judge(const State &st, const SubmitRequest &req, const std::string &user, bool privileged,
                    std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, const FindingCounts &findings,
-                   Candidate &best) {
+                   Candidate &best, const std::vector<std::string> *given_entries) {
     const ModelBundle &model = *st.model;
     const HistorySnapshot *history = st.history.get();
-    // Once per request, whatever the partitions (an update has no script at hand: its name alone).
+    // Once per request, whatever the partitions (an update has no script at hand: its name alone); the name's
+    // identity once per request, and kept for the next request of the same name (an update's records).
     const uint64_t fingerprint = !facts && req.has_script ? script_fingerprint(req.script) : 0;
+    std::shared_ptr<const NameIdentity> identity;
     auto score = [&](Candidate &c, const SubmitRequest &one, ScriptScan how) {
         c.r = resolve_request(one, user, *st.defaults, history);
         c.r.script_fingerprint = fingerprint;
@@ -170,7 +172,8 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
             c.r.script_known = false;
             c.r.array_size = facts->array_size;
         }
-        c.hv = history ? history->index.lookup(c.r) : HistoryView{};
+        if (history && !identity) identity = names_.get(c.r.name);
+        c.hv = history ? history->index.lookup(c.r, *identity) : HistoryView{};
         build_features(c.r, c.hv, c.x, how);
         if (facts && facts->script_known)
             std::copy(facts->script.begin(), facts->script.end(), c.x.begin() + F_script_bytes);
@@ -196,28 +199,23 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
         decide(best);
         return;
     }
-    // A list: the job runs in whichever partition starts it, so it is judged by the strictest. Partitions
-    // jfp knows nothing of (not in slurm.conf, the history or jfp.conf) all score alike: one is judged.
-    std::vector<std::string_view> entries = partition_entries(req.partition);
+    // A list: the job runs in whichever partition starts it, so it is judged by the strictest.
+    std::vector<std::string> own;
+    const std::vector<std::string> &entries = given_entries ? *given_entries : (own = partitions_to_judge(st, req.partition));
     if (entries.size() <= 1) {
         SubmitRequest one = req;
-        one.partition = entries.empty() ? std::string_view() : entries[0];
+        one.partition = entries.empty() ? std::string_view() : std::string_view(entries[0]);
         score(best, one, scan);
         decide(best);
         return;
     }
-    bool first = true, unknown_judged = false;
+    bool first = true;
     std::array<float, kScriptFeatureCount> script{};
-    for (std::string_view p : entries) {
+    for (const std::string &p : entries) {
         SubmitRequest one = req;
         one.partition = p;
         Candidate c;
         score(c, one, first ? scan : ScriptScan::Later);
-        bool known_here = st.defaults->partition(c.r.partition) || c.hv.partition || st.config.names_partition(c.r.partition);
-        if (!known_here) {
-            if (unknown_judged) continue;
-            unknown_judged = true;
-        }
         if (first) std::copy_n(c.x.begin() + F_script_bytes, kScriptFeatureCount, script.begin());
         else std::copy(script.begin(), script.end(), c.x.begin() + F_script_bytes);
         decide(c);
@@ -225,6 +223,22 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
             best = std::move(c);
         first = false;
     }
+}
+
+std::vector<std::string> Engine::partitions_to_judge(const State &st, std::string_view list) {
+    std::vector<std::string> out;
+    bool unknown_judged = false;
+    const HistorySnapshot *history = st.history.get();
+    for (std::string_view p : partition_entries(list)) {
+        const bool known = st.defaults->partition(p) || (history && history->index.knows_partition(p)) ||
+                           st.config.names_partition(p);
+        if (!known) {
+            if (unknown_judged) continue;
+            unknown_judged = true;
+        }
+        out.emplace_back(p);
+    }
+    return out;
 }
 
 void Engine::fill_outcome(const State &st, Candidate &c, std::string_view comment, uint32_t uid, SubmitOutcome &out,

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "model/archive/script_archive_writer.h"
+#include "model/history/name_identity_cache.h"
 #include "model/snapshot/history_snapshot.h"
 #include "model/snapshot/snapshot_file.h"
 #include "model/snapshot/snapshot_resume.h"
@@ -159,9 +160,13 @@ private:
     // Scores req in each partition it may run in and keeps the strictest decision in best (a list of one
     // is the usual case). facts: an update's array and script features, from the job's AdminComment;
     // findings: the script's finding counts, the model's features (the evidence's, or the facts').
+    // entries: req.partition's entries to judge (partitions_to_judge), when the caller has them already.
     void judge(const State &st, const SubmitRequest &req, const std::string &user, bool privileged,
                std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, const FindingCounts &findings,
-               Candidate &best);
+               Candidate &best, const std::vector<std::string> *entries = nullptr);
+    // Of a partition list, the entries a judgement scores: every partition jfp knows (slurm.conf, the history,
+    // jfp.conf), and the first it does not (all unknown ones score alike).
+    static std::vector<std::string> partitions_to_judge(const State &st, std::string_view list);
     // What the script shows with certainty (ignored #SBATCH lines, missing modules), found before the
     // outcome is filled so that the annotation carries it, and judged after.
     struct ScriptEvidence {
@@ -242,6 +247,7 @@ private:
     std::string feature_log_path_, script_archive_path_;
     int64_t script_archive_budget_ = 0;
     // Both writers' per-user day; one for the engine's life: a reload or a new file gives no day back.
+    NameIdentityCache names_;  // job names' identities, shared by every thread's judgements
     const std::shared_ptr<UserWriteBudget> write_budget_ = std::make_shared<UserWriteBudget>(Config().user_write_bytes_per_day);
     void close_retired_writers();
 

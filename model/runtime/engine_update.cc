@@ -89,12 +89,23 @@ SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const st
     Candidate fresh;
     Candidate *c = &rpc.memo.judged;
     if (!rpc.memo.matches(in, st, generation)) {
+        // A list's entries worth judging depend on the list and the state, not the record: once per RPC.
+        const std::vector<std::string> *entries = nullptr;
+        if (after.partition.find(',') != std::string_view::npos) {
+            auto &memo = rpc.partitions;
+            if (memo.list != after.partition || memo.state.lock() != st) {
+                memo.entries = partitions_to_judge(*st, after.partition);
+                memo.list.assign(after.partition);
+                memo.state = st;
+            }
+            entries = &memo.entries;
+        }
         if (rpc.memo.remember(in, st, generation)) {
-            judge(*st, rpc.memo.request(), user, priv, comment, ScriptScan::Now, &*facts, facts->findings, *c);
+            judge(*st, rpc.memo.request(), user, priv, comment, ScriptScan::Now, &*facts, facts->findings, *c, entries);
             rpc.memo.confirm();
         } else {
             c = &fresh;
-            judge(*st, after, user, priv, comment, ScriptScan::Now, &*facts, facts->findings, *c);
+            judge(*st, after, user, priv, comment, ScriptScan::Now, &*facts, facts->findings, *c, entries);
         }
     }
     out.token = token;  // the job keeps its token; its feature-log row is replaced

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "model/runtime/job_record_view.h"
 #include "model/runtime/judged_request.h"
@@ -95,11 +96,22 @@ public:
     // A new RPC: `given` prepared, its records judged at judged_at (naive local), now_ns its start.
     void start(const void *desc, const SubmitRequest &given, uint64_t id, int64_t judged_at, uint64_t now_ns);
     void record_done(uint64_t end_ns) { last_end_ns_ = end_ns; }
-    void clear() { prepared_.reset(); memo.forget(); }
+    void clear() {
+        prepared_.reset();
+        memo.forget();
+        partitions = PartitionsToJudge{};
+    }
     const PreparedUpdate *prepared() const { return prepared_.get(); }
     uint64_t id() const { return id_; }
     int64_t judged_at() const { return judged_at_; }
     RecordMemo memo;
+    // A partition list's entries worth judging (Engine::partitions_to_judge), kept for the records that carry
+    // the same list under the same engine state: a list of 500 entries is sorted once per RPC, not per record.
+    struct PartitionsToJudge {
+        std::string list;
+        std::weak_ptr<const void> state;
+        std::vector<std::string> entries;
+    } partitions;
     // Records of one RPC follow each other within slurmctld's own work on each (tens of microseconds);
     // half a second between two means another RPC, whatever else matches.
     static constexpr uint64_t kGapNs = 500000000;

@@ -40,7 +40,7 @@ _SPOOF = icu.SpoofChecker()
 
 def identity(name):
     """A name's history keys as jfp forms them (model/history/name_identity.h): its first 256 bytes, NFKC
-    case folding, no white space, control or format characters, then TR39's skeleton; the series is the
+    case folding, no white space, control or format characters, its first 256 characters, then TR39's skeleton; the series is the
     folded name's stem (a version mark '_v' dropped after the number) under the same skeleton."""
     raw = name.encode("utf-8", "surrogateescape")
     if len(raw) > 256:
@@ -51,7 +51,7 @@ def identity(name):
     text = raw.decode("utf-8", "replace")
     folded = "".join(c for c in _NFKC_CF.normalize(text)
                      if not icu.Char.isUWhiteSpace(c)
-                     and icu.Char.charType(c) not in (icu.UCharCategory.CONTROL_CHAR, icu.UCharCategory.FORMAT_CHAR))
+                     and icu.Char.charType(c) not in (icu.UCharCategory.CONTROL_CHAR, icu.UCharCategory.FORMAT_CHAR))[:256]
     return _SPOOF.getSkeleton(0, folded), _SPOOF.getSkeleton(0, name_series(folded))
 
 
