@@ -44,7 +44,7 @@ Folded fold(const HistoryStats &s) {
 float HistoryStats::completed_weight(const JobRecord &j) const {
     const double used = used_core_seconds(j);
     if (used < 0) return 1;
-    // A completion as costly as the latest failure answers it in full, and one as costly as the square root
+    // A completion as costly as the yardstick (fail_used: the costliest recent failure) answers it in full, and one as costly as the square root
     // of 60 x its core-seconds does too: a day-long 16-core failure (1.4M core-seconds) needs 2.5 core-hours,
     // and a minute's sleep answers 1/150 of it. Against the failure's whole cost, later ordinary completions
     // counted too little (PR-AUC 0.010-0.015 lower on LANL-CM5 and CEA-Curie; docs/model.md); against a fixed
@@ -87,10 +87,15 @@ void HistoryStats::add(const JobRecord &j, uint32_t key) {
         run_ok_weight = 0;
     }
     ++run_jobs;
+    // The yardstick a completion is weighed against: each failure sets it to the larger of its own cost and
+    // kYardstickKeep of the yardstick before it. One instant failure no longer resets it to a second (issue
+    // 48's red team laundered ten failed 16-core hours with one instant failure and three instant completions
+    // when it was the latest failure's cost); several cheap failures in a row do, as they should. Kept 0.5 or
+    // fading with completions too cost CEA-Curie 0.010-0.018 PR-AUC; 0.1 holds the traces (docs/model.md).
     if (failed) {
         ++run_fails;
         const double used = used_core_seconds(j);
-        fail_used = used < 0 ? 0 : static_cast<float>(used);
+        fail_used = std::max(used < 0 ? 0.0f : static_cast<float>(used), fail_used * kYardstickKeep);
     } else {
         run_ok_weight += completed_weight(j);
     }

@@ -37,7 +37,7 @@ struct HistoryStats {
     float w_fail = 0, w_all = 0;  // weight of failed runs, of all runs
     float r_fail = 0, r_all = 0;  // the same, older runs decaying by kDecay per run of full weight
     float w_streak = 0;           // failed runs since one that completed, less what cheap completions weigh
-    float fail_used = 0;          // core-seconds the latest failed job used
+    float fail_used = 0;          // the yardstick: the latest failure's core-seconds, or kYardstickKeep of the one before
     uint32_t run_key = 0;         // the open run's key; 0: no later job joins it
     uint16_t run_jobs = 0;        // labeled jobs in the open run (0: none open)
     uint16_t run_fails = 0;
@@ -47,6 +47,7 @@ struct HistoryStats {
     static constexpr float kDecay = 0.9f;       // a run of full weight keeps 90% of the older runs' weight
     static constexpr float kMinWeight = 0.01f;  // a completed run's least weight
     static constexpr float kFullUse = 60;       // core-seconds: the scale of completed_weight's square root
+    static constexpr float kYardstickKeep = 0.1f;  // of the yardstick, what a later failure keeps (fail_used)
 
     // run_key: jobs in a row with the same nonzero key are one run.
     void add(const JobRecord &job, uint32_t run_key = 0);
@@ -62,9 +63,9 @@ struct HistoryStats {
         double weight = 0;            // the runs' summed weight
     };
     RunEvidence runs() const;
-    // What a completed job weighs against this key's latest failure: its core-seconds ((elapsed + 1) x CPUs)
-    // over the smaller of the failure's and sqrt(kFullUse x the failure's), within [kMinWeight, 1]; 1 when
-    // its use is unknown or no failure came before it.
+    // What a completed job weighs against this key's costliest recent failure (fail_used): its core-seconds
+    // ((elapsed + 1) x CPUs) over the smaller of the failure's and sqrt(kFullUse x the failure's), within
+    // [kMinWeight, 1]; 1 when its use is unknown or no failure came before it.
     float completed_weight(const JobRecord &job) const;
 };
 

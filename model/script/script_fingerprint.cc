@@ -11,7 +11,7 @@ namespace jfp {
 
 namespace {
 
-enum : uint8_t { kPlain = 0, kBlank, kHash, kQuote, kEscape };
+enum : uint8_t { kPlain = 0, kBlank, kHash, kQuote, kEscape, kMeta };
 
 constexpr std::array<uint8_t, 256> byte_classes() {
     std::array<uint8_t, 256> t{};
@@ -19,6 +19,8 @@ constexpr std::array<uint8_t, 256> byte_classes() {
     t['#'] = kHash;
     t['\''] = t['"'] = kQuote;
     t['\\'] = kEscape;
+    // The shell's metacharacters end a word: a '#' after one starts a comment ("exit 2;#v2").
+    for (unsigned char c : {';', '&', '|', '(', ')', '<', '>'}) t[c] = kMeta;
     return t;
 }
 constexpr std::array<uint8_t, 256> kClass = byte_classes();
@@ -46,6 +48,10 @@ size_t normalize_line(std::string_view line, char *out) {
             out[n++] = c;
             ++i;
             while (i < len && kClass[static_cast<unsigned char>(line[i])] == kPlain) out[n++] = line[i++];
+        } else if (k == kMeta) {
+            out[n++] = c;
+            ++i;
+            word_start = true;
         } else if (k == kEscape) {
             out[n++] = c;
             if (++i < len) out[n++] = line[i++];
@@ -60,24 +66,46 @@ size_t normalize_line(std::string_view line, char *out) {
             if (i < len) out[n++] = line[i++];
         }
     }
+    // A ';' that ends a line ends a command the newline would end ("exit 2;" is "exit 2"); not ";;" (case)
+    // nor "\;" (find -exec).
+    if (n > 0 && out[n - 1] == ';' && (n < 2 || (out[n - 2] != ';' && out[n - 2] != '\\'))) {
+        --n;
+        while (n > 0 && out[n - 1] == ' ') --n;
+    }
     return n;
 }
 
-// Calls line(text) for each line of the scanned head, until it returns false.
+// Whether a line is a comment: '#' after at most 64 blanks (a longer indent is read as a line).
+bool comment_line(std::string_view line) {
+    const size_t look = std::min<size_t>(line.size(), 65);
+    for (size_t i = 0; i < look; ++i) {
+        const uint8_t k = kClass[static_cast<unsigned char>(line[i])];
+        if (k != kBlank) return k == kHash;
+    }
+    return false;
+}
+
+// Calls line(text) for each line that is not a comment, until it returns false. Comment lines cost a memchr
+// and do not count against the kScriptScanBytes the other lines may take (a 16 KiB comment first would
+// otherwise leave nothing to identify), up to kFingerprintReach bytes into the script.
 template <class Line>
 void for_each_line(std::string_view script, Line &&line) {
-    const std::string_view s = script.substr(0, kScriptScanBytes);
-    size_t pos = 0;
-    while (pos < s.size()) {
+    const std::string_view s = script.substr(0, kFingerprintReach);
+    size_t pos = 0, walked = 0;
+    while (pos < s.size() && walked < kScriptScanBytes) {
         const char *nl = static_cast<const char *>(std::memchr(s.data() + pos, '\n', s.size() - pos));
         const size_t end = nl ? static_cast<size_t>(nl - s.data()) : s.size();
-        if (!line(s.substr(pos, end - pos))) return;
+        std::string_view text = s.substr(pos, end - pos);
         pos = end + 1;
+        if (comment_line(text)) continue;
+        text = text.substr(0, kScriptScanBytes - walked);
+        walked += text.size() + 1;
+        if (!line(text)) return;
     }
 }
 
 bool binary(std::string_view script) {
-    const std::string_view s = script.substr(0, kScriptScanBytes);
+    const std::string_view s = script.substr(0, kFingerprintReach);
     return std::memchr(s.data(), 0, s.size()) != nullptr;
 }
 

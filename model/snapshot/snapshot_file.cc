@@ -18,7 +18,8 @@ namespace {
 
 constexpr char kMagic[8] = {'J', 'F', 'P', 'H', 'S', 'N', 'A', 'P'};
 constexpr char kEnd[8] = {'J', 'F', 'P', 'H', 'E', 'N', 'D', '!'};
-constexpr uint32_t kVersion = 4;  // 3: names keyed by their identity (name_identity.h); 4: run evidence
+constexpr uint32_t kVersion = 5;  // 3: names keyed by their identity (name_identity.h); 4: run evidence;
+                                  // 5: the costliest recent failure as the yardstick, 256 folded characters
 constexpr uint32_t kEndian = 0x01020304;
 constexpr uint32_t kSlotBytes = 12;   // key, index
 constexpr uint32_t kValueBytes = 105;  // HistoryStats, field by field (no padding)

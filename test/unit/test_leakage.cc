@@ -88,8 +88,9 @@ TEST_CASE("leakage: history features equal a brute-force recomputation from jobs
     for (const auto &j : jobs) {
         // Brute force: everything of this user (+ name) that ended strictly before submission, as a list of
         // runs (history_stats.h): tasks of one array in a row are one run; a completed job weighs its
-        // core-seconds ((elapsed + 1) x CPUs) against the smaller of the latest failure's and sqrt(60 x it),
-        // within [0.01, 1] (1 with no failure before it).
+        // core-seconds ((elapsed + 1) x CPUs) against the smaller of the yardstick's and sqrt(60 x it), within
+        // [0.01, 1] (1 with no failure before it); the yardstick: each failure sets it to the larger of its own
+        // cost and a tenth of the yardstick before it.
         auto used_of = [](const JobRecord &k) {
             const double cpus = known(k.req_cpus) && k.req_cpus >= 1 ? k.req_cpus : 1;
             return known(k.elapsed_s) ? (k.elapsed_s + 1) * cpus : -1.0;
@@ -114,7 +115,7 @@ TEST_CASE("leakage: history features equal a brute-force recomputation from jobs
             const double weight = weight_of(used, fail_used);
             if (is_failure(k.outcome)) {
                 r.fails += 1;
-                fail_used = std::max(0.0, used);
+                fail_used = std::max(std::max(0.0, used), 0.1 * fail_used);
             } else {
                 r.ok_weight += weight;
             }

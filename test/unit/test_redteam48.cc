@@ -194,11 +194,11 @@ TEST_CASE("redteam48 class 3: the slowest name identity stays far under a millis
 // ---------------------------------------------------------------------------------------------------------
 // Class 2: run weights.
 
-// Succeeds: a completion weighs against the LATEST failure's cost. One failure of no cost (exit 1 at once)
-// resets that yardstick to a core-second, after which each instant completion weighs in full: ten costly
-// failed runs are laundered by one instant failure and a few instant completions (about 6 core-seconds).
-// Run from the same script (sbatch script.sh --dry-run), it launders the script key as well as the name's.
-TEST_CASE("redteam48 class 2: one instant failure makes instant completions weigh in full", "[.redteam]") {
+// Found by the red team: a completion weighed against the LATEST failure's cost, so one failure of no cost
+// (exit 1 at once) reset that yardstick to a core-second and each instant completion after it weighed in
+// full: ten costly failed runs were laundered with about 6 core-seconds (a real slurmctld accepted 'doomed').
+// Now the yardstick is the costliest recent failure, fading only as runs of full weight come.
+TEST_CASE("redteam48 class 2: one instant failure makes instant completions weigh in full") {
     HistoryIndex index;
     int64_t t = 1000;
     for (int i = 0; i < 10; ++i) index.add(ended("eve", "sim", Outcome::Failed, 3600, 16, t += 4000));
@@ -214,9 +214,9 @@ TEST_CASE("redteam48 class 2: one instant failure makes instant completions weig
     CHECK(after.recent_fail_rate >= 0.6 * before.recent_fail_rate);
 }
 
-// Succeeds: the same, packed into one array per laundering step: task 0 exits 1 at once, tasks 1-2 exit 0
-// at once. The array is one run that failed a third (it does not add to the streak) and weighs in full.
-TEST_CASE("redteam48 class 2: a three-task array (one instant failure, two instant completions) resets the streak", "[.redteam]") {
+// Found by the red team: the same, packed into one array per laundering step (task 0 exits 1 at once, tasks
+// 1-2 exit 0 at once): the array, one run that failed a third, weighed in full. Held by the same yardstick.
+TEST_CASE("redteam48 class 2: a three-task array (one instant failure, two instant completions) resets the streak") {
     HistoryIndex index;
     int64_t t = 1000;
     for (int i = 0; i < 10; ++i) index.add(ended("eve", "sim", Outcome::Failed, 3600, 16, t += 4000));
