@@ -49,6 +49,9 @@ constexpr const char *kOtherSacctFields[] = {
     "tresusageoutmintask", "tresusageouttot", "timelimitraw", "totalcpu", "usercpu", "wckey", "wckeyid",
     "arrayjobid", "arraytaskid", "allocgres", "nodes",
 };
+// Of those, the ones a user writes as they like (sbatch --container, --wckey): text that may hold newlines
+// and a delimiter. Every other field here is a number, a time, a state or a name an admin made.
+constexpr const char *kUserWrittenOtherFields[] = {"container", "wckey"};
 
 Col col_from_name(std::string_view name, bool &known) {
     std::string n = to_lower(trim(name));
@@ -88,8 +91,15 @@ bool SacctLayout::is_user_written(Col c) {
 }
 
 std::string SacctLayout::first_user_written() const {
-    for (Col c : cols_)
+    for (size_t i = 0; i < cols_.size(); ++i) {
+        const Col c = cols_[i];
         if (is_user_written(c)) return c == Col::JobName ? "JobName" : c == Col::WorkDir ? "WorkDir" : c == Col::SubmitLine ? "SubmitLine" : "Comment";
+        if (c == Col::Unknown && i < names_.size()) {
+            const std::string n = to_lower(trim(names_[i]));
+            for (const char *u : kUserWrittenOtherFields)
+                if (n == u) return names_[i];
+        }
+    }
     return {};
 }
 
@@ -105,6 +115,7 @@ bool SacctLayout::looks_like_header(const std::vector<std::string_view> &f) {
 
 void SacctLayout::set(const std::vector<std::string_view> &names, const std::string &source) {
     cols_.clear();
+    names_.assign(names.begin(), names.end());
     pos_.fill(-1);
     free_text_.clear();
     ignored_.clear();

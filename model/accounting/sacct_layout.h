@@ -44,7 +44,8 @@ public:
     static bool is_free_text(SacctCol c);
     // Free text a user writes (JobName, SubmitLine, Comment, WorkDir); AdminComment and Constraints are not.
     static bool is_user_written(SacctCol c);
-    // The first such column's name, or empty.
+    // The first such column's name, or of a column jfp does not read that a user writes (Container, WCKey), or
+    // empty.
     std::string first_user_written() const;
 
     size_t width() const { return cols_.size(); }
@@ -67,6 +68,7 @@ public:
 
 private:
     std::vector<SacctCol> cols_;
+    std::vector<std::string> names_;  // the header's names, as given
     std::array<int, static_cast<size_t>(SacctCol::Count_)> pos_{};
     std::vector<size_t> free_text_;
     std::vector<std::string> ignored_, missing_optional_;

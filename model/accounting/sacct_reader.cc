@@ -19,6 +19,15 @@ namespace {
 // A record whose free text holds newlines is joined from at most this many lines.
 constexpr size_t kMaxJoinedLines = 64;
 
+// Whether users could have typed the delimiter into their text before the export was made: anything but a
+// string holding 16 hex digits or more (64 random bits, as the recipe in the refusal makes: one per export).
+// '||' or ';;' is as typable as '|' (issue 48's red team forged rows with '||').
+bool typable_delimiter(std::string_view d) {
+    size_t hex = 0;
+    for (char c : d) hex += (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+    return hex < 16;
+}
+
 }  // namespace
 
 struct SacctReader::Impl {
@@ -59,14 +68,14 @@ struct SacctReader::Impl {
 
     void set_layout(const std::vector<std::string_view> &names) {
         layout.set(names, source);
-        if (!opt.trust_user_text && opt.delimiter.size() == 1) {
+        if (!opt.trust_user_text && typable_delimiter(opt.delimiter)) {
             std::string col = layout.first_user_written();
             if (!col.empty())
                 throw SacctFormatError(
-                    source + ": column " + col + " is text users write, and with the one-character delimiter " +
-                    quote_for_message(opt.delimiter, 8) +
-                    " a job name holding newlines and that character reads as other users' jobs, which no reader can "
-                    "tell; nothing was read. Export with a delimiter no user can type and give jfp the same: "
+                    source + ": column " + col + " is text users write, and with the delimiter " +
+                    quote_for_message(opt.delimiter, 40) +
+                    " (fewer than 16 random hex digits: a user can type it) text holding newlines and it reads as other "
+                    "users' jobs, which no reader can tell; nothing was read. Export with a delimiter no user can type and give jfp the same: "
                     "d=\"|$(od -An -N8 -tx1 /dev/urandom | tr -d ' \\n')|\"; sacct --parsable2 --delimiter=\"$d\" ...; "
                     "jfp ingest --delimiter=\"$d\" FILE (or export with sacct --json, or run jfp ingest --from-sacct). "
                     "If you trust every user in this export, add --trusted-export.");

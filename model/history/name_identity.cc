@@ -17,12 +17,15 @@ namespace {
 
 // The normaliser and the spoof checker, made once; both may then be used from any thread.
 struct Icu {
-    const icu::Normalizer2 *nfkc_cf = nullptr;
+    const icu::Normalizer2 *nfkc_cf = nullptr, *nfd = nullptr;
     USpoofChecker *spoof = nullptr;
     Icu() {
         UErrorCode e = U_ZERO_ERROR;
         nfkc_cf = icu::Normalizer2::getNFKCCasefoldInstance(e);
         if (U_FAILURE(e)) nfkc_cf = nullptr;
+        e = U_ZERO_ERROR;
+        nfd = icu::Normalizer2::getNFDInstance(e);
+        if (U_FAILURE(e)) nfd = nullptr;
         e = U_ZERO_ERROR;
         spoof = uspoof_open(&e);
         if (U_FAILURE(e)) spoof = nullptr;
@@ -33,7 +36,7 @@ struct Icu {
     }
     Icu(const Icu &) = delete;
     Icu &operator=(const Icu &) = delete;
-    bool ok() const { return nfkc_cf && spoof; }
+    bool ok() const { return nfkc_cf && nfd && spoof; }
 };
 
 const Icu &icu_once() {
@@ -97,15 +100,21 @@ NameIdentity name_identity_icu(std::string_view raw) {
     UErrorCode e = U_ZERO_ERROR;
     icu::UnicodeString folded = icu.nfkc_cf->normalize(u, e);
     if (U_FAILURE(e)) folded = u;
-    // White space and any control or format character NFKC_Casefold left; the first kNameIdentityChars
-    // characters (a character can fold to 18: the skeleton's work is bounded by what it is given).
+    // Decomposed, so that accents and other combining marks stand alone: a mark stacked on a letter ("doomed"
+    // with U+0301 on its e) does not make another name (issue 48's red team).
+    e = U_ZERO_ERROR;
+    icu::UnicodeString decomposed = icu.nfd->normalize(folded, e);
+    if (U_SUCCESS(e)) folded = decomposed;
+    // White space, nonspacing marks and any control or format character NFKC_Casefold left; the first
+    // kNameIdentityChars characters (a character can fold to 18: the skeleton's work is bounded by what it is
+    // given).
     icu::UnicodeString kept;
     size_t chars = 0;
     for (int32_t i = 0; i < folded.length() && chars < kNameIdentityChars;) {
         UChar32 c = folded.char32At(i);
         i += U16_LENGTH(c);
         const int8_t t = u_charType(c);
-        if (u_isUWhiteSpace(c) || t == U_CONTROL_CHAR || t == U_FORMAT_CHAR) continue;
+        if (u_isUWhiteSpace(c) || t == U_CONTROL_CHAR || t == U_FORMAT_CHAR || t == U_NON_SPACING_MARK) continue;
         kept.append(c);
         ++chars;
     }

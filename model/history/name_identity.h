@@ -1,7 +1,8 @@
 // What identifies a job name across the ways a user can write it: the history is keyed by this, not by the
 // name's bytes (issue 48). Unicode's own rules, from ICU: compatibility folding with case folding
 // (NFKC_Casefold, which also drops default-ignorable characters: zero-width and bidirectional controls),
-// no white space or other controls, then the confusable skeleton of Unicode TR39 (ICU's spoof checker), so
+// decomposed (NFD) with its nonspacing marks dropped (accents, stacked marks), no white space or other
+// controls, then the confusable skeleton of Unicode TR39 (ICU's spoof checker), so
 // that "Wrf_Run", "wrf_run\t", "wrf\u200b_run" and "wrf_rսn" (an Armenian letter) are one name. The series
 // (the name without its run number or version) is cut from the folded name, before the skeleton maps
 // digits to letters. Not for display: messages quote the name as the user wrote it.

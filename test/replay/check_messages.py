@@ -35,12 +35,14 @@ def name_stem(name):
 import icu  # PyICU (Debian's python3-icu): Unicode's rules, computed apart from jfp's C++
 
 _NFKC_CF = icu.Normalizer2.getNFKCCasefoldInstance()
+_NFD = icu.Normalizer2.getNFDInstance()
 _SPOOF = icu.SpoofChecker()
 
 
 def identity(name):
     """A name's history keys as jfp forms them (model/history/name_identity.h): its first 256 bytes, NFKC
-    case folding, no white space, control or format characters, its first 256 characters, then TR39's skeleton; the series is the
+    case folding, decomposed without nonspacing marks, no white space, control or format characters, its
+    first 256 characters, then TR39's skeleton; the series is the
     folded name's stem (a version mark '_v' dropped after the number) under the same skeleton."""
     raw = name.encode("utf-8", "surrogateescape")
     if len(raw) > 256:
@@ -49,9 +51,10 @@ def identity(name):
             n -= 1
         raw = raw[:n]
     text = raw.decode("utf-8", "replace")
-    folded = "".join(c for c in _NFKC_CF.normalize(text)
+    folded = "".join(c for c in _NFD.normalize(_NFKC_CF.normalize(text))
                      if not icu.Char.isUWhiteSpace(c)
-                     and icu.Char.charType(c) not in (icu.UCharCategory.CONTROL_CHAR, icu.UCharCategory.FORMAT_CHAR))[:256]
+                     and icu.Char.charType(c) not in (icu.UCharCategory.CONTROL_CHAR, icu.UCharCategory.FORMAT_CHAR,
+                                                      icu.UCharCategory.NON_SPACING_MARK))[:256]
     return _SPOOF.getSkeleton(0, folded), _SPOOF.getSkeleton(0, name_series(folded))
 
 

@@ -14,7 +14,8 @@ TEST_CASE("name identity: case, blanks, invisible and bidi characters, look-alik
     const NameIdentity base = name_identity("wrf_run_17");
     for (const char *same : {"WRF_RUN_17", "Wrf_Run_17", "wrf_run_17 ", "wrf_run_17\t", " wrf_run_17", "wrf_run\u200b_17",
                              "wrf\u2066_run_17", "\u202ewrf_run_17", "wrf_r\u057dn_17" /* Armenian se */,
-                             "\uff57\uff52\uff46_run_17" /* full-width */}) {
+                             "\uff57\uff52\uff46_run_17" /* full-width */, "wrf_ru\u0301n_17" /* a combining acute */,
+                             "wrf_run\u0323_17" /* a dot below */, "wr\u0303\u0308f_run_17" /* two stacked */}) {
         INFO(same);
         CHECK(name_identity(same).name == base.name);
         CHECK(name_identity(same).series == base.series);
@@ -45,6 +46,14 @@ TEST_CASE("name identity: the ASCII table is ICU's own, on random ASCII names") 
         CHECK(fast.name == ref.name);
         CHECK(fast.series == ref.series);
     }
+}
+
+TEST_CASE("name identity: the skeleton is given at most 256 characters, however many a name folds to") {
+    std::string fdfa;  // U+FDFA: 18 characters under NFKC, 15 of them kept (3 blanks); 20 of them keep 300
+    for (int i = 0; i < 20; ++i) fdfa += "\xEF\xB7\xBA";
+    CHECK(name_identity(fdfa + "x").name == name_identity(fdfa + "y").name);
+    // 17 keep 255: the next character still counts.
+    CHECK(name_identity(fdfa.substr(0, 3 * 17) + "x").name != name_identity(fdfa.substr(0, 3 * 17) + "y").name);
 }
 
 TEST_CASE("name identity: bounded work and total on any bytes") {

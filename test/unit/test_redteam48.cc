@@ -305,9 +305,9 @@ std::vector<JobRecord> read_export(const std::string &text, const std::string &d
 }
 }  // namespace
 
-// Succeeds: the refusal looks at the delimiter's length only. '||' (or ';;', ',,') is a string any user can
-// type into a job name, and is read untrusted.
-TEST_CASE("redteam48 class 8: a two-character delimiter users can type is read untrusted and forges rows", "[.redteam]") {
+// Found by the red team: the refusal looked at the delimiter's length only, and '||' (or ';;', ',,') is a
+// string any user can type into a job name. Now any delimiter of fewer than 16 hex digits counts as typable.
+TEST_CASE("redteam48 class 8: a two-character delimiter users can type is read untrusted and forges rows") {
     const std::string d = "||", t0 = "2024-01-01T00:00:00", t1 = "2024-01-01T01:00:00";
     const std::string crafted = "x" + d + t0 + d + t1 + d + "COMPLETED\n999" + d + "bob" + d + "forged" + d + t0 + d +
                                 t1 + d + "FAILED\n1000" + d + "bob" + d + "g";
@@ -322,11 +322,11 @@ TEST_CASE("redteam48 class 8: a two-character delimiter users can type is read u
     CHECK_FALSE(error.empty());
 }
 
-// Succeeds: Container (sbatch --container, stored as given) is a column sacct prints and jfp recognises in
-// a header, but not "text users write": with '|' and no JobName the export is read, and a newline in the
-// user's container path forges rows. (WCKey is the same kind of column, but slurmctld lowercases it, and a
+// Found by the red team: Container (sbatch --container, stored as given) is a column sacct prints and jfp
+// recognised in a header, but not as "text users write": with '|' and no JobName the export was read, and a
+// newline in the user's container path forged rows. Now Container and WCKey count as written by users. (WCKey is the same kind of column, but slurmctld lowercases it, and a
 // forged row needs an upper-case State: see the next case.)
-TEST_CASE("redteam48 class 8: a user-written column jfp does not count as one (Container) slips past the refusal", "[.redteam]") {
+TEST_CASE("redteam48 class 8: a user-written column jfp does not count as one (Container) slips past the refusal") {
     const std::string t0 = "2024-01-01T00:00:00", t1 = "2024-01-01T01:00:00";
     const std::string crafted = "k|" + t0 + "|" + t1 + "|COMPLETED\n999|bob|forged|" + t0 + "|" + t1 + "|FAILED\n1000|bob|g";
     const std::string text = "JobIDRaw|User|Container|Submit|End|State\n100|amy|" + crafted + "|" + t0 + "|" + t1 + "|COMPLETED\n";

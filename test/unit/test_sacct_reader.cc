@@ -344,16 +344,25 @@ TEST_CASE("sacct reader: untrusted, a one-character delimiter with a column user
     untrusted.trust_user_text = false;
     const std::string row = "7|7|amy|acct|batch|normal|job|2026-01-01T00:00:00|2026-01-01T00:00:01|2026-01-01T00:01:00|"
                             "COMPLETED|0:0|1|1|1G|cpu=1|00:10:00|10M||\n";
-    CHECK_THROWS_WITH(read(std::string(kHeader) + row, untrusted), HasText("column JobName is text users write"));
-    // A delimiter string no user can type: read.
-    SacctReaderOptions nonce = untrusted;
-    nonce.delimiter = "|a81f|";
-    auto with_nonce = [](std::string s) {
+    CHECK_THROWS_WITH(read(std::string(kHeader) + row, untrusted), HasText("JobName") && HasText("is text users write"));
+    auto with = [](std::string s, const std::string &d) {
         std::string out;
-        for (char c : s) out += c == '|' ? std::string("|a81f|") : std::string(1, c);
+        for (char c : s) out += c == '|' ? d : std::string(1, c);
         return out;
     };
-    CHECK(read(with_nonce(std::string(kHeader) + row), nonce).jobs.size() == 1);
+    // A delimiter string no user can type (16 hex digits, as the recipe makes): read. A string a user could
+    // type ('||', a short tag) is refused like '|'.
+    SacctReaderOptions nonce = untrusted;
+    nonce.delimiter = "|a81f03c94e7d2b65|";
+    CHECK(read(with(std::string(kHeader) + row, nonce.delimiter), nonce).jobs.size() == 1);
+    for (const char *typable : {"||", "|a81f|", ";;", "<SEP>"}) {
+        SacctReaderOptions t = untrusted;
+        t.delimiter = typable;
+        CHECK_THROWS_WITH(read(with(std::string(kHeader) + row, typable), t), HasText("is text users write"));
+    }
+    // A column jfp does not read but users write (sbatch --container) counts too.
+    CHECK_THROWS_WITH(read("JobIDRaw|User|Container|State|Submit|End\n8|amy|/c|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:01:00\n", untrusted),
+                      HasText("column Container is text users write"));
     // No column users write: read with '|'.
     CHECK(read("JobIDRaw|JobID|User|State|Submit|End\n8|8|amy|COMPLETED|2026-01-01T00:00:00|2026-01-01T00:01:00\n", untrusted)
               .jobs.size() == 1);

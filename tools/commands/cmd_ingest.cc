@@ -47,7 +47,7 @@ struct IngestArgs {
     bool quiet = false;
     bool snapshot = true;
     double snapshot_interval = 600;
-    bool trusted_export = false;  // a one-character delimiter with JobName etc.: read anyway
+    bool trusted_export = false;  // a typable delimiter with JobName etc.: read anyway
     std::string feature_log;      // where the plugin logged each token's script fingerprint
 };
 
@@ -417,8 +417,9 @@ void add_ingest_command(CLI::App &app) {
     c->add_option("--show-errors", a->show_errors, "bad lines to print (all are kept in the store)")->capture_default_str();
     c->add_flag("--strict", a->strict, "exit with status 2 when any line was bad");
     c->add_flag("--trusted-export", a->trusted_export,
-                "read a --parsable2 export with a one-character delimiter and a column users write (JobName, "
-                "SubmitLine, Comment, WorkDir): refused without it, since a name can forge other users' rows there");
+                "read a --parsable2 export whose delimiter a user could type (fewer than 16 random hex digits) and a "
+                "column users write (JobName, SubmitLine, Comment, WorkDir, Container, WCKey): refused without it, "
+                "since such text can forge other users' rows there");
     c->add_flag("-q,--quiet", a->quiet, "print only errors");
     c->add_flag("--from-sacct", a->from_sacct,
                 "run sacct from the store's latest end time (minus --overlap) and ingest its output");
