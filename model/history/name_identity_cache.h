@@ -21,26 +21,33 @@ class NameIdentityCache {
 public:
     static constexpr size_t kSlots = 2048;
 
-    // Shared, not copied: the identity of a name that folds to many characters is kilobytes.
-    std::shared_ptr<const NameIdentity> get(std::string_view name) {
+    // Where an identity lives while it is used: its own (an ASCII name, computed each time: cheaper than a
+    // lookup here, and no allocation on the submit path) or the cache's, shared (kilobytes for a name that
+    // folds to many characters: not copied).
+    struct Held {
+        NameIdentity own;
+        std::shared_ptr<const NameIdentity> shared;
+    };
+
+    const NameIdentity &get(std::string_view name, Held &held) {
         bool ascii = true;
         for (unsigned char c : name.substr(0, kNameIdentityBytes))
             if (c >= 0x80) {
                 ascii = false;
                 break;
             }
-        if (ascii) return std::make_shared<const NameIdentity>(name_identity(name));
+        if (ascii) return held.own = name_identity(name);
         const std::string_view key = name.substr(0, kNameIdentityBytes);
         Slot &slot = slots_[std::hash<std::string_view>()(key) % kSlots];
         {
             std::lock_guard<std::mutex> lk(mu_);
-            if (slot.id && slot.name == key) return slot.id;
+            if (slot.id && slot.name == key) return *(held.shared = slot.id);
         }
         auto id = std::make_shared<const NameIdentity>(name_identity(name));  // outside the lock: ICU's time is the caller's alone
         std::lock_guard<std::mutex> lk(mu_);
         slot.name.assign(key);
         slot.id = id;
-        return id;
+        return *(held.shared = std::move(id));
     }
 
 private:

@@ -161,7 +161,8 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
     // Once per request, whatever the partitions (an update has no script at hand: its name alone); the name's
     // identity once per request, and kept for the next request of the same name (an update's records).
     const uint64_t fingerprint = !facts && req.has_script ? script_fingerprint(req.script) : 0;
-    std::shared_ptr<const NameIdentity> identity;
+    NameIdentityCache::Held held;
+    const NameIdentity *identity = nullptr;
     auto score = [&](Candidate &c, const SubmitRequest &one, ScriptScan how) {
         c.r = resolve_request(one, user, *st.defaults, history);
         c.r.script_fingerprint = fingerprint;
@@ -172,7 +173,7 @@ void Engine::judge(const State &st, const SubmitRequest &req, const std::string 
             c.r.script_known = false;
             c.r.array_size = facts->array_size;
         }
-        if (history && !identity) identity = names_.get(c.r.name);
+        if (history && !identity) identity = &names_.get(c.r.name, held);
         c.hv = history ? history->index.lookup(c.r, *identity) : HistoryView{};
         build_features(c.r, c.hv, c.x, how);
         if (facts && facts->script_known)
