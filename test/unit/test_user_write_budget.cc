@@ -4,6 +4,7 @@
 #include <random>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "catch.h"
 #include "model/archive/script_archive.h"
@@ -129,12 +130,12 @@ TEST_CASE("user write budget: a day rolls over, a seed keeps the larger figure, 
 
 TEST_CASE("user write budget: what the archive's put() charges is what the archive says each user added") {
     // The seed after a restart and the charges before it must agree, or a restart gives a budget back.
-    test::TempDir dir;
-    std::mt19937 rng(GENERATE(1u, 2u, 3u));
-    std::vector<std::string> pool;
-    for (int i = 0; i < 12; ++i) pool.push_back(random_script(rng, 50 + rng() % 20000));
-    std::unordered_map<uint32_t, uint64_t> charged;
-    {
+    for (unsigned seed : {1u, 2u, 3u}) {
+        test::TempDir dir;
+        std::mt19937 rng(seed);
+        std::vector<std::string> pool;
+        for (int i = 0; i < 12; ++i) pool.push_back(random_script(rng, 50 + rng() % 20000));
+        std::unordered_map<uint32_t, uint64_t> charged;
         ScriptArchive a(dir.file("s.db"), ScriptArchive::Access::ReadWrite);
         a.begin();
         for (int i = 0; i < 300; ++i) {
@@ -154,31 +155,35 @@ TEST_CASE("user write budget: what the archive's put() charges is what the archi
             if (m.submitted >= kDay0) charged[m.uid] += added;
         }
         a.commit();
+        INFO("seed " << seed);
         CHECK(a.bytes_by_user_since(kDay0) == charged);
     }
 }
 
 TEST_CASE("user write budget: a feature-log row charges what the log says each user added") {
-    test::TempDir dir;
-    std::mt19937 rng(GENERATE(4u, 5u));
-    std::unordered_map<uint32_t, uint64_t> charged;
-    {
-        FeatureLogWriter w(dir.file("f.db"), 4096);
-        for (int i = 0; i < 400; ++i) {
-            FeatureLogEntry e;
-            e.token = "tok" + std::to_string(i);
-            e.scored_at = kDay0 - 3600 + i * 30;
-            e.model_id = std::make_shared<const std::string>(text(rng, 30));
-            e.uid = 1 + rng() % 5;
-            e.user = text(rng, 10);
-            e.name = text(rng, 300);
-            e.x.fill(1.0f);
-            if (e.scored_at >= kDay0) charged[e.uid] += feature_log_row_bytes(e);
-            REQUIRE(w.push(std::move(e)));
+    for (unsigned seed : {4u, 5u}) {
+        test::TempDir dir;
+        std::mt19937 rng(seed);
+        std::unordered_map<uint32_t, uint64_t> charged;
+        {
+            FeatureLogWriter w(dir.file("f.db"), 4096);
+            for (int i = 0; i < 400; ++i) {
+                FeatureLogEntry e;
+                e.token = "tok" + std::to_string(i);
+                e.scored_at = kDay0 - 3600 + i * 30;
+                e.model_id = std::make_shared<const std::string>(text(rng, 30));
+                e.uid = 1 + rng() % 5;
+                e.user = text(rng, 10);
+                e.name = text(rng, 300);
+                e.x.fill(1.0f);
+                if (e.scored_at >= kDay0) charged[e.uid] += feature_log_row_bytes(e);
+                REQUIRE(w.push(std::move(e)));
+            }
+            w.flush();
         }
-        w.flush();
+        INFO("seed " << seed);
+        CHECK(feature_log_bytes_by_user_since(dir.file("f.db"), kDay0) == charged);
     }
-    CHECK(feature_log_bytes_by_user_since(dir.file("f.db"), kDay0) == charged);
 }
 
 TEST_CASE("user write budget: one user's flood of distinct requests grows both files by about the budget, then by nothing") {
