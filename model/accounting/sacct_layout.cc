@@ -65,6 +65,16 @@ Col col_from_name(std::string_view name, bool &known) {
     return Col::Unknown;
 }
 
+// A column's name as a message may quote it (a headerless --format names it; any byte escaped).
+std::string printable_column(std::string_view name) {
+    std::string out;
+    for (unsigned char c : name.substr(0, 40)) {
+        if (c > 0x20 && c < 0x7f) out += static_cast<char>(c);
+        else out += '?';
+    }
+    return out;
+}
+
 bool is_unknown_word(std::string_view s) { return s.empty() || s == "Unknown" || s == "None" || s == "N/A"; }
 
 }  // namespace
@@ -95,9 +105,15 @@ std::string SacctLayout::first_user_written() const {
         const Col c = cols_[i];
         if (is_user_written(c)) return c == Col::JobName ? "JobName" : c == Col::WorkDir ? "WorkDir" : c == Col::SubmitLine ? "SubmitLine" : "Comment";
         if (c == Col::Unknown && i < names_.size()) {
+            // A field jfp does not know at all (sbatch --extra's Extra, StdOut, a field of a later sacct) may
+            // be text a user writes: only the fields known to hold numbers, times, states and admins' names
+            // are not.
+            bool known = false;
+            col_from_name(names_[i], known);
             const std::string n = to_lower(trim(names_[i]));
             for (const char *u : kUserWrittenOtherFields)
-                if (n == u) return names_[i];
+                if (n == u) known = false;
+            if (!known) return printable_column(names_[i]);
         }
     }
     return {};

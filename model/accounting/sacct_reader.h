@@ -18,8 +18,8 @@
 namespace jfp {
 
 struct SacctReaderOptions {
-    // One character, or a string no user can have typed in a job name (a random one per export): then no
-    // name can hold a delimiter, and a line from inside a name can never pass for a record.
+    // A character, or a string no user can have typed in a job name (a random one per export, 16 hex digits or
+    // more): then no name can hold a delimiter, and a line from inside a name can never pass for a record.
     std::string delimiter = "|";
     // sacct field names in column order when the export has no header (sacct --noheader --format=...).
     // Empty: the first line must be the header.
@@ -31,10 +31,10 @@ struct SacctReaderOptions {
     // For an export without the columns users write (structured_sacct_format()): each job's name and
     // submit line by JobIDRaw, from sacct --json. A job row missing there is a bad line.
     const JobUserTextById *user_text = nullptr;
-    // false: an export whose delimiter is one character and whose columns include text users write
-    // (JobName, SubmitLine, Comment, WorkDir) is refused (SacctFormatError) before any row is read: a name
-    // holding newlines and that character can read as other users' jobs, and no reader can tell. jfp
-    // ingest sets it from --trusted-export.
+    // false: an export whose delimiter a user could type (fewer than 16 hex digits) and whose columns include
+    // text users write (JobName, SubmitLine, Comment, WorkDir, Container, WCKey, or a field jfp does not know)
+    // is refused (SacctFormatError) before any row is read: text holding newlines and the delimiter can read
+    // as other users' jobs, and no reader can tell. jfp ingest sets it from --trusted-export.
     bool trust_user_text = true;
 };
 

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
+#include <vector>
 
 #include "model/util/background_thread.h"
 #include "model/util/log.h"
@@ -136,6 +137,13 @@ void ScriptArchiveWriter::run() {
         uint64_t batch = 0, fresh = 0, left_out = 0;  // left_out: in the batch, not written (the user's day is spent)
         int64_t charged = 0;
         bool holding = true;  // q holds an entry not yet in the batch
+        struct Charge {
+            uint32_t uid;
+            int64_t day;
+            uint64_t bytes;
+        };
+        std::vector<Charge> charges;  // given back if the batch is rolled back
+        if (budget_) budget_->prepare(UserWriteBudget::day_of(q->e.meta.submitted));
         try {
             archive->begin();
             do {
@@ -148,8 +156,11 @@ void ScriptArchiveWriter::run() {
                     std::string_view env(e.env);
                     uint64_t added = 0;
                     if (archive->put(e.meta, e.script, e.has_env ? &env : nullptr, &added)) ++fresh;
-                    if (budget_ && budget_->charge(UserWriteBudget::File::ScriptArchive, e.meta.uid, day, added))
-                        log_user_spent("script archive", e.meta.user, e.meta.uid, budget_->limit());
+                    if (budget_) {
+                        charges.push_back({e.meta.uid, day, added});
+                        if (budget_->charge(UserWriteBudget::File::ScriptArchive, e.meta.uid, day, added))
+                            log_user_spent("script archive", e.meta.user, e.meta.uid, budget_->limit());
+                    }
                 }
                 ++batch;
                 charged += q->bytes;
@@ -162,6 +173,7 @@ void ScriptArchiveWriter::run() {
             new_scripts_.fetch_add(fresh);
         } catch (const std::exception &ex) {
             archive->rollback();
+            for (const Charge &c : charges) budget_->refund(UserWriteBudget::File::ScriptArchive, c.uid, c.day, c.bytes);
             if (holding) {
                 ++batch;
                 charged += q->bytes;

@@ -90,6 +90,19 @@ bool UserWriteBudget::charge(File file, uint32_t uid, int64_t day, uint64_t byte
     return true;
 }
 
+void UserWriteBudget::refund(File file, uint32_t uid, int64_t day, uint64_t bytes) {
+    std::lock_guard<std::mutex> lk(mu_);
+    if (day != day_) return;  // a late entry, or a day since rolled over: the charge is kept (the safe side)
+    auto it = spent_.find(uid);
+    if (it == spent_.end()) return;
+    uint64_t &part = it->second.part[static_cast<int>(file)];
+    part -= std::min(part, bytes);
+    if (it->second.over && it->second.total() < limit_) {
+        it->second.over = false;
+        --over_;
+    }
+}
+
 void UserWriteBudget::seed(File file, int64_t day, const std::unordered_map<uint32_t, uint64_t> &spent) {
     std::lock_guard<std::mutex> lk(mu_);
     roll(day);
@@ -105,9 +118,9 @@ void UserWriteBudget::seed(File file, int64_t day, const std::unordered_map<uint
     }
 }
 
-size_t UserWriteBudget::users_over() const {
+size_t UserWriteBudget::users_over_on(int64_t today) const {
     std::lock_guard<std::mutex> lk(mu_);
-    return over_;
+    return day_ < today ? 0 : over_;
 }
 
 uint64_t UserWriteBudget::spent(uint32_t uid) const {

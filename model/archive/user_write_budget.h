@@ -21,6 +21,8 @@
 #include <string>
 #include <unordered_map>
 
+#include "model/util/time_util.h"
+
 namespace jfp {
 
 class UserWriteBudget {
@@ -48,14 +50,20 @@ public:
     bool admit(File file, uint32_t uid, int64_t day);
     // Charges what a write added. true when this charge spent the user's day (once a user and day).
     bool charge(File file, uint32_t uid, int64_t day, uint64_t bytes);
+    // Gives back a charge whose transaction was rolled back (nothing of it is in the file).
+    void refund(File file, uint32_t uid, int64_t day, uint64_t bytes);
+    // Reads the files for `day` if not read yet: a writer calls it before it begins a transaction, so that its
+    // own file is never read while it holds the file's lock.
+    void prepare(int64_t day) { read_sources(day); }
     // What `file` already holds of `day` per uid (read from the file when it is opened). Memory keeps the
     // larger: a file rotated away does not give back what was written into it.
     void seed(File file, int64_t day, const std::unordered_map<uint32_t, uint64_t> &spent);
 
     // Requests of over-budget users left out of `file`, since the start.
     uint64_t refused(File file) const { return refused_[static_cast<int>(file)].load(std::memory_order_relaxed); }
-    // Users whose day is spent (the day in progress).
-    size_t users_over() const;
+    // Users whose day is spent (today's, by the clock: 0 after midnight however quiet the cluster).
+    size_t users_over() const { return users_over_on(day_of(naive_local_now())); }
+    size_t users_over_on(int64_t today) const;
     // What uid has spent of the day in progress.
     uint64_t spent(uint32_t uid) const;
 

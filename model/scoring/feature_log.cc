@@ -9,6 +9,7 @@
 #include <functional>
 #include <limits>
 #include <memory>
+#include <vector>
 
 #include "model/util/background_thread.h"
 #include "model/util/log.h"
@@ -184,7 +185,7 @@ void FeatureLogWriter::run() {
     lower_this_thread_priority(10);
     RateLimitedLog errors(300);
     std::unique_ptr<Db> db;
-    std::unique_ptr<Stmt> insert, previous;
+    std::unique_ptr<Stmt> insert, previous, exists;
     FeatureLogEntry e;
     OpenFileWatch watch;
     // Entries keep coming: look every kBusyWait. Entered when kWakeDepth / 4 are written between two
@@ -206,11 +207,13 @@ void FeatureLogWriter::run() {
                      "p_fail, top_class, action, threshold, features, script_fp) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
                      "coalesce(?13, (SELECT script_fp FROM scored WHERE token = ?1)))");
             previous = std::make_unique<Stmt>(*db, "SELECT features, schema_version FROM scored WHERE token = ?1");
+            exists = std::make_unique<Stmt>(*db, "SELECT 1 FROM scored WHERE token = ?1");
             watch.opened(path_);
             return true;
         } catch (const std::exception &ex) {
             insert.reset();
             previous.reset();
+            exists.reset();
             db.reset();
             // The hint once: opening the file already says what to check.
             const std::string what = ex.what();
@@ -227,6 +230,7 @@ void FeatureLogWriter::run() {
                      "its space, and the next scored job starts a new one there");
             insert.reset();
             previous.reset();
+            exists.reset();
             checkpoint_before_release(*db);
             db.reset();
             remove_orphan_wal(path_);
@@ -264,6 +268,13 @@ void FeatureLogWriter::run() {
             continue;
         }
         uint64_t batch = 0, taken = 1, left_out = 0;  // written in this transaction; taken for it; not written (budget)
+        struct Charge {
+            uint32_t uid;
+            int64_t day;
+            uint64_t bytes;
+        };
+        std::vector<Charge> charges;  // given back if the batch is rolled back
+        if (budget_) budget_->prepare(UserWriteBudget::day_of(e.scored_at));
         try {
             db->exec("BEGIN");
             do {
@@ -276,6 +287,14 @@ void FeatureLogWriter::run() {
                 if (e.script.pending()) {
                     fill_script_features(e.script.scan(), e.x);
                     e.script = DeferredScript();  // returns its bytes to the budget
+                }
+                // An update replaces its submission's row: the file grows only when there was none.
+                bool replaces = false;
+                if (e.update) {
+                    exists->reset();
+                    exists->bind(1, e.token.view());
+                    replaces = exists->step();
+                    exists->reset();
                 }
                 if (e.update && std::isnan(e.x[F_script_bytes])) keep_script_features(*previous, e);
                 Stmt &s = *insert;
@@ -291,8 +310,11 @@ void FeatureLogWriter::run() {
                 else s.bind_null(13);
                 s.run();
                 ++batch;
-                if (budget_ && budget_->charge(UserWriteBudget::File::FeatureLog, e.uid, day, feature_log_row_bytes(e)))
-                    log_user_spent("feature log", e.user, e.uid, budget_->limit());
+                if (budget_ && !replaces) {
+                    charges.push_back({e.uid, day, feature_log_row_bytes(e)});
+                    if (budget_->charge(UserWriteBudget::File::FeatureLog, e.uid, day, charges.back().bytes))
+                        log_user_spent("feature log", e.user, e.uid, budget_->limit());
+                }
             } while (batch + left_out < 1000 && queue_.try_pop(e) && ++taken);
             db->exec("COMMIT");
             over_budget_.fetch_add(left_out);
@@ -306,6 +328,7 @@ void FeatureLogWriter::run() {
         } catch (const std::exception &ex) {
             over_budget_.fetch_add(left_out);
             failed_.fetch_add(taken - left_out);  // rolled back: every entry it took, each counted once
+            for (const Charge &c : charges) budget_->refund(UserWriteBudget::File::FeatureLog, c.uid, c.day, c.bytes);
             errors.log(LogLevel::Error, std::string("feature log ") + path_ + ": " + ex.what() +
                                             "; scored jobs are not logged until it can be written (free space or "
                                             "fix permissions there; jobs are not affected)");
@@ -315,6 +338,7 @@ void FeatureLogWriter::run() {
             }
             insert.reset();
             previous.reset();
+            exists.reset();
             db.reset();
         }
     }

@@ -31,7 +31,7 @@ constexpr std::array<uint8_t, 256> kClass = byte_classes();
 size_t normalize_line(std::string_view line, char *out) {
     size_t n = 0, i = 0;
     const size_t len = line.size();
-    bool pending_blank = false, word_start = true;
+    bool pending_blank = false, word_start = true, open_quote = false;
     while (i < len) {
         const char c = line[i];
         const uint8_t k = kClass[static_cast<unsigned char>(c)];
@@ -64,13 +64,19 @@ size_t normalize_line(std::string_view line, char *out) {
                 out[n++] = line[i++];
             }
             if (i < len) out[n++] = line[i++];
+            else open_quote = true;
         }
     }
-    // A ';' that ends a line ends a command the newline would end ("exit 2;" is "exit 2"); not ";;" (case)
-    // nor "\;" (find -exec).
-    if (n > 0 && out[n - 1] == ';' && (n < 2 || (out[n - 2] != ';' && out[n - 2] != '\\'))) {
-        --n;
-        while (n > 0 && out[n - 1] == ' ') --n;
+    // A ';' that ends a line ends a command the newline would end ("exit 2;" is "exit 2"); not ";;" (case),
+    // nor one escaped ("\;" of find -exec: an odd run of backslashes before it), nor one inside a quote the
+    // line leaves open.
+    if (!open_quote && n > 0 && out[n - 1] == ';' && (n < 2 || out[n - 2] != ';')) {
+        size_t slashes = 0;
+        while (slashes + 2 <= n && out[n - 2 - slashes] == '\\') ++slashes;
+        if (slashes % 2 == 0) {
+            --n;
+            while (n > 0 && out[n - 1] == ' ') --n;
+        }
     }
     return n;
 }
@@ -87,17 +93,21 @@ bool comment_line(std::string_view line) {
 
 // Calls line(text) for each line that is not a comment, until it returns false. Comment lines cost a memchr
 // and do not count against the kScriptScanBytes the other lines may take (a 16 KiB comment first would
-// otherwise leave nothing to identify), up to kFingerprintReach bytes into the script.
+// otherwise leave nothing to identify), up to kFingerprintReach bytes into the script and
+// kFingerprintCommentLines of them (131,072 lines of "#" would otherwise be 131,072 turns of this loop).
 template <class Line>
 void for_each_line(std::string_view script, Line &&line) {
     const std::string_view s = script.substr(0, kFingerprintReach);
-    size_t pos = 0, walked = 0;
-    while (pos < s.size() && walked < kScriptScanBytes) {
+    size_t pos = 0, walked = 0, comments = 0;
+    while (pos < s.size() && walked < kScriptScanBytes && comments < kFingerprintCommentLines) {
         const char *nl = static_cast<const char *>(std::memchr(s.data() + pos, '\n', s.size() - pos));
         const size_t end = nl ? static_cast<size_t>(nl - s.data()) : s.size();
         std::string_view text = s.substr(pos, end - pos);
         pos = end + 1;
-        if (comment_line(text)) continue;
+        if (comment_line(text)) {
+            ++comments;
+            continue;
+        }
         text = text.substr(0, kScriptScanBytes - walked);
         walked += text.size() + 1;
         if (!line(text)) return;

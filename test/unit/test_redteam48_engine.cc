@@ -87,12 +87,10 @@ TEST_CASE("redteam48 class 4: 1,000 records that differ in their comment cost ea
     const double heavy_same = update_rpc_ms(e, admin, 1000, false, 1, fdfa);
     WARN("one update RPC over 1,000 records: identical records " << same << " ms; each with its own comment " << distinct
          << " ms; named with U+FDFA, each with its own comment " << heavy << " ms (identical: " << heavy_same << " ms)");
-    // The issue's bound is 5 ms (held on a real slurmctld by update_rpc_cost.sh); here, where the legs run
-    // side by side on two cores, twice it: what this guards against cost 171 ms.
-#if !defined(__SANITIZE_ADDRESS__)
-    CHECK(distinct <= 10.0);
-    CHECK(heavy <= 10.0);
-#endif
+    // The issue's bound is 5 ms (held on a real slurmctld by update_rpc_cost.sh). Here, where the legs run side
+    // by side on two cores, against the same records named in ASCII in the same run: measured 1.0-1.4 times
+    // them (3-4.5 ms); what this guards against cost 50 times them (171 ms).
+    CHECK(heavy <= 3 * distinct);
 }
 
 // Work cap (class 3): a name of 85 x U+FDFA (18 characters each under NFKC) is the slowest name identity
@@ -200,17 +198,23 @@ TEST_CASE("redteam48 class 4: an update RPC that sets a long partition list pays
     desc.uid = 4242;
     desc.name = fdfa;
     desc.partition = list;
-    double ms = 1e18;
-    for (int run = 0; run < 3; ++run) {  // the least of three RPCs, as update_rpc_cost.sh measures
-        UpdateRpc rpc;
-        desc.time_limit_min = 10 + run;
-        const auto t0 = Clock::now();
-        for (int i = 0; i < records; ++i) (void)e.evaluate_update(rpc, &desc, "77_" + std::to_string(i), desc, 4242, jobs[static_cast<size_t>(i)]);
-        ms = std::min(ms, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-    }
+    auto rpc_ms = [&](SubmitRequest &d) {
+        double best = 1e18;
+        for (int run = 0; run < 3; ++run) {  // the least of three RPCs, as update_rpc_cost.sh measures
+            UpdateRpc rpc;
+            d.time_limit_min = 10 + run;
+            const auto t0 = Clock::now();
+            for (int i = 0; i < records; ++i) (void)e.evaluate_update(rpc, &d, "77_" + std::to_string(i), d, 4242, jobs[static_cast<size_t>(i)]);
+            best = std::min(best, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
+        }
+        return best;
+    };
+    const double ms = rpc_ms(desc);
+    SubmitRequest plain;  // the same records, an update of the time limit alone: the reference
+    plain.uid = 4242;
+    const double plain_ms = rpc_ms(plain);
     WARN("one update RPC over " << records << " records, partition list of " << partition_entries(list).size()
-         << " entries and a U+FDFA name: " << ms << " ms");
-#if !defined(__SANITIZE_ADDRESS__)
-    CHECK(ms <= 10.0);  // as above: 5 ms is the issue's bound; this guards against 60 ms a record
-#endif
+         << " entries and a U+FDFA name: " << ms << " ms; the time limit alone: " << plain_ms << " ms");
+    // As above, a ratio in the same run: measured 1.4; what this guards against was 60 ms a record.
+    CHECK(ms <= 3 * plain_ms);
 }

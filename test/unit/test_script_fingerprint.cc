@@ -149,3 +149,26 @@ TEST_CASE("script fingerprint: a renamed copy of a failing script keeps the scri
     index.add(run("sim", failing, Outcome::Completed, 3600, t += 4000));
     CHECK(index.lookup(submit("totally_new", failing)).user_name->streak == 0);
 }
+
+TEST_CASE("script fingerprint: a comment after a metacharacter, a line's final ';', comment lines before the commands") {
+    const std::string base = "#!/bin/bash\ncd /scratch/run\n./solver input.h5\nexit 2\n";
+    const uint64_t fp = script_fingerprint(base);
+    // The same commands: '#' after ';' '|' '&' starts a comment; a final ';' ends what the newline ends.
+    for (const std::string &same : std::vector<std::string>{
+             "#!/bin/bash\ncd /scratch/run;#v2\n./solver input.h5\nexit 2;\n",
+             "#!/bin/bash\ncd /scratch/run ;\n./solver input.h5 ; # retry\nexit 2\n",
+             std::string("#!/bin/bash\n") + std::string(20000, '#') + "\ncd /scratch/run\n./solver input.h5\nexit 2\n"}) {
+        INFO(same.substr(0, 80));
+        CHECK(script_fingerprint(same) == fp);
+    }
+    // Not a command's end: ";;" (case), an escaped ';' (find -exec), one inside a quote the line leaves open.
+    CHECK(normalized_script("find . -exec rm {} \\;\n") == "find . -exec rm {} \\;\n");
+    CHECK(normalized_script("a) x ;;\n") == "a) x ;;\n");
+    CHECK(normalized_script("echo \"a;\nb\"\n").find("a;") != std::string::npos);
+    // An escaped backslash before it: the ';' ends the command.
+    CHECK(normalized_script("echo \\\\;\n") == "echo \\\\\n");
+    // Comment lines are passed over without spending the 16 KiB the commands may take, up to 16,384 of them.
+    std::string many;
+    for (int i = 0; i < 16000; ++i) many += "#\n";
+    CHECK(script_fingerprint(many + "cd /scratch/run\n./solver input.h5\nexit 2\n") == fp);
+}

@@ -111,12 +111,12 @@ TEST_CASE("user write budget: a day rolls over, a seed keeps the larger figure, 
     CHECK(b.refused(File::FeatureLog) == 1);
     CHECK(b.refused(File::ScriptArchive) == 1);
     CHECK(b.admit(File::FeatureLog, 8, kDay));  // another user's day is their own
-    CHECK(b.users_over() == 1);
+    CHECK(b.users_over_on(kDay) == 1);
     // An entry of yesterday, late in a queue, is today's: no way back to a fresh day.
     CHECK_FALSE(b.admit(File::FeatureLog, 7, kDay - 1));
     b.set_limit(5000);
     CHECK(b.admit(File::FeatureLog, 7, kDay));
-    CHECK(b.users_over() == 0);
+    CHECK(b.users_over_on(kDay) == 0);
     // A rotated (empty) file seeds less than memory holds: memory keeps the larger.
     b.seed(File::FeatureLog, kDay, {{7, 10}});
     CHECK(b.spent(7) == 1001);
@@ -125,7 +125,16 @@ TEST_CASE("user write budget: a day rolls over, a seed keeps the larger figure, 
     CHECK_FALSE(b.admit(File::ScriptArchive, 7, kDay));
     CHECK(b.admit(File::ScriptArchive, 7, kDay + 1));  // the next day
     CHECK(b.spent(7) == 0);
-    CHECK(b.users_over() == 0);
+    CHECK(b.users_over_on(kDay + 1) == 0);
+    // The gauge follows the clock: a day no entry has reached yet has no one over.
+    CHECK_FALSE(b.charge(File::FeatureLog, 9, kDay + 1, 10));
+    CHECK(b.charge(File::FeatureLog, 9, kDay + 1, 5000));
+    CHECK(b.users_over_on(kDay + 1) == 1);
+    CHECK(b.users_over_on(kDay + 2) == 0);
+    // A rolled-back batch gives its charge back.
+    b.refund(File::FeatureLog, 9, kDay + 1, 5000);
+    CHECK(b.spent(9) == 10);
+    CHECK(b.users_over_on(kDay + 1) == 0);
 }
 
 TEST_CASE("user write budget: what the archive's put() charges is what the archive says each user added") {
@@ -233,7 +242,7 @@ TEST_CASE("user write budget: one user's flood of distinct requests grows both f
         for (int k = 0; k < 20; ++k) site.submit(rng, 1, kDay0 + 7000 + k, i++, 1024, 4096, 8192);
         site.flush();
         CHECK(rows_of(dir.file("f.db"), "scored", 1) + rows_of(dir.file("s.db"), "submissions", 1) == before);
-        CHECK(site.budget->users_over() == 1);
+        CHECK(site.budget->users_over_on(kDay) == 1);
         // The next day is a budget again.
         site.submit(rng, 1, kDay0 + 86400 + 5, i++, 10, 10, 100);
         site.flush();
