@@ -249,3 +249,42 @@ TEST_CASE("user write budget: one user's flood of distinct requests grows both f
         CHECK(rows_of(dir.file("f.db"), "scored", 1) + rows_of(dir.file("s.db"), "submissions", 1) == before + 2);
     }
 }
+
+TEST_CASE("user write budget: an update replacing its job's row is not charged again; one of a job with no row is") {
+    test::TempDir dir;
+    auto budget = std::make_shared<UserWriteBudget>(int64_t(1) << 30);
+    {
+        FeatureLogWriter w(dir.file("f.db"), 4096, FeatureLogWriter::kMaxHeadsInUse, FeatureLogWriter::kIdleWait, budget);
+        auto entry = [](const std::string &token, bool update) {
+            FeatureLogEntry e;
+            e.token = token;
+            e.scored_at = kDay0 + 60;
+            e.model_id = std::make_shared<const std::string>("model-1");
+            e.uid = 7;
+            e.user = "amy";
+            e.name = std::string(500, 'n');
+            e.x.fill(0.5f);
+            e.update = update;
+            return e;
+        };
+        REQUIRE(w.push(entry("t1", false)));
+        w.flush();
+        const uint64_t one_row = budget->spent(7);
+        CHECK(one_row == feature_log_row_bytes(entry("t1", false)));
+        for (int i = 0; i < 50; ++i) REQUIRE(w.push(entry("t1", true)));  // scontrol update, 50 times
+        w.flush();
+        CHECK(budget->spent(7) == one_row);
+        REQUIRE(w.push(entry("t2", true)));  // a job the log has no row of (submitted before jfp)
+        w.flush();
+        CHECK(budget->spent(7) == 2 * one_row);
+    }
+    // What the budget holds is what the file says.
+    CHECK(feature_log_bytes_by_user_since(dir.file("f.db"), kDay0)[7] == 2 * feature_log_row_bytes([] {
+              FeatureLogEntry e;
+              e.token = "t1";
+              e.model_id = std::make_shared<const std::string>("model-1");
+              e.user = "amy";
+              e.name = std::string(500, 'n');
+              return e;
+          }()));
+}
