@@ -1,7 +1,5 @@
 // Issue 48, class 9 (see test_redteam48.cc): attacks that need the whole Engine. [.redteam] cases succeed on
 // the code they were written against and are hidden; untagged ones are defences that held.
-#include <time.h>
-
 #include <algorithm>
 #include <chrono>
 #include <string>
@@ -21,12 +19,6 @@ using jfp::test::Site;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-
-uint64_t now_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
-}
 
 void quiet(LogLevel, const char *) {}
 
