@@ -32,7 +32,9 @@ half=$((lines / 2))
 { head -n1 good.txt; sed -n "2,${half}p" good.txt; } >first.txt
 { head -n1 good.txt; sed -n "$((half + 1)),\$p" good.txt; } >second.txt
 : >empty.txt
-head -c 65536 /dev/urandom >garbage.bin
+# A byte that is no blank first: the reader passes over blank lines before a header, and random bytes
+# starting with a newline (1 in 256) made the message name line 2.
+{ printf '\001'; head -c 65535 /dev/urandom; } >garbage.bin
 head -c 100000000 /dev/zero | tr '\0' x >long.txt            # a 100 MB single line, no newline
 tail -n +2 good.txt >headerless.txt
 mkdir adir
