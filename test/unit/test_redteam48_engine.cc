@@ -69,20 +69,24 @@ TEST_CASE("redteam48 class 4: 1,000 records that differ in their comment cost ea
     SubmitRequest r = request("steady_job");
     r.array_inx = "0-999";
     const std::string admin = e.evaluate(r).admin_comment_append;
-    const double same = update_rpc_ms(e, admin, 1000, false);
-    const double distinct = update_rpc_ms(e, admin, 1000, true);
-    // The same records, named (task by task, before) with 85 x U+FDFA: each record's name identity goes
-    // through ICU again.
+    // The same records, named (task by task, before) with 85 x U+FDFA: each record's name identity went
+    // through ICU again. Measured in turns, the least of five each: the legs' load moves both alike.
     std::string fdfa;
     while (fdfa.size() + 3 <= kNameIdentityBytes) fdfa += "\xEF\xB7\xBA";
-    const double heavy = update_rpc_ms(e, admin, 1000, true, 1, fdfa);
-    const double heavy_same = update_rpc_ms(e, admin, 1000, false, 1, fdfa);
+    double same = 1e18, distinct = 1e18, heavy = 1e18, heavy_same = 1e18;
+    for (int turn = 0; turn < 5; ++turn) {
+        same = std::min(same, update_rpc_ms(e, admin, 1000, false, 1));
+        distinct = std::min(distinct, update_rpc_ms(e, admin, 1000, true, 1));
+        heavy = std::min(heavy, update_rpc_ms(e, admin, 1000, true, 1, fdfa));
+        heavy_same = std::min(heavy_same, update_rpc_ms(e, admin, 1000, false, 1, fdfa));
+    }
     WARN("one update RPC over 1,000 records: identical records " << same << " ms; each with its own comment " << distinct
          << " ms; named with U+FDFA, each with its own comment " << heavy << " ms (identical: " << heavy_same << " ms)");
     // The issue's bound is 5 ms (held on a real slurmctld by update_rpc_cost.sh). Here, where the legs run side
     // by side on two cores, against the same records named in ASCII in the same run: measured 1.0-1.4 times
-    // them (3-4.5 ms); what this guards against cost 50 times them (171 ms).
-    CHECK(heavy <= 3 * distinct);
+    // them on the host (3-4.5 ms), 4.9 once in the 24.11 leg's load from single runs; what this guards
+    // against cost 50 times them (171 ms).
+    CHECK(heavy <= 8 * distinct);
 }
 
 // Work cap (class 3): a name of 85 x U+FDFA (18 characters each under NFKC) is the slowest name identity
@@ -190,23 +194,23 @@ TEST_CASE("redteam48 class 4: an update RPC that sets a long partition list pays
     desc.uid = 4242;
     desc.name = fdfa;
     desc.partition = list;
-    auto rpc_ms = [&](SubmitRequest &d) {
-        double best = 1e18;
-        for (int run = 0; run < 3; ++run) {  // the least of three RPCs, as update_rpc_cost.sh measures
-            UpdateRpc rpc;
-            d.time_limit_min = 10 + run;
-            const auto t0 = Clock::now();
-            for (int i = 0; i < records; ++i) (void)e.evaluate_update(rpc, &d, "77_" + std::to_string(i), d, 4242, jobs[static_cast<size_t>(i)]);
-            best = std::min(best, std::chrono::duration<double, std::milli>(Clock::now() - t0).count());
-        }
-        return best;
+    auto rpc_ms = [&](SubmitRequest &d, int run) {
+        UpdateRpc rpc;
+        d.time_limit_min = 10 + run;
+        const auto t0 = Clock::now();
+        for (int i = 0; i < records; ++i) (void)e.evaluate_update(rpc, &d, "77_" + std::to_string(i), d, 4242, jobs[static_cast<size_t>(i)]);
+        return std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
     };
-    const double ms = rpc_ms(desc);
     SubmitRequest plain;  // the same records, an update of the time limit alone: the reference
     plain.uid = 4242;
-    const double plain_ms = rpc_ms(plain);
+    double ms = 1e18, plain_ms = 1e18;
+    for (int turn = 0; turn < 5; ++turn) {  // in turns, the least of five each
+        ms = std::min(ms, rpc_ms(desc, turn));
+        plain_ms = std::min(plain_ms, rpc_ms(plain, turn));
+    }
     WARN("one update RPC over " << records << " records, partition list of " << partition_entries(list).size()
          << " entries and a U+FDFA name: " << ms << " ms; the time limit alone: " << plain_ms << " ms");
-    // As above, a ratio in the same run: measured 1.4; what this guards against was 60 ms a record.
-    CHECK(ms <= 3 * plain_ms);
+    // As above, a ratio in the same run: measured 1.4 on the host, 3.1 once in the 24.11 leg's load; what this
+    // guards against was 60 ms a record (24,000 times).
+    CHECK(ms <= 8 * plain_ms);
 }
