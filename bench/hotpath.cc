@@ -38,7 +38,7 @@
 #include "model/script/module_lines.h"
 #include "model/script/script_traits.h"
 #include "model/snapshot/history_snapshot.h"
-#include "model/runtime/submit_request.h"
+#include "model/request/submit_request.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/scoring/features.h"
 #include "model/scoring/model_bundle.h"

@@ -189,7 +189,7 @@ int modify(job_desc_msg_t *job_desc, const job_record *job_ptr, uint32_t submit_
                              " (a magic cookie, the job id or its owner is not where jfp reads it: another Slurm build?); updates "
                              "are judged as fresh submissions of what they change; rebuild jfp against the running Slurm");
         // One update RPC calls job_modify once per record it reaches, on this thread, with this descriptor:
-        // what the update says is prepared once for them (model/runtime/update_rpc.h), and the comment jfp
+        // what the update says is prepared once for them (model/request/update_rpc.h), and the comment jfp
         // wrote for the record before is taken back (update_comment.h).
         thread_local jfp::UpdateRpc rpc;
         thread_local jfp_plugin::UpdateComment comment;

@@ -2,7 +2,7 @@
 
 #include <cstring>
 
-#include "model/runtime/update_rpc.h"
+#include "model/request/update_rpc.h"
 #include "slurm_glue.h"
 
 namespace jfp_plugin {

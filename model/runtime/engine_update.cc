@@ -1,7 +1,7 @@
 // scontrol update: job_modify, once per record the update reaches (update_rpc.h says what is done once per RPC).
 
 #include "model/runtime/engine.h"
-#include "model/runtime/request_caps.h"
+#include "model/request/request_caps.h"
 #include "model/util/time_util.h"
 
 namespace jfp {
@@ -41,7 +41,7 @@ SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const st
     const SubmitRequest &delta = p.delta;
     if (p.comment_neutralized) {
         out.new_comment = *p.neutral_comment;
-        counters_.neutralized.fetch_add(1, std::memory_order_relaxed);
+        counters_.add(Counter::Neutralized);
     }
     if (!p.request_changes && !p.neutral_comment) return out;
     if (!st->model) return out;
@@ -57,7 +57,7 @@ SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const st
     if (job.readable) {
         owner = job.owner_uid;
         if (updater_uid != owner && !privileged(updater_uid)) {
-            counters_.modify_not_owner.fetch_add(1, std::memory_order_relaxed);
+            counters_.add(Counter::UpdateNotOwner);
             log_debug("update of job " + job_id + " by uid " + std::to_string(updater_uid) + " (the job is uid " +
                       std::to_string(owner) + "'s) not judged: slurmctld decides whether that user may update it");
             return out;
@@ -72,12 +72,12 @@ SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const st
         if (!facts) facts = SubmissionFacts{};
     } else {
         // Nothing durable to go on: the update is judged as a fresh submission of what it says.
-        counters_.modify_unknown.fetch_add(1, std::memory_order_relaxed);
+        counters_.add(Counter::UpdateUnknown);
         after = delta;
         after.uid = updater_uid;
         facts = SubmissionFacts{};
     }
-    counters_.modified.fetch_add(1, std::memory_order_relaxed);
+    counters_.add(Counter::Updated);
     after.submit_time = rpc.judged_at();  // every record of one RPC is judged at the RPC's time
     auto history_lock = read_history(*st);
     const std::string user = user_name(*st, owner);
@@ -85,7 +85,7 @@ SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const st
     // The same inputs as the last record of this RPC (the usual split array): the same judgement. The memo
     // owns its copy of the request, so what the judgement keeps a view of outlives this record.
     const RecordInputs in{after, owner, priv, &*facts, comment, user};
-    const uint64_t generation = history_generation_.load(std::memory_order_acquire);
+    const uint64_t generation = history_lock_.generation();
     Candidate fresh;
     Candidate *c = &rpc.memo.judged;
     if (!rpc.memo.matches(in, st, generation)) {
@@ -110,7 +110,7 @@ SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const st
     }
     out.token = token;  // the job keeps its token; its feature-log row is replaced
     // No token (a job from before jfp, or a record jfp cannot read): nothing to tie a log row to.
-    fill_outcome(*st, *c, comment, owner, out, true, !token.empty());
+    fill_outcome(*st, *c, comment, owner, OutcomeFor{true, !token.empty(), DeferredScript(), {}}, out);
     out.admin_comment_append.clear();  // slurmctld refuses an AdminComment in a user's update
     if (!out.new_comment && p.neutral_comment && !delta.comment.empty()) out.new_comment = *p.neutral_comment;
     return out;

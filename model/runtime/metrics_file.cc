@@ -6,6 +6,7 @@
 #include <cstdarg>
 #include <cinttypes>
 #include <cstdio>
+#include <cstring>
 
 namespace jfp {
 
@@ -70,6 +71,17 @@ void histogram(std::string &o, const std::string &c, const char *name, const cha
     line(o, "%s_sum{%s} %.9f", name, c.c_str(), sum_s);  // by bucket edges: an upper bound
 }
 
+// A counter family: its samples are the counters kCounterNames puts in it, in the table's order.
+void counter_family(std::string &o, const std::string &c, const MetricsSnapshot &m, const char *name, const char *help) {
+    family(o, name, "counter", help);
+    for (const CounterName &n : kCounterNames) {
+        if (std::strcmp(n.family, name) != 0) continue;
+        const uint64_t v = m.counts[static_cast<size_t>(n.counter)];
+        if (n.label) line(o, "%s{%s,%s=\"%s\"} %" PRIu64, name, c.c_str(), n.label, n.value, v);
+        else line(o, "%s{%s} %" PRIu64, name, c.c_str(), v);
+    }
+}
+
 }  // namespace
 
 std::string prometheus_label(const std::string &value) { return label_impl(value); }
@@ -77,17 +89,9 @@ std::string prometheus_label(const std::string &value) { return label_impl(value
 std::string prometheus_text(const MetricsSnapshot &m) {
     std::string o;
     const std::string c = "cluster=\"" + label(m.cluster) + "\"";
-    family(o, "jfp_jobs_total", "counter", "Submissions job_submit/jfp handled, by what it did.");
-    const std::pair<const char *, uint64_t> decisions[] = {
-        {"scored", m.scored},     {"annotated", m.annotated}, {"warned", m.warned},
-        {"rejected", m.rejected}, {"overridden", m.overridden}, {"exempt", m.exempt},
-        {"unscored", m.unscored}, {"updated", m.updates}, {"update_not_owner", m.updates_not_owner}};
-    for (const auto &[d, n] : decisions) line(o, "jfp_jobs_total{%s,decision=\"%s\"} %" PRIu64, c.c_str(), d, n);
-    family(o, "jfp_faults_total", "counter", "Internal faults on which the plugin let the job through (slurmctld's log says why).");
-    line(o, "jfp_faults_total{%s} %" PRIu64, c.c_str(), m.faults);
-    family(o, "jfp_script_findings_total", "counter", "Submissions whose script showed a certain fault, by kind.");
-    line(o, "jfp_script_findings_total{%s,finding=\"ignored_directives\"} %" PRIu64, c.c_str(), m.ignored_directives);
-    line(o, "jfp_script_findings_total{%s,finding=\"missing_modules\"} %" PRIu64, c.c_str(), m.missing_modules);
+    counter_family(o, c, m, "jfp_jobs_total", "Submissions job_submit/jfp handled, by what it did.");
+    counter_family(o, c, m, "jfp_faults_total", "Internal faults on which the plugin let the job through (slurmctld's log says why).");
+    counter_family(o, c, m, "jfp_script_findings_total", "Submissions whose script showed a certain fault, by kind.");
     family(o, "jfp_dropped_total", "counter", "Records not kept because a queue was full or a write failed.");
     line(o, "jfp_dropped_total{%s,what=\"feature_log\"} %" PRIu64, c.c_str(), m.feature_log_dropped);
     line(o, "jfp_dropped_total{%s,what=\"script_archive\"} %" PRIu64, c.c_str(), m.archive_dropped + m.archive_failed);
@@ -99,9 +103,7 @@ std::string prometheus_text(const MetricsSnapshot &m) {
     line(o, "jfp_users_over_budget{%s} %" PRIu64, c.c_str(), m.users_over_budget);
     family(o, "jfp_scripts_archived_total", "counter", "Batch scripts the archive kept.");
     line(o, "jfp_scripts_archived_total{%s} %" PRIu64, c.c_str(), m.archive_archived);
-    family(o, "jfp_loads_total", "counter", "Models and histories loaded since slurmctld started.");
-    line(o, "jfp_loads_total{%s,what=\"model\"} %" PRIu64, c.c_str(), m.model_loads);
-    line(o, "jfp_loads_total{%s,what=\"history\"} %" PRIu64, c.c_str(), m.history_loads);
+    counter_family(o, c, m, "jfp_loads_total", "Models and histories loaded since slurmctld started.");
 
     histogram(o, c, "jfp_submit_seconds", "Time job_submit/jfp spent on a submission inside slurmctld.", m.latency);
     // An update RPC holds slurmctld's job write lock through all the records it reaches.

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 
+#include "model/runtime/engine_counters.h"
 #include "model/util/latency_histogram.h"
 
 namespace jfp {
@@ -18,17 +19,11 @@ struct MetricsSnapshot {
     double threshold = 0;
     uint64_t history_jobs = 0;
     int64_t history_latest_end_epoch = 0;  // the newest job end the plugin's history holds; 0 unknown
-    // jfp_jobs_total by decision
-    uint64_t scored = 0, annotated = 0, warned = 0, rejected = 0, overridden = 0, exempt = 0, unscored = 0,
-             updates = 0, updates_not_owner = 0;
-    uint64_t faults = 0;  // internal faults the plugin let jobs through on
-    uint64_t ignored_directives = 0;  // submissions with #SBATCH lines sbatch ignored
-    uint64_t missing_modules = 0;     // submissions loading a module the index does not have
+    CounterValues counts{};  // written as kCounterNames names them
     uint64_t archive_archived = 0, archive_dropped = 0, archive_failed = 0;
     uint64_t feature_log_dropped = 0;
     // UserWriteBudget: requests of users whose day was spent, left out of each file; such users today.
     uint64_t budget_refused_feature_log = 0, budget_refused_archive = 0, users_over_budget = 0;
-    uint64_t model_loads = 0, history_loads = 0;
     std::array<uint64_t, LatencyHistogram::kBuckets> latency{};  // cumulative counts per bucket
     // Updates: the time of each update RPC in all (its records summed), and of each record it reached.
     std::array<uint64_t, LatencyHistogram::kBuckets> update_rpc_latency{}, update_record_latency{};

@@ -5,7 +5,7 @@
 #   tools/cli/ > tools/commands/, tools/operations/ > tools/options/ > tools/train/, tools/check/ > tools/evaluate/, may include model/
 #     and the tools/ folders below them
 #     tools/ingest/ > tools/terminal/
-#   model/runtime/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/, script/ > jobs/ > util/, files/
+#   model/runtime/ > reload/ > request/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/, script/ > jobs/ > util/, files/
 # A folder may include itself. <slurm/...> only in plugin/, test/plugin/ and bench/hotpath.cc.
 set -euo pipefail
 : "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
@@ -16,7 +16,7 @@ rank() {
     case "$1" in
         model/util|model/files) echo 1 ;; model/jobs) echo 2 ;; model/accounting|model/script) echo 3 ;;
         model/history|model/archive) echo 4 ;; model/scoring|model/snapshot) echo 5 ;; model/policy) echo 6 ;;
-        model/runtime) echo 7 ;;
+        model/request) echo 7 ;; model/reload) echo 8 ;; model/runtime) echo 9 ;;
         tools/terminal) echo 11 ;; tools/evaluate|tools/ingest) echo 12 ;; tools/train|tools/check) echo 13 ;;
         tools/options) echo 14 ;; tools/commands|tools/operations) echo 15 ;; tools/cli) echo 16 ;;
         plugin) echo 20 ;;

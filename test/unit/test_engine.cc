@@ -30,39 +30,6 @@ using namespace jfp;
 using test::request;
 using test::Site;
 
-TEST_CASE("queue: bounded, never blocks, nothing lost or duplicated across threads") {
-    BoundedQueue<int> q(1000);
-    CHECK(q.capacity() == 1024);
-    std::atomic<int> pushed{0}, refused{0};
-    std::vector<std::thread> producers;
-    for (int t = 0; t < 4; ++t)
-        producers.emplace_back([&, t] {
-            for (int i = 0; i < 20000; ++i) {
-                if (q.try_push(t * 100000 + i)) ++pushed;
-                else ++refused;
-            }
-        });
-    std::vector<int> seen;
-    std::atomic<bool> done{false};
-    std::thread consumer([&] {
-        int v;
-        while (!done.load()) {
-            if (q.try_pop(v)) seen.push_back(v);
-        }
-    });
-    for (auto &p : producers) p.join();
-    done = true;
-    consumer.join();
-    int v;
-    while (q.try_pop(v)) seen.push_back(v);
-    CHECK(static_cast<int>(seen.size()) == pushed.load());
-    CHECK(pushed + refused == 80000);
-    std::sort(seen.begin(), seen.end());
-    CHECK(std::adjacent_find(seen.begin(), seen.end()) == seen.end());
-    BoundedQueue<int> none(0);
-    CHECK_FALSE(none.try_push(1));
-}
-
 namespace {
 // Descriptors of this process still open on a deleted file under dir (what `rm` under a writer leaves).
 int deleted_files_held(const std::string &dir) {
@@ -290,91 +257,6 @@ TEST_CASE("feature log: its thread is named, so top -H and perf tell it from slu
     CHECK(count(thread_names(), "jfp-featurelog") == before);
 }
 
-TEST_CASE("script head pool: caps blocks in use, keeps a burst's blocks until trimmed, reuses the last returned first, from many threads") {
-    ScriptHeadPool pool(8, 4);
-    std::vector<char *> held;
-    for (int i = 0; i < 8; ++i) {
-        char *b = pool.acquire();
-        REQUIRE(b != nullptr);
-        b[0] = 'a';
-        b[ScriptHeadPool::block_size() - 1] = 'z';  // the whole block is usable
-        held.push_back(b);
-    }
-    CHECK(pool.acquire() == nullptr);
-    CHECK(pool.in_use() == 8);
-    char *first = held[0];
-    pool.release(first);
-    CHECK(pool.in_use() == 7);
-    CHECK(pool.acquire() == first);  // an idle block comes back before a new one is allocated
-    for (char *b : held) pool.release(b);
-    CHECK(pool.in_use() == 0);
-    CHECK(pool.idle() == 8);  // a burst's blocks stay for the next burst: no malloc on the submit path
-    pool.trim();              // the writer, once quiet: back to max_idle, the oldest freed
-    CHECK(pool.idle() == 4);
-    CHECK(pool.acquire() == held.back());
-    pool.release(held.back());
-    pool.trim();
-    CHECK(pool.idle() == 4);
-    pool.release(nullptr);
-    CHECK(pool.in_use() == 0);
-    // Last in, first out: the block returned last, the one likeliest still in cache, is reused first.
-    char *x = pool.acquire(), *y = pool.acquire();
-    pool.release(x);
-    pool.release(y);
-    CHECK(pool.acquire() == y);
-    CHECK(pool.acquire() == x);
-    pool.release(x);
-    pool.release(y);
-    CHECK(pool.in_use() == 0);
-
-    // Submit threads take, the writer returns: the count stays exact and never passes the cap.
-    std::atomic<size_t> held_now{0}, peak{0}, refused{0};
-    std::vector<std::thread> ts;
-    for (int t = 0; t < 4; ++t)
-        ts.emplace_back([&] {
-            for (int i = 0; i < 20000; ++i) {
-                char *b = pool.acquire();
-                if (!b) {
-                    refused.fetch_add(1);
-                    continue;
-                }
-                size_t now = held_now.fetch_add(1) + 1, seen = peak.load();
-                while (now > seen && !peak.compare_exchange_weak(seen, now)) {
-                }
-                held_now.fetch_sub(1);
-                pool.release(b);
-            }
-        });
-    for (auto &t : ts) t.join();
-    CHECK(pool.in_use() == 0);
-    CHECK(peak.load() <= 8);
-}
-
-TEST_CASE("model bundle: knows whether any split uses a script feature") {
-    test::TempDir dir;
-    std::string db = test::build_store(dir, 6000, 3);
-    auto bundle = ModelBundle::load_file(test::train_small_bundle(dir, db));
-    // Trained from sacct exports, which carry no scripts: no split can test a script feature.
-    CHECK_FALSE(bundle.uses_script_features());
-    int used = 0;
-    for (int f = 0; f < kNumFeatures; ++f) used += bundle.failure_model().uses_feature(f);
-    CHECK(used > 3);
-    CHECK(bundle.failure_model().uses_feature(F_un_streak) + bundle.failure_model().uses_feature(F_un_fail_rate) +
-              bundle.failure_model().uses_feature(F_un_recent_fail_rate) > 0);
-
-    // The same bundle with one split moved onto a script feature: now the plugin must scan on the spot.
-    std::ifstream in(test::train_small_bundle(dir, db));
-    nlohmann::json j = nlohmann::json::parse(in);
-    auto &tree = j["failure_model"]["learner"]["gradient_booster"]["model"]["trees"][0];
-    size_t split = 0;
-    while (tree["left_children"][split].get<int>() < 0) ++split;  // the first node that is a split
-    tree["split_indices"][split] = static_cast<int>(F_script_srun);
-    j.erase("reference_rows");  // the moved split changes scores; XGBoost's stored ones no longer apply
-    auto moved = ModelBundle::from_json(j, "moved.json");
-    CHECK(moved.failure_model().uses_feature(F_script_srun));
-    CHECK(moved.uses_script_features());
-}
-
 TEST_CASE("engine: no config means off; the job is untouched") {
     test::TempDir dir;
     EngineOptions o;
@@ -472,7 +354,7 @@ TEST_CASE("engine: reject mode refuses a job whose user+name history keeps faili
     // A first run of a new name is not rejected (min_history = 1).
     auto fresh = e.evaluate(request("never_seen_before"));
     CHECK_FALSE(fresh.reject);
-    CHECK(e.counters().rejected.load() == 1);
+    CHECK(e.counters().get(Counter::Rejected) == 1);
 }
 
 TEST_CASE("engine: a user the store knows only by name has their history from their first job on") {
@@ -599,7 +481,7 @@ TEST_CASE("engine: fail open on a corrupt model, keep the last good one on a bad
     CHECK_FALSE(out.new_comment);
     REQUIRE(out.token.size() == 16);
     CHECK(out.admin_comment_append.rfind("jfp:t=" + std::string(out.token.view()) + " jfp:s=", 0) == 0);
-    CHECK(fresh.counters().unscored.load() == 1);
+    CHECK(fresh.counters().get(Counter::Unscored) == 1);
 }
 
 TEST_CASE("engine: a bad config keeps the last good one; a missing store scores without history") {
@@ -667,7 +549,7 @@ TEST_CASE("engine: concurrent evaluation from many threads, no lock around scori
         });
     for (auto &t : threads) t.join();
     CHECK(annotated.load() == 4000);
-    CHECK(e.counters().scored.load() == 4000);
+    CHECK(e.counters().get(Counter::Scored) == 4000);
     auto lat = e.take_latency();  // every call was timed, none lost between threads
     CHECK(lat.count == 4000);
     CHECK(lat.p50_us > 0);
@@ -678,10 +560,10 @@ TEST_CASE("engine: the history follows jfp ingest's commits, and only them: incr
     Site site;
     site.config("mode = annotate\n");
     Engine e(site.options());
-    REQUIRE(e.counters().history_loads.load() == 1);
+    REQUIRE(e.counters().get(Counter::HistoryLoads) == 1);
     for (int i = 0; i < 3; ++i) e.poll();
-    CHECK(e.counters().history_loads.load() == 1);  // reading a WAL store changes its files, not its data
-    CHECK(e.counters().model_loads.load() == 1);
+    CHECK(e.counters().get(Counter::HistoryLoads) == 1);  // reading a WAL store changes its files, not its data
+    CHECK(e.counters().get(Counter::ModelLoads) == 1);
     size_t before = e.history_jobs();
     {
         HistoryStore store(site.store, HistoryStore::Access::ReadWrite);
@@ -689,19 +571,19 @@ TEST_CASE("engine: the history follows jfp ingest's commits, and only them: incr
                                  "777777|amy|x|2025-01-01T00:00:00|2025-01-01T00:00:01|2025-01-01T00:01:00|FAILED\n");
     }
     e.poll();
-    CHECK(e.counters().history_loads.load() == 1);  // a job that ended after all others: applied in place
-    CHECK(e.counters().history_updates.load() == 1);
+    CHECK(e.counters().get(Counter::HistoryLoads) == 1);  // a job that ended after all others: applied in place
+    CHECK(e.counters().get(Counter::HistoryUpdates) == 1);
     CHECK(e.history_jobs() == before + 1);
     e.poll();
-    CHECK(e.counters().history_updates.load() == 1);
+    CHECK(e.counters().get(Counter::HistoryUpdates) == 1);
     {
         HistoryStore store(site.store, HistoryStore::Access::ReadWrite);
         test::ingest_text(store, "JobIDRaw|User|JobName|Submit|Start|End|State\n"
                                  "777778|amy|x|2001-01-01T00:00:00|2001-01-01T00:00:01|2001-01-01T00:01:00|FAILED\n");
     }
     e.poll();  // one that ended before jobs already loaded: a full load, as a replay would order it first
-    CHECK(e.counters().history_loads.load() == 2);
-    CHECK(e.counters().history_updates.load() == 1);
+    CHECK(e.counters().get(Counter::HistoryLoads) == 2);
+    CHECK(e.counters().get(Counter::HistoryUpdates) == 1);
     CHECK(e.history_jobs() == before + 2);
 }
 
@@ -768,7 +650,7 @@ TEST_CASE("engine: a module the site's index does not have is told at submission
     CHECK(out.user_message.find("line 3: 'module load pyhton/3.11': this cluster has no module 'pyhton'; did you mean python?") !=
           std::string::npos);
     CHECK_FALSE(out.reject);
-    CHECK(e.counters().missing_modules.load() == 1);
+    CHECK(e.counters().get(Counter::MissingModules) == 1);
     r.script = "#!/bin/bash\nmodule load python/3.11\nsrun ./a.out\n";
     CHECK(e.evaluate(r).user_message.find("module") == std::string::npos);
     // The site installs pyhton (a new index): the same script passes, no restart.
@@ -790,7 +672,7 @@ TEST_CASE("engine: a store put back in place after a failed load is loaded whole
     Site site;
     site.config("mode = annotate\n");
     Engine e(site.options());
-    REQUIRE(e.counters().history_loads.load() == 1);
+    REQUIRE(e.counters().get(Counter::HistoryLoads) == 1);
     std::string copy = site.dir.file("copy.db");
     Db(site.store, SQLITE_OPEN_READONLY).exec(("VACUUM INTO '" + copy + "'").c_str());
     // As `rm store; sqlite3 copy "VACUUM INTO 'store'"` looks to a poll that lands in between: first
@@ -801,13 +683,13 @@ TEST_CASE("engine: a store put back in place after a failed load is loaded whole
     test::write_file(site.store, "");
     e.poll();
     CHECK(e.describe().find("no jobs table") != std::string::npos);
-    CHECK(e.counters().history_loads.load() == 1);
+    CHECK(e.counters().get(Counter::HistoryLoads) == 1);
     Db(copy, SQLITE_OPEN_READONLY).exec(("VACUUM INTO '" + site.store + "'").c_str());
     e.poll();
     // Its change numbers equal the history held, which came from the deleted file: an in-place update
     // would apply nothing and never say so; a whole load does, and clears the error.
-    CHECK(e.counters().history_loads.load() == 2);
-    CHECK(e.counters().history_updates.load() == 0);
+    CHECK(e.counters().get(Counter::HistoryLoads) == 2);
+    CHECK(e.counters().get(Counter::HistoryUpdates) == 0);
     CHECK(e.describe().find("no jobs table") == std::string::npos);
 }
 
@@ -844,37 +726,6 @@ TEST_CASE("engine: a feature log moved by jfp.conf closes the old writer once no
             return false;  // the writer may not have created its table yet
         }
     }));
-}
-
-TEST_CASE("latency histogram: buckets within 25%, quantiles of what was recorded since the last take") {
-    for (uint64_t ns : {1ull, 3ull, 4ull, 5ull, 999ull, 1000ull, 1024ull, 20000ull, 123456789ull}) {
-        int b = LatencyHistogram::bucket(ns);
-        INFO(ns);
-        CHECK(LatencyHistogram::upper_bound_ns(b) > static_cast<double>(ns));
-        CHECK(LatencyHistogram::upper_bound_ns(b) <= static_cast<double>(ns) * 1.25 + 1);
-        if (b > 0) CHECK(LatencyHistogram::upper_bound_ns(b - 1) <= static_cast<double>(ns));
-    }
-    LatencyHistogram h;
-    for (int i = 0; i < 98; ++i) h.record(20000);  // 20 us
-    h.record(500000);                               // 500 us
-    h.record(900000);                               // 900 us
-    auto s = h.take();
-    CHECK(s.count == 100);
-    CHECK(s.p50_us >= 20.0);
-    CHECK(s.p50_us < 25.0);
-    CHECK(s.p99_us >= 500.0);
-    CHECK(s.p99_us < 625.0);
-    CHECK(s.max_us == Approx(900.0));
-    auto again = h.take();
-    CHECK(again.count == 0);
-    h.record(1000);
-    CHECK(h.take().count == 1);
-    // One submission of 89 us: its bucket's upper edge is 98.3 us, but no percentile exceeds the maximum.
-    h.record(89000);
-    auto one = h.take();
-    CHECK(one.max_us == Approx(89.0));
-    CHECK(one.p50_us == Approx(89.0));
-    CHECK(one.p99_us == Approx(89.0));
 }
 
 TEST_CASE("engine: a change to a file slurm.conf includes reloads the partition defaults, as one to slurm.conf does") {

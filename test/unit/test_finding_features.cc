@@ -14,7 +14,7 @@
 #include "engine_site.h"
 #include "model/files/sqlite_util.h"
 #include "model/policy/policy.h"
-#include "model/runtime/job_record_view.h"
+#include "model/request/job_record_view.h"
 #include "model/jobs/outcome.h"
 #include "model/scoring/feature_log.h"
 #include "model/scoring/feature_sweep.h"

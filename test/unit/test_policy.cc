@@ -7,7 +7,7 @@
 #include "test_support.h"
 #include "model/jobs/cluster_defaults.h"
 #include "model/policy/policy.h"
-#include "model/runtime/submit_request.h"
+#include "model/request/submit_request.h"
 #include "model/util/time_util.h"
 
 using namespace jfp;

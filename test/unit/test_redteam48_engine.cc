@@ -8,8 +8,8 @@
 #include "catch.h"
 #include "engine_site.h"
 #include "model/history/name_identity.h"
-#include "model/runtime/request_caps.h"
-#include "model/runtime/update_rpc.h"
+#include "model/request/request_caps.h"
+#include "model/request/update_rpc.h"
 #include "model/util/log.h"
 
 using namespace jfp;

@@ -12,7 +12,7 @@
 #include "model/archive/script_archive_writer.h"
 #include "model/policy/config.h"
 #include "model/runtime/engine.h"
-#include "model/runtime/request_caps.h"
+#include "model/request/request_caps.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"
 #include "test_support.h"

@@ -14,7 +14,7 @@
 
 #include "catch.h"
 #include "engine_site.h"
-#include "model/runtime/request_caps.h"
+#include "model/request/request_caps.h"
 #include "model/util/log.h"
 
 using namespace jfp;

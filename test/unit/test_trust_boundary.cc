@@ -6,8 +6,8 @@
 
 #include "catch.h"
 #include "model/accounting/slurm_json.h"
-#include "model/runtime/job_record_view.h"
-#include "model/runtime/request_caps.h"
+#include "model/request/job_record_view.h"
+#include "model/request/request_caps.h"
 #include "model/scoring/features.h"
 #include "model/util/text.h"
 #include "model/util/utf8_repair.h"

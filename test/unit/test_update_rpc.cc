@@ -1,5 +1,5 @@
 // One update RPC reaching many job records: what it says is prepared once, and a record judged on the same
-// inputs as the last one shares its judgement (model/runtime/update_rpc.h). The cache must never change an
+// inputs as the last one shares its judgement (model/request/update_rpc.h). The cache must never change an
 // outcome, and never serve one descriptor's content for another's at the same address.
 #include <time.h>
 
@@ -14,7 +14,7 @@
 #include "catch.h"
 #include "engine_site.h"
 #include "model/runtime/metrics_file.h"
-#include "model/runtime/update_rpc.h"
+#include "model/request/update_rpc.h"
 
 using namespace jfp;
 using jfp::test::request;

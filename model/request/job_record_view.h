@@ -9,7 +9,7 @@
 #include <string>
 #include <string_view>
 
-#include "model/runtime/submit_request.h"
+#include "model/request/submit_request.h"
 #include "model/scoring/features.h"
 
 namespace jfp {

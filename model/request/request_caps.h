@@ -14,7 +14,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/runtime/submit_request.h"
+#include "model/request/submit_request.h"
 
 namespace jfp {
 

@@ -1,4 +1,4 @@
-#include "model/runtime/request_caps.h"
+#include "model/request/request_caps.h"
 
 #include <algorithm>
 #include <cstring>

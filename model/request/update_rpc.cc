@@ -1,9 +1,9 @@
-#include "model/runtime/update_rpc.h"
+#include "model/request/update_rpc.h"
 
 #include <cstring>
 
 #include "model/policy/policy.h"
-#include "model/runtime/request_caps.h"
+#include "model/request/request_caps.h"
 
 namespace jfp {
 

@@ -1,4 +1,4 @@
-#include "model/runtime/submit_request.h"
+#include "model/request/submit_request.h"
 
 #include <cmath>
 

@@ -12,9 +12,9 @@
 #include <string>
 #include <vector>
 
-#include "model/runtime/job_record_view.h"
-#include "model/runtime/judged_request.h"
-#include "model/runtime/submit_request.h"
+#include "model/request/job_record_view.h"
+#include "model/request/judged_request.h"
+#include "model/request/submit_request.h"
 
 namespace jfp {
 

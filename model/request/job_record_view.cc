@@ -1,4 +1,4 @@
-#include "model/runtime/job_record_view.h"
+#include "model/request/job_record_view.h"
 
 #include <charconv>
 #include <cmath>

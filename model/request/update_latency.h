@@ -10,7 +10,7 @@
 #include <atomic>
 #include <cstdint>
 
-#include "model/runtime/update_rpc.h"
+#include "model/request/update_rpc.h"
 #include "model/util/latency_histogram.h"
 
 namespace jfp {
