@@ -21,7 +21,7 @@ constexpr size_t kMaxJoinedLines = 64;
 
 // Whether users could have typed the delimiter into their text before the export was made: anything but a
 // string holding 16 hex digits or more (64 random bits, as the recipe in the refusal makes: one per export).
-// '||' or ';;' is as typable as '|' (issue 48's red team forged rows with '||').
+// '||' or ';;' is as typable as '|' (rows were forged with '||').
 bool typable_delimiter(std::string_view d) {
     size_t hex = 0;
     for (char c : d) hex += (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');

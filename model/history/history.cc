@@ -88,10 +88,10 @@ void HistoryStats::add(const JobRecord &j, uint32_t key) {
     }
     ++run_jobs;
     // The yardstick a completion is weighed against: each failure sets it to the larger of its own cost and
-    // kYardstickKeep of the yardstick before it. One instant failure no longer resets it to a second (issue
-    // 48's red team laundered ten failed 16-core hours with one instant failure and three instant completions
-    // when it was the latest failure's cost); several cheap failures in a row do, as they should. Kept 0.5 or
-    // fading with completions too cost CEA-Curie 0.010-0.018 PR-AUC; 0.1 holds the traces (docs/model.md).
+    // kYardstickKeep of the yardstick before it, so that one instant failure cannot reset it (with the latest
+    // failure's cost alone, one instant failure and three instant completions laundered ten failed 16-core
+    // hours); several cheap failures in a row do, as they should. 0.5, or fading with completions too, cost
+    // CEA-Curie 0.010-0.018 PR-AUC; 0.1 holds the traces (docs/model.md).
     if (failed) {
         ++run_fails;
         const double used = used_core_seconds(j);

@@ -101,7 +101,7 @@ NameIdentity name_identity_icu(std::string_view raw) {
     icu::UnicodeString folded = icu.nfkc_cf->normalize(u, e);
     if (U_FAILURE(e)) folded = u;
     // Decomposed, so that accents and other combining marks stand alone: a mark stacked on a letter ("doomed"
-    // with U+0301 on its e) does not make another name (issue 48's red team).
+    // with U+0301 on its e) does not make another name.
     e = U_ZERO_ERROR;
     icu::UnicodeString decomposed = icu.nfd->normalize(folded, e);
     if (U_SUCCESS(e)) folded = decomposed;

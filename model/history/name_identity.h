@@ -1,5 +1,5 @@
 // What identifies a job name across the ways a user can write it: the history is keyed by this, not by the
-// name's bytes (issue 48). Unicode's own rules, from ICU: compatibility folding with case folding
+// name's bytes. Unicode's own rules, from ICU: compatibility folding with case folding
 // (NFKC_Casefold, which also drops default-ignorable characters: zero-width and bidirectional controls),
 // decomposed (NFD) with its nonspacing marks dropped (accents, stacked marks), no white space or other
 // controls, then the confusable skeleton of Unicode TR39 (ICU's spoof checker), so

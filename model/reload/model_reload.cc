@@ -34,7 +34,7 @@ std::string threshold_note(const ModelBundle &b) {
     bool reached = false;
     try {
         p = c->value("precision", -1.0);
-        lower = c->value("precision_lower_bound", -1.0);  // absent before jfp 0.4: the point estimate only
+        lower = c->value("precision_lower_bound", -1.0);  // absent from older bundles: the point estimate only
         confidence = c->value("confidence", 0.0);
         r = c->value("recall", -1.0);
         reached = c->value("target_reached", false);
