@@ -23,7 +23,7 @@
 #include <string>
 #include <vector>
 
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/snapshot/history_snapshot.h"
 #include "model/history/history_store.h"
 #include "model/snapshot/snapshot_file.h"

@@ -11,7 +11,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/accounting/sacct_layout.h"
+#include "model/sacct/sacct_layout.h"
 #include "model/util/time_util.h"
 #include "model/util/utf8_repair.h"
 

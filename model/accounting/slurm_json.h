@@ -13,6 +13,8 @@
 #include <utility>
 #include <vector>
 
+#include "model/sacct/job_user_text.h"
+
 namespace jfp {
 
 struct SlurmJsonError : std::runtime_error {
@@ -31,14 +33,7 @@ void read_slurm_json_jobs(std::FILE *in, const std::string &source, const std::v
 void read_slurm_json_jobs_text(const std::string &text, const std::string &source, const std::vector<std::string> &keys,
                                const std::function<void(SlurmJsonJob &&)> &on_job);
 
-// What a job's user wrote, by JobIDRaw, from sacct --json: the name, and the submit line where the
-// release prints one (23.02+; absent on 22.05).
-struct JobUserText {
-    std::string name;
-    bool has_submit_line = false;
-    std::string submit_line;
-};
-using JobUserTextById = std::unordered_map<std::string, JobUserText>;
+// What a job's user wrote, by JobIDRaw, from sacct --json.
 JobUserTextById read_sacct_json_user_text(std::FILE *in, const std::string &source);
 JobUserTextById sacct_json_user_text(const std::string &text, const std::string &source);
 

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/jobs/job_record.h"
 
 namespace jfp {

@@ -11,7 +11,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/history/job_cursor.h"
 #include "model/jobs/job_record.h"
 #include "model/files/sqlite_util.h"

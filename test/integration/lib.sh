@@ -20,7 +20,7 @@ else
     PLUGIN_SO="$JFP_BUILDDIR/plugin/.libs/job_submit_jfp.so"
     PLUGIN_DIR="$JFP_BUILDDIR/plugin/.libs"
 fi
-# What docs/admin-guide.md recommends exporting (recommended_sacct_format() in model/accounting/sacct_reader.cc).
+# What docs/admin-guide.md recommends exporting (recommended_sacct_format() in model/sacct/sacct_reader.cc).
 SACCT_FORMAT=JobIDRaw,JobID,Cluster,User,UID,Account,Partition,QOS,AdminComment,Submit,Start,End,ElapsedRaw,State,ExitCode,JobName,ReqCPUS,ReqNodes,ReqMem,ReqTRES,Timelimit,MaxRSS,SubmitLine
 
 # Every test cluster's slurmdbd and slurmctld run as an unprivileged SlurmUser, as Debian runs Slurm (its

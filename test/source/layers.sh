@@ -5,7 +5,7 @@
 #   tools/cli/ > tools/commands/, tools/operations/ > tools/options/ > tools/train/, tools/check/ > tools/evaluate/, may include model/
 #     and the tools/ folders below them
 #     tools/ingest/ > tools/terminal/
-#   model/runtime/ > reload/ > request/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/, script/ > jobs/ > util/, files/
+#   model/runtime/ > reload/ > request/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/ > sacct/, script/ > jobs/ > util/, files/
 # A folder may include itself. <slurm/...> only in plugin/, test/plugin/ and bench/hotpath.cc.
 set -euo pipefail
 : "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
@@ -14,9 +14,9 @@ cd "$JFP_SRCDIR"
 # rank FOLDER: its layer (higher may include lower); empty for a folder outside the architecture.
 rank() {
     case "$1" in
-        model/util|model/files) echo 1 ;; model/jobs) echo 2 ;; model/accounting|model/script) echo 3 ;;
-        model/history|model/archive) echo 4 ;; model/scoring|model/snapshot) echo 5 ;; model/policy) echo 6 ;;
-        model/request) echo 7 ;; model/reload) echo 8 ;; model/runtime) echo 9 ;;
+        model/util|model/files) echo 1 ;; model/jobs) echo 2 ;; model/sacct|model/script) echo 3 ;; model/accounting) echo 4 ;;
+        model/history|model/archive) echo 5 ;; model/scoring|model/snapshot) echo 6 ;; model/policy) echo 7 ;;
+        model/request) echo 8 ;; model/reload) echo 9 ;; model/runtime) echo 10 ;;
         tools/terminal) echo 11 ;; tools/evaluate|tools/ingest) echo 12 ;; tools/train|tools/check) echo 13 ;;
         tools/options) echo 14 ;; tools/commands|tools/operations) echo 15 ;; tools/cli) echo 16 ;;
         plugin) echo 20 ;;

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "catch.h"
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/history/history_store.h"
 #include "model/util/time_util.h"
 #include "test_support.h"

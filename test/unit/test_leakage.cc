@@ -6,7 +6,7 @@
 #include <map>
 
 #include "catch.h"
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"
 #include "test_support.h"

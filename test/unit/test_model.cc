@@ -8,7 +8,7 @@
 #include <nlohmann/json.hpp>
 
 #include "catch.h"
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/scoring/model_bundle.h"
 #include "model/scoring/rules.h"

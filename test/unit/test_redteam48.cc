@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "catch.h"
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/history/history.h"
 #include "model/history/name_identity.h"
 #include "model/jobs/slurm_text.h"

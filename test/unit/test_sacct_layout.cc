@@ -6,8 +6,8 @@
 #include <vector>
 
 #include "catch.h"
-#include "model/accounting/sacct_layout.h"
-#include "model/accounting/sacct_row.h"
+#include "model/sacct/sacct_layout.h"
+#include "model/sacct/sacct_row.h"
 #include "model/util/text.h"
 
 using namespace jfp;

@@ -7,7 +7,7 @@
 #include <vector>
 
 #include "catch.h"
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/util/time_util.h"
 
 using namespace jfp;

@@ -9,7 +9,7 @@
 
 #include "catch.h"
 #include "model/accounting/sacct_json.h"
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/accounting/slurm_json.h"
 
 using namespace jfp;

@@ -12,7 +12,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/history/history_store.h"
 #include "model/scoring/features.h"
 #include "tools/ingest/synth.h"

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "model/accounting/sacct_json.h"
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/accounting/swf_reader.h"
 #include "model/history/history_store.h"
 #include "model/util/text.h"

@@ -7,7 +7,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "model/accounting/sacct_reader.h"
+#include "model/sacct/sacct_reader.h"
 #include "model/history/history_store.h"
 #include "model/jobs/outcome.h"
 #include "model/util/time_util.h"

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <vector>
 
-#include "model/accounting/sacct_layout.h"
+#include "model/sacct/sacct_layout.h"
 #include "model/jobs/job_record.h"
 
 namespace jfp {

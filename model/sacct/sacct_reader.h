@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "model/accounting/sacct_layout.h"  // SacctFormatError, recommended_sacct_format
-#include "model/accounting/slurm_json.h"
+#include "model/sacct/sacct_layout.h"  // SacctFormatError, recommended_sacct_format
+#include "model/sacct/job_user_text.h"
 #include "model/jobs/job_record.h"
 
 namespace jfp {

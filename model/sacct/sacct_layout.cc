@@ -1,4 +1,4 @@
-#include "model/accounting/sacct_layout.h"
+#include "model/sacct/sacct_layout.h"
 
 #include <algorithm>
 

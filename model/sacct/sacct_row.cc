@@ -1,4 +1,4 @@
-#include "model/accounting/sacct_row.h"
+#include "model/sacct/sacct_row.h"
 
 #include "model/jobs/slurm_text.h"
 #include "model/util/text.h"
