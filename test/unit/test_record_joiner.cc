@@ -3,6 +3,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bar_fields.h"
 #include "catch.h"
 #include "model/sacct/record_joiner.h"
 #include "model/util/text.h"
@@ -16,17 +17,12 @@ struct Seen {
     uint64_t first, last;
 };
 
-std::vector<std::string_view> split(std::string_view s) {
-    std::vector<std::string_view> out;
-    split_into(s, '|', out);
-    return out;
-}
 
 }  // namespace
 
 TEST_CASE("id-led joiner: a name holding a newline and a whole forged record stays one record") {
     SacctLayout layout;
-    layout.set(split("JobIDRaw|User|JobName|Submit|State"), "t");
+    layout.set(test::bar_fields("JobIDRaw|User|JobName|Submit|State"), "t");
     const std::string delim = "|";
     std::vector<Seen> seen;
     IdLedJoiner j(delim, [&](std::string_view t, uint64_t a, uint64_t b, bool final) {
@@ -58,7 +54,7 @@ TEST_CASE("id-led joiner: a name holding a newline and a whole forged record sta
 
 TEST_CASE("id-led joiner: a record short of fields takes at most kMaxJoinedLines lines") {
     SacctLayout layout;
-    layout.set(split("JobIDRaw|User|JobName|Submit|State"), "t");
+    layout.set(test::bar_fields("JobIDRaw|User|JobName|Submit|State"), "t");
     const std::string delim = "|";
     std::vector<Seen> seen;
     IdLedJoiner j(delim, [&](std::string_view t, uint64_t a, uint64_t b, bool) {
@@ -78,7 +74,7 @@ TEST_CASE("id-led joiner: a record short of fields takes at most kMaxJoinedLines
 
 TEST_CASE("short-line joiner: a line short of fields joins the next until the record is whole and valid") {
     SacctLayout layout;
-    layout.set(split("User|JobName|JobIDRaw|Submit|State"), "t");  // the id is not first
+    layout.set(test::bar_fields("User|JobName|JobIDRaw|Submit|State"), "t");  // the id is not first
     const std::string delim = "|";
     std::vector<Seen> seen;
     ShortLineJoiner j(delim, [&](std::string_view t, uint64_t a, uint64_t b, bool final) {

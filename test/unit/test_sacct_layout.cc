@@ -5,6 +5,7 @@
 #include <string_view>
 #include <vector>
 
+#include "bar_fields.h"
 #include "catch.h"
 #include "model/sacct/sacct_layout.h"
 #include "model/sacct/sacct_row.h"
@@ -14,11 +15,6 @@ using namespace jfp;
 
 namespace {
 
-std::vector<std::string_view> split(std::string_view s) {
-    std::vector<std::string_view> out;
-    split_into(s, '|', out);
-    return out;
-}
 
 const char *kNames = "JobIDRaw|JobID|User|UID|State|Submit|End|ReqCPUS|ReqMem|JobName|Bogus|jobname|MaxRSS";
 
@@ -26,7 +22,7 @@ const char *kNames = "JobIDRaw|JobID|User|UID|State|Submit|End|ReqCPUS|ReqMem|Jo
 
 TEST_CASE("sacct layout: positions, free text, ignored and missing columns") {
     SacctLayout layout;
-    layout.set(split(kNames), "x.txt");
+    layout.set(test::bar_fields(kNames), "x.txt");
     CHECK(layout.width() == 13);
     CHECK(layout.at(SacctCol::JobIDRaw) == 0);
     CHECK(layout.at(SacctCol::JobName) == 9);  // the first of a repeated column
@@ -41,7 +37,7 @@ TEST_CASE("sacct layout: positions, free text, ignored and missing columns") {
     CHECK(std::find(missing.begin(), missing.end(), "Timelimit") != missing.end());
 
     // A second header replaces the first wholly.
-    layout.set(split("JobID|User|Submit|State"), "y.txt");
+    layout.set(test::bar_fields("JobID|User|Submit|State"), "y.txt");
     CHECK(layout.width() == 4);
     CHECK_FALSE(layout.has(SacctCol::JobName));
     CHECK(layout.free_text_positions().empty());
@@ -51,7 +47,7 @@ TEST_CASE("sacct layout: positions, free text, ignored and missing columns") {
 TEST_CASE("sacct layout: a header needs an id, a user, Submit and State; the error says how to re-export") {
     SacctLayout layout;
     try {
-        layout.set(split("JobID|User|State|End"), "old.txt");
+        layout.set(test::bar_fields("JobID|User|State|End"), "old.txt");
         FAIL("a header without Submit was taken");
     } catch (const SacctFormatError &e) {
         std::string m = e.what();
@@ -59,15 +55,15 @@ TEST_CASE("sacct layout: a header needs an id, a user, Submit and State; the err
         CHECK(m.find("no Submit column") != std::string::npos);
         CHECK(m.find(recommended_sacct_format()) != std::string::npos);
     }
-    CHECK(SacctLayout::looks_like_header(split("JobID|NodeList|State")));  // sacct fields jfp does not use
-    CHECK_FALSE(SacctLayout::looks_like_header(split("123|alice|COMPLETED")));
-    CHECK_FALSE(SacctLayout::looks_like_header(split("JobID")));
+    CHECK(SacctLayout::looks_like_header(test::bar_fields("JobID|NodeList|State")));  // sacct fields jfp does not use
+    CHECK_FALSE(SacctLayout::looks_like_header(test::bar_fields("123|alice|COMPLETED")));
+    CHECK_FALSE(SacctLayout::looks_like_header(test::bar_fields("JobID")));
 }
 
 TEST_CASE("sacct layout: validate names the first field that does not parse") {
     SacctLayout layout;
-    layout.set(split(kNames), "x.txt");
-    auto ok = split("7|7|bob|1001|FAILED|2024-01-01T00:00:00|2024-01-01T00:05:00|2|4G|a|x|y|1.5G");
+    layout.set(test::bar_fields(kNames), "x.txt");
+    auto ok = test::bar_fields("7|7|bob|1001|FAILED|2024-01-01T00:00:00|2024-01-01T00:05:00|2|4G|a|x|y|1.5G");
     CHECK(layout.validate(ok).empty());
     struct Case {
         size_t field;
@@ -90,9 +86,9 @@ TEST_CASE("sacct layout: validate names the first field that does not parse") {
 
 TEST_CASE("sacct row: a job row, a batch step, a step, and a job without a user") {
     SacctLayout layout;
-    layout.set(split(kNames), "x.txt");
+    layout.set(test::bar_fields(kNames), "x.txt");
     auto job = read_sacct_row(
-        layout, split("7|7_3| bob |1001|FAILED|2024-01-01T00:00:00|2024-01-01T00:05:00|2|4G|sim|x|y|"), "north");
+        layout, test::bar_fields("7|7_3| bob |1001|FAILED|2024-01-01T00:00:00|2024-01-01T00:05:00|2|4G|sim|x|y|"), "north");
     REQUIRE(job.kind == SacctRow::Kind::Job);
     CHECK(job.job.cluster == "north");
     CHECK(job.job.job_key == "7");
@@ -104,17 +100,17 @@ TEST_CASE("sacct row: a job row, a batch step, a step, and a job without a user"
     CHECK(job.job.name == "sim");
 
     auto batch = read_sacct_row(
-        layout, split("7.batch|7.batch||||2024-01-01T00:00:00|2024-01-01T00:05:00||||||900M"), "north");
+        layout, test::bar_fields("7.batch|7.batch||||2024-01-01T00:00:00|2024-01-01T00:05:00||||||900M"), "north");
     REQUIRE(batch.kind == SacctRow::Kind::Step);
     CHECK(batch.batch_step);
     CHECK(batch.step.job_key == "7");
     CHECK(batch.step.max_rss_mb == 900);
-    auto step0 = read_sacct_row(layout, split("7.0|7.0||||2024-01-01T00:00:00|2024-01-01T00:05:00|||||||"), "n");
+    auto step0 = read_sacct_row(layout, test::bar_fields("7.0|7.0||||2024-01-01T00:00:00|2024-01-01T00:05:00|||||||"), "n");
     REQUIRE(step0.kind == SacctRow::Kind::Step);
     CHECK_FALSE(step0.batch_step);
 
     auto nobody = read_sacct_row(
-        layout, split("8|8|||COMPLETED|2024-01-01T00:00:00|2024-01-01T00:05:00|1|1G||||"), "north");
+        layout, test::bar_fields("8|8|||COMPLETED|2024-01-01T00:00:00|2024-01-01T00:05:00|1|1G||||"), "north");
     CHECK(nobody.kind == SacctRow::Kind::Bad);
     CHECK(nobody.problem == "empty User on a job row");
 }
