@@ -38,6 +38,8 @@
 #include "model/reload/state_loader.h"
 #include "model/reload/user_names.h"
 #include "model/runtime/engine_counters.h"
+#include "model/runtime/engine_report.h"
+#include "model/runtime/judgement.h"
 #include "model/request/job_record_view.h"
 #include "model/request/judged_request.h"
 #include "model/request/submit_request.h"
@@ -130,18 +132,7 @@ private:
     std::shared_ptr<const State> state() const { return std::atomic_load(&state_); }
     std::shared_lock<std::shared_mutex> read_history(const State &st) const { return history_lock_.read(st); }
     std::string user_name(const State &st, uint32_t uid);
-    // One way the job may run (a partition of its list), scored and decided.
     using Candidate = JudgedRequest;
-    // Scores req in each partition it may run in and keeps the strictest decision in best (a list of one
-    // is the usual case). facts: an update's array and script features, from the job's AdminComment;
-    // findings: the script's finding counts, the model's features (the evidence's, or the facts').
-    // entries: req.partition's entries to judge (partitions_to_judge), when the caller has them already.
-    void judge(const State &st, const SubmitRequest &req, const std::string &user, bool privileged,
-               std::string_view comment, ScriptScan scan, const SubmissionFacts *facts, const FindingCounts &findings,
-               Candidate &best, const std::vector<std::string> *entries = nullptr);
-    // Of a partition list, the entries a judgement scores: every partition jfp knows (slurm.conf, the history,
-    // jfp.conf), and the first it does not (all unknown ones score alike).
-    static std::vector<std::string> partitions_to_judge(const State &st, std::string_view list);
     // What a judgement is for: a submission (its token issued, its row logged with the script scan it
     // deferred, the script's certain findings in its annotation) or an update (the job keeps its token; its
     // row is replaced only when it has one).
@@ -159,7 +150,7 @@ private:
     // A new join token in out, with the submission's facts (array size, script features) after it.
     void issue_token(const JobRequest &r, const FeatureVector &x, SubmitOutcome &out, size_t more);
     void kick() { thread_.kick(); }  // wake the background thread now (no lock: the submit path calls it)
-    void log_stats(bool final);
+    void log_stats(bool final) { reporter_.log_stats(final, state()->config.stats_interval_seconds); }
 
     EngineOptions opt_;
     std::shared_ptr<const State> state_;
@@ -176,16 +167,12 @@ private:
     StateLoader loader_;
     UserNames user_names_;
 
-    std::chrono::steady_clock::time_point metrics_last_{};  // background thread only
-    std::string metrics_error_said_;
+    EngineReporter reporter_{{counters_, submit_latency_, update_latency_}};  // background thread only
 
     NameIdentityCache names_;  // job names' identities, shared by every thread's judgements
 
     RateLimitedLog unscored_log_{60}, fault_log_{60};
 
-    std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-    std::chrono::steady_clock::time_point stats_last_{};  // background thread only
-    CounterValues stats_prev_{};  // the counters at the last stats line
     PeriodicThread thread_;
 };
 

@@ -100,12 +100,13 @@ SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const st
             }
             entries = &memo.entries;
         }
+        const JudgeContext ctx{user, priv, comment, ScriptScan::Now, &*facts, facts->findings};
         if (rpc.memo.remember(in, st, generation)) {
-            judge(*st, rpc.memo.request(), user, priv, comment, ScriptScan::Now, &*facts, facts->findings, *c, entries);
+            judge_request(*st, names_, rpc.memo.request(), ctx, *c, entries);
             rpc.memo.confirm();
         } else {
             c = &fresh;
-            judge(*st, after, user, priv, comment, ScriptScan::Now, &*facts, facts->findings, *c, entries);
+            judge_request(*st, names_, after, ctx, *c, entries);
         }
     }
     out.token = token;  // the job keeps its token; its feature-log row is replaced

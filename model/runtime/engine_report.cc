@@ -1,10 +1,11 @@
-// What the engine says about itself on the background thread: the stats line in slurmctld's log and the
-// metrics file.
+#include "model/runtime/engine_report.h"
+
 #include <cinttypes>
 #include <cstdio>
+#include <ctime>
 
-#include "model/runtime/engine.h"
 #include "model/runtime/metrics_file.h"
+#include "model/util/log.h"
 #include "model/util/text.h"
 #include "model/util/time_util.h"
 
@@ -12,20 +13,19 @@ namespace jfp {
 
 // One line every stats_interval with what job_submit cost inside slurmctld and what it decided, for the
 // interval just past; nothing when no job came.
-void Engine::log_stats(bool final) {
-    double interval = state()->config.stats_interval_seconds;
+void EngineReporter::log_stats(bool final, double interval) {
     if (interval <= 0) return;
     auto now = std::chrono::steady_clock::now();
     if (stats_last_.time_since_epoch().count() == 0) stats_last_ = started_;
     double elapsed = std::chrono::duration<double>(now - stats_last_).count();
     if (!final && elapsed < interval) return;
     stats_last_ = now;
-    LatencyHistogram::Summary s = submit_latency_.take();
-    const CounterValues cur = counters_.values();
+    LatencyHistogram::Summary s = src_.submit.take();
+    const CounterValues cur = src_.counters.values();
     const CounterValues prev = stats_prev_;
     stats_prev_ = cur;
     auto delta = [&](Counter c) { return cur[static_cast<size_t>(c)] - prev[static_cast<size_t>(c)]; };
-    LatencyHistogram::Summary rpc = update_latency_.per_rpc.take(), rec = update_latency_.per_record.take();
+    LatencyHistogram::Summary rpc = src_.update.per_rpc.take(), rec = src_.update.per_record.take();
     if (s.count == 0 && rec.count == 0 && rpc.count == 0) return;
     char line[400];
     std::snprintf(line, sizeof line, "stats: %" PRIu64 " submissions in the last %.0f s%s; ", s.count, elapsed,
@@ -58,8 +58,9 @@ void Engine::log_stats(bool final) {
 
 // Every metrics_interval, the counters in Prometheus' text format (metrics_file.h): cheap atomics and one small
 // file, on the background thread.
-void Engine::write_metrics(bool now) {
-    auto st = state();
+void EngineReporter::write_metrics(bool now, const PublishedState &state, const HistoryLock &history, const UserWriteBudget &budget,
+                                   const std::string &cluster) {
+    const PublishedState *st = &state;
     const Config &cfg = st->config;
     if (cfg.metrics_file.empty()) return;
     auto t = std::chrono::steady_clock::now();
@@ -68,7 +69,7 @@ void Engine::write_metrics(bool now) {
         return;
     metrics_last_ = t;
     MetricsSnapshot m;
-    m.cluster = opt_.cluster_name;
+    m.cluster = cluster;
     m.mode = st->config_present ? mode_name(cfg.mode) : "off";
     const int64_t epoch = static_cast<int64_t>(::time(nullptr));
     const int64_t local_offset = naive_local_now() - epoch;  // naive-local minus epoch, now
@@ -82,26 +83,26 @@ void Engine::write_metrics(bool now) {
             if (auto c = parse_sacct_time(created->get<std::string>().substr(0, 19))) m.model_created_epoch = *c;
     }
     {
-        auto lock = read_history(*st);
+        auto lock = history.read(*st);
         if (st->history) {
             m.history_jobs = st->history->jobs;
             if (st->history->latest_end > 0) m.history_latest_end_epoch = st->history->latest_end - local_offset;
         }
     }
-    m.counts = counters_.values();
+    m.counts = src_.counters.values();
     if (st->writers.feature_log) m.feature_log_dropped = st->writers.feature_log->dropped();
-    ScriptArchiveCounters a = script_archive_counters();
+    const ScriptArchiveCounters a = st->writers.script_archive ? st->writers.script_archive->counters() : ScriptArchiveCounters{};
     m.archive_archived = a.archived;
     m.archive_dropped = a.dropped;
     m.archive_failed = a.failed;
-    m.budget_refused_feature_log = loader_.writers().budget().refused(UserWriteBudget::File::FeatureLog);
-    m.budget_refused_archive = loader_.writers().budget().refused(UserWriteBudget::File::ScriptArchive);
-    m.users_over_budget = loader_.writers().budget().users_over();
+    m.budget_refused_feature_log = budget.refused(UserWriteBudget::File::FeatureLog);
+    m.budget_refused_archive = budget.refused(UserWriteBudget::File::ScriptArchive);
+    m.users_over_budget = budget.users_over();
     for (int b = 0; b < LatencyHistogram::kBuckets; ++b) {
         const auto i = static_cast<size_t>(b);
-        m.latency[i] = submit_latency_.cumulative(b);
-        m.update_rpc_latency[i] = update_latency_.per_rpc.cumulative(b);
-        m.update_record_latency[i] = update_latency_.per_record.cumulative(b);
+        m.latency[i] = src_.submit.cumulative(b);
+        m.update_rpc_latency[i] = src_.update.per_rpc.cumulative(b);
+        m.update_record_latency[i] = src_.update.per_record.cumulative(b);
     }
     m.written_epoch = epoch;
     m.interval_seconds = cfg.metrics_interval_seconds;
