@@ -17,7 +17,7 @@ struct IngestArgs : IngestOptions {
 
 }  // namespace
 
-void add_ingest_command(CLI::App &app) {
+void add_ingest_command(Command &app) {
     auto a = std::make_shared<IngestArgs>();
     auto *c = app.add_subcommand("ingest", "Read sacct exports (files or - for stdin) into the history store");
     c->add_option("--db", a->db, "history store (SQLite file; created when missing)");
@@ -37,7 +37,7 @@ void add_ingest_command(CLI::App &app) {
     c->add_flag("--from-sacct", a->from_sacct,
                 "run sacct from the store's latest end time (minus --overlap) and ingest its output");
     c->add_flag("--follow", a->follow, "like --from-sacct, again every --interval seconds, until stopped");
-    c->add_option("--interval", a->interval, "seconds between --follow runs")->capture_default_str()->check(CLI::Range(1.0, 86400.0));
+    c->add_option("--interval", a->interval, "seconds between --follow runs")->capture_default_str()->range(1.0, 86400.0);
     c->add_option("--overlap", a->overlap, "seconds before the latest end time to start sacct from")->capture_default_str();
     c->add_option("--sacct", a->sacct, "the sacct command")->capture_default_str();
     c->add_flag("!--no-queue", a->queue,
@@ -49,7 +49,7 @@ void add_ingest_command(CLI::App &app) {
                 "replays the store (half a minute at 10M jobs)");
     c->add_option("--snapshot-interval", a->snapshot_interval, "with --follow: seconds between snapshot refreshes")
         ->capture_default_str()
-        ->check(CLI::Range(0.0, 86400.0));
+        ->range(0.0, 86400.0);
     c->add_option("--sacct-arg", a->sacct_args, "extra argument for sacct (repeatable), e.g. --sacct-arg=--clusters=c1");
     c->add_option("files", a->files, "sacct exports or SWF logs; FILE.gz is read through gzip -dc; - or nothing reads stdin");
     c->footer("Export with: sacct --allusers --json --starttime ... > FILE.json (read as JSON when it starts with '{').\n"
@@ -67,7 +67,7 @@ void add_ingest_command(CLI::App &app) {
         IngestOptions o = *a;
         try {
             o.delimiter = parse_delimiter(a->delimiter);
-        } catch (const CLI::ValidationError &e) {
+        } catch (const UsageError &e) {
             throw std::runtime_error(e.what());  // reported as a failed ingest (status 1), not a usage error
         }
         if (int status = run_ingest(o)) g_exit_status = status;

@@ -44,7 +44,7 @@ void run_report(const ReportArgs &a) {
 
 }  // namespace
 
-void add_report_command(CLI::App &app) {
+void add_report_command(Command &app) {
     auto a = std::make_shared<ReportArgs>();
     auto *c = app.add_subcommand("report", "Write a self-contained HTML evaluation report (curves, calibration, thresholds, "
                                            "costs, per-partition and per-class tables)");

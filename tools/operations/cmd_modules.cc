@@ -172,12 +172,12 @@ void run_index(ModulesArgs &a) {
         auto cfg = load_site_conf(a.conf.empty() ? default_conf_path() : a.conf, !a.conf.empty());
         if (cfg) a.out = cfg->modules_index;
         if (a.out.empty())
-            throw CLI::ValidationError("--out", "no index file named: give --out, or set modules_index in jfp.conf");
+            throw UsageError("--out", "no index file named: give --out, or set modules_index in jfp.conf");
     }
     if (a.modulepath.empty())
         if (const char *m = std::getenv("MODULEPATH")) a.modulepath = m;
     if (a.modulepath.empty())
-        throw CLI::ValidationError("--modulepath", "no MODULEPATH: give the compute nodes' module directories, "
+        throw UsageError("--modulepath", "no MODULEPATH: give the compute nodes' module directories, "
                                                    "colon-separated, as their MODULEPATH is");
     // A directory that is not there (a file system not mounted) would leave its modules out, and the
     // plugin would tell users they do not exist.
@@ -301,7 +301,7 @@ void run_check(ModulesArgs &a) {
         auto cfg = load_site_conf(a.conf.empty() ? default_conf_path() : a.conf, !a.conf.empty());
         if (cfg) a.index = cfg->modules_index;
         if (a.index.empty())
-            throw CLI::ValidationError("--index", "no module index named: give --index, or set modules_index in jfp.conf");
+            throw UsageError("--index", "no module index named: give --index, or set modules_index in jfp.conf");
     }
     ModuleIndex ix = read_module_index(a.index);
     size_t with_findings = 0;
@@ -325,7 +325,7 @@ void run_check(ModulesArgs &a) {
 
 }  // namespace
 
-void add_modules_command(CLI::App &app) {
+void add_modules_command(Command &app) {
     auto a = std::make_shared<ModulesArgs>();
     auto *m = app.add_subcommand("modules", "The site's module index, which the plugin checks scripts' module loads against");
     m->require_subcommand(1);

@@ -410,7 +410,7 @@ void run_prune(ScriptsArgs &a) {
     }
 }
 
-void add_paths(CLI::App *c, ScriptsArgs *a) {
+void add_paths(Command *c, ScriptsArgs *a) {
     c->add_option("--archive", a->archive, "the script archive (script_archive in jfp.conf)");
     c->add_option("--db", a->db, "the history store, for job ids and outcomes (store in jfp.conf)");
     c->add_option("--conf", a->conf, "jfp.conf to read both from when not given (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
@@ -418,7 +418,7 @@ void add_paths(CLI::App *c, ScriptsArgs *a) {
 
 }  // namespace
 
-void add_scripts_command(CLI::App &app) {
+void add_scripts_command(Command &app) {
     auto a = std::make_shared<ScriptsArgs>();
     auto *c = app.add_subcommand("scripts", "The job-script archive: the exact script of a job, its runs, what changed");
     c->require_subcommand(1);
