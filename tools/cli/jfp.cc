@@ -31,6 +31,7 @@ int main(int argc, char **argv) {
     jfp::add_modules_command(app);
     jfp::add_prune_command(app);
     jfp::add_export_command(app);
+    jfp::add_finish_bundle_command(app);
     jfp::add_synth_command(app);
     return cli.run(argc, argv, [] { return jfp::g_exit_status; },
                    std::string("jfp ") + PACKAGE_VERSION + " (built for Slurm " + JFP_SLURM_VERSION + ")");

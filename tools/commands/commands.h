@@ -19,6 +19,7 @@ void add_synth_command(Command &app);
 void add_parity_command(Command &app);
 void add_report_command(Command &app);
 void add_export_command(Command &app);
+void add_finish_bundle_command(Command &app);
 void add_simulate_command(Command &app);
 
 }  // namespace jfp
