@@ -131,3 +131,9 @@ TEST_CASE("a reader dropped before finish stops its program", "[subprocess]") {
     }  // killed and reaped here, or the test would hang or leave a zombie
     CHECK(getpid() == before);
 }
+
+TEST_CASE("a program is waited for once", "[subprocess]") {
+    ProgramReader r({"true"});
+    CHECK(r.finish().exit_status == 0);
+    CHECK_THROWS_AS(r.finish(), SubprocessError);
+}

@@ -104,9 +104,14 @@ ProgramReader::ProgramReader(const std::vector<std::string> &argv, const Subproc
         ::close(err_fd);
     });
     if (!out_) {
+        const int e = errno;
         ::close(out[0]);
         ::kill(pid_, SIGKILL);
-        finish();
+        try {
+            finish();
+        } catch (const SubprocessError &) {
+        }
+        throw SubprocessError(with_hint("cannot read the output of " + program_ + ": " + std::strerror(e), opt.hint));
     }
 }
 
@@ -121,6 +126,8 @@ ProgramReader::~ProgramReader() {
 }
 
 SubprocessResult ProgramReader::finish() {
+    // Once only: waitpid(-1) would reap any child of the process.
+    if (pid_ < 0) throw SubprocessError(program_ + " was already waited for");
     if (out_) std::fclose(out_);
     out_ = nullptr;
     int status = 0;
