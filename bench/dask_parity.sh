@@ -9,7 +9,7 @@
 set -euo pipefail
 : "${JFP_BUILDDIR:?set JFP_BUILDDIR (bench/run does)}"
 : "${JFP_SRCDIR:?set JFP_SRCDIR (bench/run does)}"
-JFP="$JFP_BUILDDIR/tools/jfp"
+export JFP="$JFP_BUILDDIR/tools/jfp"  # jfp-train-dask runs $JFP finish-bundle
 DASK="$JFP_SRCDIR/tools/train/jfp-train-dask"
 jobs=150000 workloads="5 23" seeds="0 1 2 3 4"
 [ "${1:-}" = --quick ] && { jobs=20000 workloads="5" seeds="0 1"; }

@@ -48,7 +48,7 @@ WANT="Lmod's spider found no module under $W/tree-b; nothing written"
 refused "a tree with no module" --modulepath "$W/tree-b"
 WANT="the spider found 1 module files, $IX lists 13: more than half are gone"
 refused "an index less than half the last" --modulepath "$W/tree/Extra"
-WANT="failed (exit status 1; its message, if any, above); nothing written"
+WANT="/bin/false exited with status 1; nothing written"
 refused "a spider that fails" --modulepath "$W/tree/Core" --spider /bin/false
 printf '#!/bin/sh\necho "Lmod is not configured"\n' >"$W/noisy-spider"
 chmod 755 "$W/noisy-spider"

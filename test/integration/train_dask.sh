@@ -17,6 +17,7 @@ fi
 
 new_site
 db="$W/history.db"
+export JFP  # jfp-train-dask runs $JFP finish-bundle: the threshold and the bundle are jfp's
 
 # ---- the export: CSV parts and a manifest; a second export into it is refused, not merged
 "$JFP" export-features --db "$db" --train-fraction 0.7 --rows-per-part 4000 -o "$W/features" | sed 's/^/# /'
@@ -118,12 +119,13 @@ print(f"# 2 workers: after the cutoff ({ed['jobs']} jobs, {base:.1%} failed) PR-
       f"ROC-AUC {ed['model']['roc_auc']:.4f}; jfp train {el['model']['pr_auc']:.4f} / {el['model']['roc_auc']:.4f}")
 assert ed["model"]["roc_auc"] > 0.75 and ed["model"]["pr_auc"] > 2 * base, ed["model"]
 
-# The Python trainer's threshold and metrics are jfp's: score the exported validation rows with jfp
-# train's own model and compare with what jfp computed in C++ on the same rows.
+# The threshold is jfp's: the tool has no rule of its own, and jfp finish-bundle, given jfp train's own model's
+# scores on the exported validation rows, chooses jfp train's threshold and metrics.
 loader = importlib.machinery.SourceFileLoader("jfp_train_dask", tool)
 spec = importlib.util.spec_from_loader("jfp_train_dask", loader)
 mod = importlib.util.module_from_spec(spec)
 loader.exec_module(mod)
+assert not hasattr(mod, "choose_threshold") and not hasattr(mod, "write_atomically")
 manifest = json.load(open(os.path.join(w, "features", "manifest.json")))
 names = manifest["feature_schema"]["names"]
 frames = [pd.read_csv(os.path.join(w, "features", p), dtype={n: "float32" for n in names}, keep_default_na=False,
@@ -138,14 +140,16 @@ labels = val["label"].to_numpy().astype(np.int64)
 p50 = json.load(open(os.path.join(w, "local-p50.json")))
 assert p50["threshold_choice"]["target_reached"], "precision 0.5 should be reachable"
 for bundle in (local, p50):
-    choice = mod.choose_threshold(np, scores, labels, bundle["target_precision"])
-    metrics = mod.evaluate_binary(np, scores, labels, choice["threshold"])
-    assert abs(choice["threshold"] - bundle["threshold"]) < 1e-7, (choice, bundle["threshold"])
-    assert choice["target_reached"] == bundle["threshold_choice"]["target_reached"]
+    draft = {k: v for k, v in bundle.items() if k not in ("threshold", "validation_metrics")}
+    draft["threshold_choice"] = {"source": "validation"}
+    out = os.path.join(w, "finished.json")
+    finished = mod.finish_bundle(np, os.environ["JFP"], draft, scores, labels, out)
+    assert abs(finished["threshold"] - bundle["threshold"]) < 1e-7, (finished["threshold"], bundle["threshold"])
+    assert finished["threshold_choice"]["target_reached"] == bundle["threshold_choice"]["target_reached"]
     for k in ("pr_auc", "roc_auc", "precision", "recall", "f1"):
-        assert abs(metrics[k] - bundle["validation_metrics"][k]) < 1e-9, (k, metrics[k], bundle["validation_metrics"][k])
-print(f"# Python metrics equal jfp's on {len(val)} validation rows: threshold {choice['threshold']:.4f}, "
-      f"PR-AUC {metrics['pr_auc']:.4f}")
+        assert abs(finished["validation_metrics"][k] - bundle["validation_metrics"][k]) < 1e-9, k
+print(f"# jfp finish-bundle on jfp train's scores of {len(val)} validation rows: its threshold "
+      f"{finished['threshold']:.4f}, PR-AUC {finished['validation_metrics']['pr_auc']:.4f}")
 PY
 
 # ---- a real slurmctld loads the Dask-trained bundle and scores with it

@@ -21,7 +21,7 @@ head -c $((size / 2)) "$W/s.txt.gz" >"$W/cut.txt.gz"
 rc=0
 "$JFP" ingest --trusted-export -q --db "$W/cut.db" "$W/cut.txt.gz" 2>"$W/err" || rc=$?
 [ "$rc" = 1 ] || fail "a truncated .gz must fail with status 1, got $rc"
-grep -q "gzip -dc $W/cut.txt.gz failed.*damaged or truncated; what was read before the damage is stored" "$W/err" ||
+grep -q "gzip -dc $W/cut.txt.gz exited with status 1: .*; the file is damaged or truncated; what was read before the damage is stored" "$W/err" ||
     fail "unclear error: $(cat "$W/err")"
 kept=$(sqlite3 "$W/cut.db" "SELECT count(*) FROM jobs")
 [ "$kept" -gt 0 ] || fail "nothing was kept from the readable half"

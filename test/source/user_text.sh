@@ -16,8 +16,8 @@ bad=0
 say() { echo "user_text: $*" >&2; bad=1; }
 
 # 1.
-awk '/int main\(/ { m = 1 } m && /TerminalGuard guard/ { g = NR } m && /app\.parse\(/ { p = NR } END { exit !(g && p && g < p) }' \
-    tools/cli/jfp.cc || say "tools/cli/jfp.cc must construct jfp::TerminalGuard in main() before app.parse()"
+awk '/int main\(/ { m = 1 } m && /TerminalGuard guard/ { g = NR } m && /cli\.run\(/ { p = NR } END { exit !(g && p && g < p) }' \
+    tools/cli/jfp.cc || say "tools/cli/jfp.cc must construct jfp::TerminalGuard in main() before cli.run() parses the command line"
 hits=$(grep -rnE '/dev/tty|\bwrite\((STDOUT_FILENO|STDERR_FILENO|1|2),|fdopen\((1|2),|\bdup2\(' tools model --include='*.cc' \
     | grep -v '^tools/terminal/terminal_guard.cc:' || true)
 [ -z "$hits" ] || say "writes around the terminal guard:"$'\n'"$hits"

@@ -27,6 +27,7 @@
 #include "tools/check/storage_check.h"
 #include "tools/check/unit_files.h"
 #include "tools/evaluate/verdict.h"
+#include "tools/process/subprocess.h"
 
 namespace jfp {
 
@@ -83,16 +84,15 @@ std::string plugin_built_for(const std::string &so) {
     return end == std::string::npos ? "" : data.substr(at + tag.size(), end - at - tag.size());
 }
 
+// "" when it cannot be told: the check then says the version is unknown.
 std::string slurmctld_version(const std::string &slurmctld) {
-    std::string quoted = "'";
-    for (char ch : slurmctld) quoted += ch == '\'' ? std::string("'\\''") : std::string(1, ch);
-    std::string cmd = quoted + "' -V 2>/dev/null";
-    FILE *p = ::popen(cmd.c_str(), "r");
-    if (!p) return "";
-    char buf[256] = {0};
-    std::string out = std::fgets(buf, sizeof buf, p) ? buf : "";
-    ::pclose(p);
-    std::istringstream w(out);
+    std::string out;
+    try {
+        out = run_program({slurmctld, "-V"}).out;
+    } catch (const SubprocessError &) {
+        return "";
+    }
+    std::istringstream w(out.substr(0, out.find('\n')));
     std::string word, ver;
     w >> word >> ver;  // "slurm 22.05.8"; Debian's build says "slurm-wlm 22.05.8"
     return word.rfind("slurm", 0) == 0 ? ver : "";

@@ -205,7 +205,7 @@ void run_eval(const EvalArgs &a) {
 
 }  // namespace
 
-void add_eval_command(CLI::App &app) {
+void add_eval_command(Command &app) {
     auto a = std::make_shared<EvalArgs>();
     auto *c = app.add_subcommand("eval", "Evaluate a model on jobs submitted at or after a time, beside the history rules, with a verdict");
     c->add_option("--db", a->db, "history store");
@@ -217,7 +217,7 @@ void add_eval_command(CLI::App &app) {
     c->add_option("--slurm-conf", a->slurm_conf, kSlurmConfHelp);
     c->add_option("--refused", a->refused,
                   "numbers of wrongly refused jobs at which to compare ranking by p and by expected waste (default: 10 100 500)")
-        ->check(CLI::PositiveNumber);
+        ->positive();
     c->add_flag("--json", a->json, "print one JSON object");
     a->conf.add_option(c);
     c->callback([a] {

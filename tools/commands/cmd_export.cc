@@ -36,7 +36,7 @@ void run_export(ExportArgs &a) {
 
 }  // namespace
 
-void add_export_command(CLI::App &app) {
+void add_export_command(Command &app) {
     auto a = std::make_shared<ExportArgs>();
     auto *c = app.add_subcommand("export-features",
                                  "Write the training matrix (features, label, submit time, split) as partitioned CSV "
@@ -46,14 +46,14 @@ void add_export_command(CLI::App &app) {
     auto *before = c->add_option("--before", a->before, "only jobs submitted and ended before this time, as jfp train");
     c->add_option("--train-fraction", a->train_fraction, "or: the earliest fraction of finished jobs (e.g. 0.7)")
         ->excludes(before)
-        ->check(CLI::Range(0.0, 1.0));
+        ->range(0.0, 1.0);
     c->add_option("--validation-fraction", a->opt.validation_fraction,
                   "latest part of the window marked for validation (early stopping and the threshold)")
         ->capture_default_str()
-        ->check(CLI::Range(0.01, 0.5));
+        ->range(0.01, 0.5);
     c->add_option("--rows-per-part", a->out.rows_per_part, "rows per CSV file")
         ->capture_default_str()
-        ->check(CLI::Range(uint64_t{1000}, uint64_t{1} << 40));
+        ->range(uint64_t{1000}, uint64_t{1} << 40);
     c->add_flag("--replace", a->out.replace, "the directory holds an earlier export: replace it");
     c->add_option("--feature-log", a->opt.feature_log,
                   "the plugin's feature log: use the vectors it logged for jobs that carry its token");

@@ -100,7 +100,7 @@ void run_parity(const ParityArgs &a) {
 
 }  // namespace
 
-void add_parity_command(CLI::App &app) {
+void add_parity_command(Command &app) {
     auto a = std::make_shared<ParityArgs>();
     auto *c = app.add_subcommand("parity",
                                  "Compare the features the plugin logged at submission with those rebuilt from sacct");

@@ -79,7 +79,7 @@ void run_predict(const PredictArgs &a) {
 
 }  // namespace
 
-void add_predict_command(CLI::App &app) {
+void add_predict_command(Command &app) {
     auto a = std::make_shared<PredictArgs>();
     auto *c = app.add_subcommand("predict",
                                  "Score every job submitted at or after a time, exactly as the plugin would have at "

@@ -214,18 +214,18 @@ void run_simulate(SimulateArgs &a) {
 
 }  // namespace
 
-void add_simulate_command(CLI::App &app) {
+void add_simulate_command(Command &app) {
     auto a = std::make_shared<SimulateArgs>();
     auto *c = app.add_subcommand("simulate",
                                  "What jfp.conf and the model would have done to the jobs since a time: warned and rejected, "
                                  "per user and partition, with the core-hours at stake");
     c->add_option("--after", a->after, "first submit time to replay")->required();
     c->add_option("--mode", a->mode, "simulate this mode instead of jfp.conf's (e.g. reject before switching to it)")
-        ->check(CLI::IsMember({"off", "shadow", "warn", "annotate", "reject"}));
+        ->one_of({"off", "shadow", "warn", "annotate", "reject"});
     c->add_option("--db", a->db, "history store (default: jfp.conf's store)");
     c->add_option("--model", a->model, "model bundle (default: jfp.conf's model)");
     c->add_option("--jobs", a->jobs_csv, "also write every job's score and action to this CSV");
-    c->add_option("--top", a->top, "rows per table (at least 1)")->capture_default_str()->check(CLI::Range(1, 1000000));
+    c->add_option("--top", a->top, "rows per table (at least 1)")->capture_default_str()->range(1, 1000000);
     c->add_option("--conf", a->conf_path, "the jfp.conf whose policy to replay (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
     c->callback([a] {
         a->conf = ConfDefaults(a->conf_path);

@@ -42,7 +42,7 @@ void run_synth(SynthArgs &a) {
 
 }  // namespace
 
-void add_synth_command(CLI::App &app) {
+void add_synth_command(Command &app) {
     auto a = std::make_shared<SynthArgs>();
     auto *c = app.add_subcommand("synth", "Write a synthetic sacct export (--parsable2 with header) for tests and benchmarks");
     c->add_option("--jobs", a->opt.jobs, "number of jobs (array tasks count one each)")->capture_default_str();

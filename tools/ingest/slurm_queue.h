@@ -9,9 +9,6 @@
 
 namespace jfp {
 
-// For a shell command line.
-std::string shell_quote(const std::string &s);
-
 // Job id -> join token, from AdminComment only (users cannot set it; a "jfp:t=" typed into a name or a
 // Comment is never a token). A running array task appears as "ARRAYJOB_TASK" too. With a job, only that
 // job's (none when slurmctld does not know it). A failure of squeue throws.

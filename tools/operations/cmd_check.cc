@@ -43,7 +43,7 @@ void run_check(const CheckArgs &a) {
 
 }  // namespace
 
-void add_check_command(CLI::App &app) {
+void add_check_command(Command &app) {
     auto a = std::make_shared<CheckArgs>();
     auto *c = app.add_subcommand("check", "Check the site's setup as slurmctld will meet it: every problem with its fix; exit 1 on any");
     c->add_option("--conf", a->conf, "jfp.conf (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
@@ -51,7 +51,7 @@ void add_check_command(CLI::App &app) {
     c->add_option("--slurmctld", a->slurmctld, "the slurmctld to compare the plugin's Slurm release with")->capture_default_str();
     c->add_option("--stale-hours", a->stale_hours, "a store whose latest job ended longer ago is a problem")
         ->capture_default_str()
-        ->check(CLI::Range(1.0, 1e6));
+        ->range(1.0, 1e6);
     c->add_option("--root", a->root, "look for the jfp systemd units under this directory, as systemctl --root");
     c->add_flag("-q,--quiet", a->quiet, "print only warnings and problems");
     c->callback([a] { run_check(*a); });

@@ -8,7 +8,6 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -30,10 +29,10 @@
 #include "model/script/module_lines.h"
 #include "model/script/module_rc.h"
 #include "model/util/text.h"
-#include "tools/ingest/slurm_queue.h"
 #include "tools/operations/operations.h"
 #include "tools/options/module_index_file.h"
 #include "tools/options/site_conf.h"
+#include "tools/process/subprocess.h"
 
 namespace jfp {
 
@@ -127,25 +126,10 @@ std::string find_spider(const std::string &given) {
 }
 
 std::string run_spider(const std::string &spider, const std::string &modulepath) {
-    std::string cmd = shell_quote(spider) + " -o spider-json " + shell_quote(modulepath);
-    std::FILE *p = popen(cmd.c_str(), "r");
-    if (!p) throw std::runtime_error("cannot run " + cmd + ": " + std::strerror(errno));
-    std::string text;
-    char buf[65536];
-    size_t n;
-    while ((n = std::fread(buf, 1, sizeof buf, p)) > 0 && text.size() <= kMaxModuleIndexBytes) text.append(buf, n);
-    int rc = pclose(p);
-    if (text.size() > kMaxModuleIndexBytes)
-        throw std::runtime_error(cmd + " wrote more than " + std::to_string(kMaxModuleIndexBytes >> 20) +
-                                 " MiB, more than the plugin reads; nothing written");
-    if (rc != 0) {
-        std::string how = rc == -1                ? std::string("could not be waited for")
-                          : WIFEXITED(rc)         ? "exit status " + std::to_string(WEXITSTATUS(rc))
-                          : WIFSIGNALED(rc)       ? "killed by signal " + std::to_string(WTERMSIG(rc))
-                                                  : "status " + std::to_string(rc);
-        throw std::runtime_error(cmd + " failed (" + how + "; its message, if any, above); nothing written");
-    }
-    return text;
+    SubprocessOptions opt;
+    opt.max_stdout = kMaxModuleIndexBytes;  // what the plugin reads of an index
+    opt.hint = "nothing written";
+    return run_program({spider, "-o", "spider-json", modulepath}, opt).out;
 }
 
 // The spider's output another user wrote, read through one descriptor: not a symbolic link (one could point
@@ -188,12 +172,12 @@ void run_index(ModulesArgs &a) {
         auto cfg = load_site_conf(a.conf.empty() ? default_conf_path() : a.conf, !a.conf.empty());
         if (cfg) a.out = cfg->modules_index;
         if (a.out.empty())
-            throw CLI::ValidationError("--out", "no index file named: give --out, or set modules_index in jfp.conf");
+            throw UsageError("--out", "no index file named: give --out, or set modules_index in jfp.conf");
     }
     if (a.modulepath.empty())
         if (const char *m = std::getenv("MODULEPATH")) a.modulepath = m;
     if (a.modulepath.empty())
-        throw CLI::ValidationError("--modulepath", "no MODULEPATH: give the compute nodes' module directories, "
+        throw UsageError("--modulepath", "no MODULEPATH: give the compute nodes' module directories, "
                                                    "colon-separated, as their MODULEPATH is");
     // A directory that is not there (a file system not mounted) would leave its modules out, and the
     // plugin would tell users they do not exist.
@@ -317,7 +301,7 @@ void run_check(ModulesArgs &a) {
         auto cfg = load_site_conf(a.conf.empty() ? default_conf_path() : a.conf, !a.conf.empty());
         if (cfg) a.index = cfg->modules_index;
         if (a.index.empty())
-            throw CLI::ValidationError("--index", "no module index named: give --index, or set modules_index in jfp.conf");
+            throw UsageError("--index", "no module index named: give --index, or set modules_index in jfp.conf");
     }
     ModuleIndex ix = read_module_index(a.index);
     size_t with_findings = 0;
@@ -341,7 +325,7 @@ void run_check(ModulesArgs &a) {
 
 }  // namespace
 
-void add_modules_command(CLI::App &app) {
+void add_modules_command(Command &app) {
     auto a = std::make_shared<ModulesArgs>();
     auto *m = app.add_subcommand("modules", "The site's module index, which the plugin checks scripts' module loads against");
     m->require_subcommand(1);

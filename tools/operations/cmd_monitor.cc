@@ -222,7 +222,7 @@ void run_monitor(const MonitorArgs &a) {
 
 }  // namespace
 
-void add_monitor_command(CLI::App &app) {
+void add_monitor_command(Command &app) {
     auto a = std::make_shared<MonitorArgs>();
     auto *c = app.add_subcommand("monitor", "Live precision, recall, calibration and feature drift of the deployed model, "
                                             "from the plugin's feature log joined to ingested outcomes; exit 2 on alert");
@@ -230,7 +230,7 @@ void add_monitor_command(CLI::App &app) {
     c->add_option("--feature-log", a->feature_log, "the plugin's feature log (feature_log in jfp.conf)");
     c->add_option("--model", a->model, "the deployed model bundle (model in jfp.conf): its training window and target");
     c->add_option("--since", a->since, "only jobs scored at or after this time");
-    c->add_option("--period", a->period, "rows per day or per week")->check(CLI::IsMember({"day", "week"}))->capture_default_str();
+    c->add_option("--period", a->period, "rows per day or per week")->one_of({"day", "week"})->capture_default_str();
     c->add_option("--min-precision", a->min_precision, "alert below this live precision (default: the bundle's target)");
     c->add_option("--max-psi", a->max_psi, "alert when a feature's PSI passes this")->capture_default_str();
     c->add_option("--min-flagged", a->min_flagged, "flagged jobs with an outcome needed to judge precision")->capture_default_str();
@@ -240,7 +240,7 @@ void add_monitor_command(CLI::App &app) {
                   "user's jobs left out")
         ->capture_default_str();
     c->add_option("--user-cap", a->user_cap, "each user's jobs count as at most this many in the per-user figures")
-        ->check(CLI::PositiveNumber)
+        ->positive()
         ->capture_default_str();
     c->add_flag("--json", a->json, "print one JSON object");
     c->add_option("--metrics-file", a->metrics_file,

@@ -184,7 +184,7 @@ void run_prune_orphans(const PruneArgs &a) {
     }
 }
 
-void add_common(CLI::App *c, PruneArgs *a, const char *age_example) {
+void add_common(Command *c, PruneArgs *a, const char *age_example) {
     c->add_option("--older-than", a->older_than, std::string("age: ") + age_example + ", 12w, 36h or a number of days")->required();
     c->add_flag("--dry-run", a->dry_run, "only count");
     c->add_flag("--vacuum", a->vacuum,
@@ -196,7 +196,7 @@ void add_common(CLI::App *c, PruneArgs *a, const char *age_example) {
 
 }  // namespace
 
-void add_prune_command(CLI::App &app) {
+void add_prune_command(Command &app) {
     auto *c = app.add_subcommand("prune", "Retention: remove old jobs from the history store, old rows from the feature log, "
                                           "what requests that never became jobs left");
     c->require_subcommand(1);

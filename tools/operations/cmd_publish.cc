@@ -155,10 +155,10 @@ void refuse(const PublishArgs &a, const std::string &target) {
 
 void run_publish(const PublishArgs &a) {
     if (a.rollback) {
-        if (!a.bundle.empty()) throw CLI::ValidationError("--rollback", "takes no bundle: it puts back the one jfp publish kept");
+        if (!a.bundle.empty()) throw UsageError("--rollback", "takes no bundle: it puts back the one jfp publish kept");
         return run_rollback(a);
     }
-    if (a.bundle.empty()) throw CLI::ValidationError("BUNDLE", "give the bundle jfp train wrote, or --rollback");
+    if (a.bundle.empty()) throw UsageError("BUNDLE", "give the bundle jfp train wrote, or --rollback");
     const std::string text = read_all(a.bundle);
     ModelBundle bundle = ModelBundle::load_text(text, a.bundle);  // what the plugin would refuse, refused here
     const std::string target = target_path(a);
@@ -267,7 +267,7 @@ void run_publish(const PublishArgs &a) {
 
 }  // namespace
 
-void add_publish_command(CLI::App &app) {
+void add_publish_command(Command &app) {
     auto a = std::make_shared<PublishArgs>();
     auto *c = app.add_subcommand("publish",
                                  "Install a model bundle where jfp.conf's model points, unless a history rule or the model "

@@ -1,6 +1,5 @@
 // jfp scripts: the job-script archive for support staff. From a job id to the exact script it ran, the
 // user's other runs, and what changed since the last run that completed.
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cctype>
@@ -26,6 +25,7 @@
 #include "tools/options/module_index_file.h"
 #include "tools/options/site_conf.h"
 #include "tools/ingest/slurm_queue.h"
+#include "tools/process/subprocess.h"
 
 namespace jfp {
 
@@ -314,27 +314,21 @@ void run_diff(ScriptsArgs &a) {
                     describe(x).c_str(), describe(y).c_str(), (a.env ? x.sub.env_hash : x.sub.script_hash).c_str());
         return;
     }
-    std::string fx = temp_file(bx), fy = temp_file(by), fd_out = temp_file("");
-    std::fflush(stdout);
-    pid_t pid = fork();
-    if (pid == 0) {
-        // Into a file first: diff exits 1 on a difference, and its output follows ours through stdout.
-        if (!std::freopen(fd_out.c_str(), "w", stdout)) _exit(127);
-        std::string lx = describe(x), ly = describe(y);
-        execlp("diff", "diff", "-u", "-a", "--label", lx.c_str(), "--label", ly.c_str(), fx.c_str(), fy.c_str(),
-               static_cast<char *>(nullptr));
-        _exit(127);
+    std::string fx = temp_file(bx), fy = temp_file(by);
+    SubprocessOptions opt;
+    opt.ok_status = {0, 1};  // 1: the files differ
+    opt.hint = "is diffutils installed?";
+    SubprocessResult r;
+    try {
+        r = run_program({"diff", "-u", "-a", "--label", describe(x), "--label", describe(y), fx, fy}, opt);
+    } catch (...) {
+        ::unlink(fx.c_str());
+        ::unlink(fy.c_str());
+        throw;
     }
-    int status = 0;
-    if (pid > 0) waitpid(pid, &status, 0);
-    std::ifstream in(fd_out, std::ios::binary);
-    std::string diff_text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     ::unlink(fx.c_str());
     ::unlink(fy.c_str());
-    ::unlink(fd_out.c_str());
-    if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) > 1)
-        throw std::runtime_error("diff failed (is diffutils installed?)");
-    write_all(diff_text);
+    write_all(r.out);
 }
 
 std::string human_bytes(uint64_t b) {
@@ -416,7 +410,7 @@ void run_prune(ScriptsArgs &a) {
     }
 }
 
-void add_paths(CLI::App *c, ScriptsArgs *a) {
+void add_paths(Command *c, ScriptsArgs *a) {
     c->add_option("--archive", a->archive, "the script archive (script_archive in jfp.conf)");
     c->add_option("--db", a->db, "the history store, for job ids and outcomes (store in jfp.conf)");
     c->add_option("--conf", a->conf, "jfp.conf to read both from when not given (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
@@ -424,7 +418,7 @@ void add_paths(CLI::App *c, ScriptsArgs *a) {
 
 }  // namespace
 
-void add_scripts_command(CLI::App &app) {
+void add_scripts_command(Command &app) {
     auto a = std::make_shared<ScriptsArgs>();
     auto *c = app.add_subcommand("scripts", "The job-script archive: the exact script of a job, its runs, what changed");
     c->require_subcommand(1);

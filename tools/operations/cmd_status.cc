@@ -164,7 +164,7 @@ void run_status(StatusArgs &a) {
 
 }  // namespace
 
-void add_status_command(CLI::App &app) {
+void add_status_command(Command &app) {
     auto a = std::make_shared<StatusArgs>();
     auto *c = app.add_subcommand("status", "What the plugin in slurmctld is doing, from its metrics file: model, history, decisions, latency");
     c->add_option("--metrics", a->metrics, "the plugin's metrics file (metrics_file in jfp.conf)");

@@ -2,7 +2,7 @@
 // asks main to return.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "tools/options/command_line.h"
 
 #include <cstdint>
 #include <string>

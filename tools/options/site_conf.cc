@@ -52,7 +52,7 @@ std::optional<Config> load_site_conf(const std::string &path, bool explicit_path
     return r.config;
 }
 
-void ConfDefaults::add_option(CLI::App *c) {
+void ConfDefaults::add_option(Command *c) {
     c->add_option("--conf", conf_,
                   "jfp.conf to take paths from that are not given (default: beside $SLURM_CONF, else /etc/slurm/jfp.conf)");
 }
@@ -92,7 +92,7 @@ void ConfDefaults::fill(std::string &value, ConfPath what, const char *option, b
                                 ? ", so the plugin in slurmctld writes none: add metrics_file = /var/lib/jfp/metrics.prom to " +
                                       conf + " (the plugin then writes it every metrics_interval, default 60 s), or"
                                 : ";";
-    throw CLI::ValidationError(option, std::string("not given, and ") +
+    throw UsageError(option, std::string("not given, and ") +
                                            (cfg ? conf + " sets no " + key : "there is no " + conf + " to take " + key + " from") +
                                            why + " give " + option + " or --conf");
 }

@@ -3,7 +3,7 @@
 // the plugin uses. Flags still win.
 #pragma once
 
-#include <CLI/CLI.hpp>
+#include "tools/options/command_line.h"
 
 #include <optional>
 #include <string>
@@ -40,7 +40,7 @@ public:
     ConfDefaults() = default;
     explicit ConfDefaults(std::string conf) : conf_(std::move(conf)) {}
     // Adds --conf to the subcommand.
-    void add_option(CLI::App *c);
+    void add_option(Command *c);
     // An empty value from jfp.conf (store, model, feature_log, script_archive, metrics_file). Required and
     // still empty (no jfp.conf, or it sets none): a usage error naming the option and the file looked at.
     // Not required: taken when the file it names exists. (Commands fill only what they cannot run without:

@@ -1,4 +1,5 @@
 #include "tools/train/trainer.h"
+#include "tools/train/bundle_threshold.h"
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -401,14 +402,8 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     bundle["jfp_version"] = PACKAGE_VERSION;
     bundle["xgboost_version"] = xgb::version();
     bundle["feature_schema"] = {{"version", kFeatureSchemaVersion}, {"names", feature_names()}};
-    bundle["threshold"] = summary.threshold.threshold;
-    bundle["target_precision"] = opt.target_precision;
-    bundle["threshold_choice"] = {{"source", val_usable ? "validation" : "training window (too few failures in validation)"},
-                                  {"precision", summary.threshold.precision},
-                                  {"precision_lower_bound", summary.threshold.precision_lower},
-                                  {"confidence", kPrecisionConfidence},
-                                  {"recall", summary.threshold.recall},
-                                  {"target_reached", summary.threshold.target_reached}};
+    set_threshold_fields(bundle, summary.threshold, summary.validation, opt.target_precision,
+                         val_usable ? "validation" : "training window (too few failures in validation)");
     bundle["model_choice"] = summary.comparison.to_json();
     {
         const BudgetChoice &w = summary.waste;
@@ -461,14 +456,6 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
                           {"tree_method", "hist"}, {"base_score", 0.5}, {"weight", opt.weight},
                           {"ignored_features", opt.ignore_features}};
     bundle["training"] = training;
-    bundle["validation_metrics"] = {{"rows", summary.validation.n},
-                                    {"failures", summary.validation.positives},
-                                    {"roc_auc", summary.validation.roc_auc},
-                                    {"pr_auc", summary.validation.pr_auc},
-                                    {"threshold", summary.validation.threshold},
-                                    {"precision", summary.validation.precision},
-                                    {"recall", summary.validation.recall},
-                                    {"f1", summary.validation.f1}};
     bundle["failure_model"] = ship_tree ? xgb::parse_model_json(model_json) : nlohmann::json();
     bundle["class_model"] = class_model ? xgb::parse_model_json(class_model->save_json()) : nlohmann::json();
     bundle["reference_rows"] = refs;

@@ -1,10 +1,24 @@
-#include "tools/cli/help_format.h"
+#include "tools/options/command_line.h"
 
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <exception>
 #include <sstream>
+
+#include "model/util/text.h"
 
 namespace jfp {
 
+// ---- the help format: --help that reads on an 100-column terminal: descriptions wrapped beside a 30-column
+// left side, value types as plain words (FLOAT, not "FLOAT:FLOAT in [1 - 86400]": the range goes into the
+// description), and no CLI11 flag markup ("--no-queue{false}").
+
+constexpr size_t kHelpWidth = 100;
+std::string wrap_words(const std::string &text, size_t width);
+
 namespace {
+
 
 constexpr size_t kLeft = 30;
 
@@ -151,13 +165,124 @@ std::string wrap_words(const std::string &text, size_t width) {
     return out;
 }
 
-std::shared_ptr<CLI::Formatter> help_formatter() { return std::make_shared<JfpFormatter>(); }
 
+namespace {
+
+// Every subcommand, at any depth, listed under "Subcommands" (CLI11 2.6's default is "SUBCOMMANDS").
 void name_subcommand_groups(CLI::App &app) {
     for (CLI::App *sub : app.get_subcommands({})) {
         if (!sub->get_name().empty()) sub->group("Subcommands");
         name_subcommand_groups(*sub);
     }
+}
+
+// ---- the handles the subcommands define their options through
+
+// A command's own error (std::exception) is the program's error; a bad value (UsageError) is CLI11's, so
+// that it is reported as a usage error, as CLI11's own are.
+std::function<void()> usage_errors_as_cli11(std::function<void()> f) {
+    return [f = std::move(f)] {
+        try {
+            f();
+        } catch (const UsageError &e) {
+            throw CLI::ValidationError(e.what());
+        }
+    };
+}
+
+}  // namespace
+
+CommandOption *CommandOption::capture_default_str() {
+    o_->capture_default_str();
+    return this;
+}
+CommandOption *CommandOption::required() {
+    o_->required();
+    return this;
+}
+CommandOption *CommandOption::range(double lo, double hi) {
+    o_->check(CLI::Range(lo, hi));
+    return this;
+}
+CommandOption *CommandOption::range(int lo, int hi) {
+    o_->check(CLI::Range(lo, hi));
+    return this;
+}
+CommandOption *CommandOption::range(unsigned long lo, unsigned long hi) {
+    o_->check(CLI::Range(lo, hi));
+    return this;
+}
+CommandOption *CommandOption::positive() {
+    o_->check(CLI::PositiveNumber);
+    return this;
+}
+CommandOption *CommandOption::one_of(std::initializer_list<const char *> values) {
+    o_->check(CLI::IsMember(std::vector<std::string>(values.begin(), values.end())));
+    return this;
+}
+CommandOption *CommandOption::excludes(CommandOption *other) {
+    o_->excludes(other->o_);
+    return this;
+}
+
+Command *Command::add_subcommand(const std::string &name, const std::string &description) {
+    subcommands_.emplace_back(app_->add_subcommand(name, description));
+    return &subcommands_.back();
+}
+void Command::require_subcommand(int n) { app_->require_subcommand(n); }
+void Command::footer(const std::string &text) { app_->footer(text); }
+void Command::callback(std::function<void()> f) { app_->callback(usage_errors_as_cli11(std::move(f))); }
+
+CommandOption *Command::keep(CLI::Option *o) {
+    options_.emplace_back(o);
+    return &options_.back();
+}
+CommandOption *Command::add_option(const std::string &name, std::string &v, const std::string &help) { return keep(app_->add_option(name, v, help)); }
+CommandOption *Command::add_option(const std::string &name, double &v, const std::string &help) { return keep(app_->add_option(name, v, help)); }
+CommandOption *Command::add_option(const std::string &name, int &v, const std::string &help) { return keep(app_->add_option(name, v, help)); }
+CommandOption *Command::add_option(const std::string &name, long &v, const std::string &help) { return keep(app_->add_option(name, v, help)); }
+CommandOption *Command::add_option(const std::string &name, long long &v, const std::string &help) { return keep(app_->add_option(name, v, help)); }
+CommandOption *Command::add_option(const std::string &name, unsigned long &v, const std::string &help) { return keep(app_->add_option(name, v, help)); }
+CommandOption *Command::add_option(const std::string &name, unsigned long long &v, const std::string &help) { return keep(app_->add_option(name, v, help)); }
+CommandOption *Command::add_option(const std::string &name, std::vector<std::string> &v, const std::string &help) { return keep(app_->add_option(name, v, help)); }
+CommandOption *Command::add_option(const std::string &name, std::vector<unsigned long> &v, const std::string &help) { return keep(app_->add_option(name, v, help)); }
+CommandOption *Command::add_flag(const std::string &name, bool &v, const std::string &help) { return keep(app_->add_flag(name, v, help)); }
+
+// ---- the program
+
+CommandLine::CommandLine(const std::string &description) : app_(std::make_unique<CLI::App>(description)) {
+    app_->require_subcommand(0, 1);
+    app_->fallthrough(false);
+    app_->formatter(std::make_shared<JfpFormatter>());  // subcommands inherit it
+    root_ = std::make_unique<Command>(app_.get());
+}
+
+CommandLine::~CommandLine() = default;
+
+int CommandLine::run(int argc, char **argv, const std::function<int()> &exit_status, const std::string &version) {
+    bool show_version = false;
+    app_->add_flag("--version", show_version, "print the version and exit");
+    name_subcommand_groups(*app_);
+    try {
+        app_->parse(argc, argv);
+    } catch (const CLI::ParseError &e) {
+        // CLI11's own codes (105 for a bad value, 109 for an extra argument...) would collide with nothing
+        // documented and say nothing to a script: a usage error is 64 (sysexits' EX_USAGE); --help is 0.
+        return app_->exit(e) == 0 ? 0 : 64;
+    } catch (const std::exception &e) {
+        // A message may quote what a user wrote (a job name, a line of an export): escaped once more here.
+        std::fprintf(stderr, "jfp: error: %s\n", printable(e.what(), std::string::npos, true).c_str());
+        return 1;
+    }
+    if (show_version) {
+        std::printf("%s\n", version.c_str());
+        return 0;
+    }
+    if (app_->get_subcommands().empty()) {
+        std::fputs(app_->help().c_str(), stdout);
+        return 0;
+    }
+    return exit_status();
 }
 
 }  // namespace jfp
