@@ -1,33 +1,22 @@
 #include "model/runtime/engine.h"
 
-#include "model/script/script_fingerprint.h"
-
-#include "model/archive/blob_codec.h"
-#include "model/runtime/archive_handoff.h"
-#include "model/runtime/decision_record.h"
-#include "model/runtime/script_evidence.h"
-
 #include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
-#include <cinttypes>
-#include <cstdio>
-#include <cstring>
-#include <deque>
-#include <random>
 
 #include "jfp_config.h"
-#include "model/jobs/job_record.h"
+#include "model/archive/blob_codec.h"
+#include "model/files/file_check.h"
 #include "model/policy/advice.h"
-#include "model/script/ignored_directives.h"
-#include "model/script/module_lines.h"
 #include "model/policy/explain.h"
-#include "model/policy/job_price.h"
-#include "model/policy/script_findings.h"
 #include "model/policy/user_message.h"
 #include "model/request/request_caps.h"
+#include "model/runtime/archive_handoff.h"
+#include "model/runtime/decision_record.h"
+#include "model/runtime/script_evidence.h"
 #include "model/scoring/features.h"
+#include "model/snapshot/snapshot_file.h"
 #include "model/util/text.h"
 #include "model/util/time_util.h"
 

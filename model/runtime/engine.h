@@ -10,31 +10,17 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <shared_mutex>
 #include <string>
-#include <thread>
-#include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "model/history/name_identity_cache.h"
-#include "model/snapshot/history_snapshot.h"
-#include "model/snapshot/snapshot_file.h"
-#include "model/snapshot/snapshot_resume.h"
-#include "model/jobs/cluster_defaults.h"
 #include "model/jobs/join_token.h"
 #include "model/jobs/token_issuer.h"
 #include "model/policy/config.h"
 #include "model/policy/policy.h"
-#include "model/policy/script_findings.h"
-#include "model/script/ignored_directives.h"
-#include "model/script/module_index.h"
-#include "model/reload/history_lock.h"
-#include "model/reload/published_state.h"
 #include "model/reload/state_loader.h"
 #include "model/reload/user_names.h"
 #include "model/runtime/engine_counters.h"
@@ -47,7 +33,6 @@
 #include "model/request/update_rpc.h"
 #include "model/scoring/feature_log.h"
 #include "model/scoring/model_bundle.h"
-#include "model/files/file_check.h"
 #include "model/util/latency_histogram.h"
 #include "model/util/periodic_thread.h"
 #include "model/util/log.h"
