@@ -5,7 +5,7 @@
 #   tools/cli/ > tools/commands/, tools/operations/ > tools/options/ > tools/train/, tools/check/ > tools/evaluate/, may include model/
 #     and the tools/ folders below them
 #     tools/ingest/ > tools/terminal/
-#   model/runtime/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/, script/ > jobs/ > util/, files/
+#   model/runtime/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/, script/ > jobs/, writer/ > util/, files/
 # A folder may include itself. <slurm/...> only in plugin/, test/plugin/ and bench/hotpath.cc.
 set -euo pipefail
 : "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
@@ -14,7 +14,7 @@ cd "$JFP_SRCDIR"
 # rank FOLDER: its layer (higher may include lower); empty for a folder outside the architecture.
 rank() {
     case "$1" in
-        model/util|model/files) echo 1 ;; model/jobs) echo 2 ;; model/accounting|model/script) echo 3 ;;
+        model/util|model/files) echo 1 ;; model/jobs|model/writer) echo 2 ;; model/accounting|model/script) echo 3 ;;
         model/history|model/archive) echo 4 ;; model/scoring|model/snapshot) echo 5 ;; model/policy) echo 6 ;;
         model/runtime) echo 7 ;;
         tools/terminal) echo 11 ;; tools/evaluate|tools/ingest) echo 12 ;; tools/train|tools/check) echo 13 ;;
