@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <vector>
 
 #include "model/util/log.h"
 
@@ -134,14 +133,9 @@ std::string ScriptArchiveWriter::rotated(const std::string &what) const {
 void ScriptArchiveWriter::write(Batch &b) {
     uint64_t fresh = 0, left_out = 0;  // left_out: in the batch, not written (the user's day is spent)
     int64_t charged = 0;
-    struct Charge {
-        uint32_t uid;
-        int64_t day;
-        uint64_t bytes;
-    };
-    std::vector<Charge> charges;  // given back if the batch is rolled back
     if (budget_) budget_->prepare(UserWriteBudget::day_of(held_->e.meta.submitted));
     try {
+        BatchCharges charges(budget_.get(), UserWriteBudget::File::ScriptArchive, "script archive");
         archive_->begin();
         do {
             ScriptArchiveEntry &e = held_->e;
@@ -152,20 +146,16 @@ void ScriptArchiveWriter::write(Batch &b) {
                 std::string_view env(e.env);
                 uint64_t added = 0;
                 if (archive_->put(e.meta, e.script, e.has_env ? &env : nullptr, &added)) ++fresh;
-                if (budget_) {
-                    charges.push_back({e.meta.uid, day, added});
-                    if (budget_->charge(UserWriteBudget::File::ScriptArchive, e.meta.uid, day, added))
-                        log_user_spent("script archive", e.meta.user, e.meta.uid, budget_->limit());
-                }
+                charges.charge(e.meta.uid, e.meta.user, day, added);
             }
             ++b.taken;
             charged += held_->bytes;
             held_.reset();
         } while (b.taken < 256 && queue_.try_pop(held_));
         archive_->commit();
+        charges.committed();
     } catch (...) {
         archive_->rollback();
-        for (const Charge &c : charges) budget_->refund(UserWriteBudget::File::ScriptArchive, c.uid, c.day, c.bytes);
         if (held_) {  // the entry being written when it failed
             ++b.taken;
             charged += held_->bytes;

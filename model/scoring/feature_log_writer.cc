@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstring>
-#include <vector>
 
 #include "model/files/sqlite_util.h"
 #include "model/util/log.h"
@@ -189,16 +188,11 @@ void FeatureLogWriter::quiet() { heads_.trim(); }
 // back what it charged.
 void FeatureLogWriter::write(Batch &b) {
     uint64_t left_out = 0;
-    struct Charge {
-        uint32_t uid;
-        int64_t day;
-        uint64_t bytes;
-    };
-    std::vector<Charge> charges;  // given back if the batch is rolled back
     FeatureLogEntry &e = held_;
     b.taken = 1;
     if (budget_) budget_->prepare(UserWriteBudget::day_of(e.scored_at));
     try {
+        BatchCharges charges(budget_.get(), UserWriteBudget::File::FeatureLog, "feature log");
         WriteTransaction tx(open_->db, WriteTransaction::Lock::Deferred);
         do {
             const int64_t day = UserWriteBudget::day_of(e.scored_at);
@@ -234,18 +228,14 @@ void FeatureLogWriter::write(Batch &b) {
             else s.bind_null(13);
             s.run();
             ++b.written;
-            if (budget_ && !replaces) {
-                charges.push_back({e.uid, day, feature_log_row_bytes(e)});
-                if (budget_->charge(UserWriteBudget::File::FeatureLog, e.uid, day, charges.back().bytes))
-                    log_user_spent("feature log", e.user, e.uid, budget_->limit());
-            }
+            if (budget_ && !replaces) charges.charge(e.uid, e.user, day, feature_log_row_bytes(e));
         } while (b.written + left_out < 1000 && queue_.try_pop(e) && ++b.taken);
         tx.commit();
+        charges.committed();
     } catch (...) {
         e.script = DeferredScript();
         over_budget_.fetch_add(left_out);
         failed_.fetch_add(b.taken - left_out);
-        for (const Charge &c : charges) budget_->refund(UserWriteBudget::File::FeatureLog, c.uid, c.day, c.bytes);
         b.written = 0;
         throw;
     }

@@ -5,7 +5,7 @@
 // slurmctld never waits on it. What an entry is and how a batch is written is the sink's.
 //
 // When the writer looks (the wake policy): a push wakes it only in a burst, since a futex wake is a system
-// call on slurmctld's thread and made the submit call's p99 when it woke every 32 entries. Otherwise the
+// call on slurmctld's thread, and it shows in the submit call's p99 (docs/performance.md). Otherwise the
 // writer drains on its own timer: every kBusyWait once kWakeDepth / 4 are written between two idle looks,
 // for as long as kWakeDepth / 4 keep coming within each kBusyHold, else every idle_wait. A push wakes it
 // when the wake depth waits (kWakeDepth, or half a smaller queue) and the writer is not in its busy
