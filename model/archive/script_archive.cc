@@ -44,12 +44,6 @@ CREATE INDEX IF NOT EXISTS submissions_env ON submissions(env_hash) WHERE env_ha
 
 const char *kColumns = "token, cluster, submitted, uid, user, name, work_dir, script_hash, script_bytes, env_hash, env_bytes";
 
-const std::string &create_private(const std::string &path, ScriptArchive::Access access) {
-    if (access == ScriptArchive::Access::ReadWrite)
-        return private_db_file(path, "script archive", "check script_archive in jfp.conf and that its directory is writable by SlurmUser");
-    return path;
-}
-
 ArchivedSubmission read_row(const Stmt &s) {
     ArchivedSubmission a;
     a.token = s.text_at(0);
@@ -68,20 +62,14 @@ ArchivedSubmission read_row(const Stmt &s) {
 
 }  // namespace
 
-ScriptArchive::ScriptArchive(const std::string &path, Access access)
-    : db_(create_private(path, access),
-          access == Access::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE),
-      writable_(access == Access::ReadWrite) {
-    int version = 0;
-    try {
-        Stmt v(db_, "PRAGMA user_version");
-        if (v.step()) version = static_cast<int>(v.int_at(0));
-    } catch (const SqliteError &e) {
-        throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp script archive?)", e.code());
-    }
-    if (std::string note = apply_schema(db_, version, kSchemaVersion, writable_, kSchema, "archive"); !note.empty())
-        log_info(note);
-    if (!writable_ && version == 0) {
+ScriptArchive::ScriptArchive(const std::string &path, Access access) : writable_(access == Access::ReadWrite) {
+    static const DbSchema kVersioned{"archive", "script archive",
+                                     "check script_archive in jfp.conf and that its directory is writable by SlurmUser",
+                                     kSchema, kSchemaVersion};
+    VersionedDb opened = open_versioned_db(path, writable_, kVersioned);
+    db_ = std::move(opened.db);
+    if (!opened.note.empty()) log_info(opened.note);
+    if (!writable_ && opened.found == 0) {
         throw SqliteError(path + " is not a jfp script archive (empty, or another kind of database); the plugin "
                                  "creates it when script_archive is set in jfp.conf",
                           SQLITE_ERROR);
@@ -89,11 +77,13 @@ ScriptArchive::ScriptArchive(const std::string &path, Access access)
 }
 
 // IMMEDIATE: a prune by `jfp scripts prune` cannot delete a blob between put()'s look and its insert.
-void ScriptArchive::begin() { db_.exec("BEGIN IMMEDIATE"); }
-void ScriptArchive::commit() { db_.exec("COMMIT"); }
-void ScriptArchive::rollback() noexcept {
-    sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+void ScriptArchive::begin() { tx_.emplace(db_); }
+void ScriptArchive::commit() {
+    if (!tx_) throw SqliteError(db_.path() + ": commit without begin", SQLITE_MISUSE);
+    tx_->commit();
+    tx_.reset();
 }
+void ScriptArchive::rollback() noexcept { tx_.reset(); }
 
 // The bytes the blob took as stored (UserWriteBudget's measure), 0 when the archive held it already.
 uint64_t ScriptArchive::store_blob(std::string_view bytes, const std::string &hash) {
@@ -270,18 +260,13 @@ uint64_t ScriptArchive::delete_unreferenced_blobs() {
 
 PruneResult ScriptArchive::prune(int64_t before) {
     PruneResult r;
-    begin();
-    try {
-        Stmt del(db_, "DELETE FROM submissions WHERE submitted < ?1");
-        del.bind(1, before);
-        del.run();
-        r.submissions = static_cast<uint64_t>(sqlite3_changes(db_.get()));
-        r.blobs = delete_unreferenced_blobs();
-        commit();
-    } catch (...) {
-        rollback();
-        throw;
-    }
+    WriteTransaction tx(db_);
+    Stmt del(db_, "DELETE FROM submissions WHERE submitted < ?1");
+    del.bind(1, before);
+    del.run();
+    r.submissions = static_cast<uint64_t>(sqlite3_changes(db_.get()));
+    r.blobs = delete_unreferenced_blobs();
+    tx.commit();
     return r;
 }
 
@@ -304,8 +289,8 @@ PruneResult ScriptArchive::prune_orphans(const std::string &store_path, int64_t 
         db_.exec("DETACH DATABASE store");
         return r;
     }
-    begin();
-    try {
+    {
+        WriteTransaction tx(db_);
         {
             Stmt del(db_, ("DELETE FROM submissions WHERE " + orphan).c_str());
             del.bind(1, from).bind(2, to);
@@ -313,10 +298,7 @@ PruneResult ScriptArchive::prune_orphans(const std::string &store_path, int64_t 
         }
         r.submissions = static_cast<uint64_t>(sqlite3_changes(db_.get()));
         r.blobs = delete_unreferenced_blobs();
-        commit();
-    } catch (...) {
-        rollback();
-        throw;
+        tx.commit();
     }
     db_.exec("DETACH DATABASE store");
     return r;

@@ -99,6 +99,7 @@ private:
     uint64_t delete_unreferenced_blobs();  // in the caller's transaction
     Db db_;
     bool writable_;
+    std::optional<WriteTransaction> tx_;  // the writer's batch, between begin() and commit()
 };
 
 }  // namespace jfp

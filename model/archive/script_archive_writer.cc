@@ -3,12 +3,8 @@
 #include <algorithm>
 #include <chrono>
 #include <memory>
-#include <vector>
 
-#include "model/util/background_thread.h"
 #include "model/util/log.h"
-#include "model/files/open_file_watch.h"
-#include "model/files/sqlite_util.h"
 
 namespace jfp {
 
@@ -21,13 +17,15 @@ int64_t now_s() {
 ScriptArchiveWriter::ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes,
                                          std::shared_ptr<UserWriteBudget> budget, int64_t log_interval_seconds)
     : path_(std::move(path)), max_bytes_(max_bytes), budget_(std::move(budget)),
-      log_interval_(log_interval_seconds), queue_(max_entries),
-      last_report_(now_s()), thread_([this] { run(); }) {}
+      log_interval_(log_interval_seconds), queue_(max_entries), last_report_(now_s()),
+      writer_(path_, *this,
+              BatchWriter::Options{"jfp-archive", queue_.capacity(), BatchWriter::kIdleWait, log_interval_seconds}) {
+    writer_.start();
+}
 
 ScriptArchiveWriter::~ScriptArchiveWriter() {
-    stop_.store(true);
-    cv_.notify_all();
-    if (thread_.joinable()) thread_.join();
+    writer_.stop();
+    report_drops(true);
 }
 
 bool ScriptArchiveWriter::reserve(int64_t bytes) {
@@ -45,16 +43,12 @@ void ScriptArchiveWriter::push(ScriptArchiveEntry &&e, int64_t bytes) {
         dropped_.fetch_add(1, std::memory_order_relaxed);
         return;
     }
-    pushed_.fetch_add(1, std::memory_order_relaxed);
+    writer_.pushed();
 }
 
 void ScriptArchiveWriter::flush() { flush_for(std::chrono::milliseconds::max()); }
 
-bool ScriptArchiveWriter::flush_for(std::chrono::milliseconds limit) {
-    uint64_t target = pushed_.load();
-    cv_.notify_all();
-    return wait_for_count(target, [&] { return archived_.load() + failed_.load() + over_budget_.load(); }, limit);
-}
+bool ScriptArchiveWriter::flush_for(std::chrono::milliseconds limit) { return writer_.flush_for(limit); }
 
 ScriptArchiveCounters ScriptArchiveWriter::counters() const {
     return {archived_.load(), new_scripts_.load(), dropped_.load(), failed_.load(), over_budget_.load()};
@@ -90,105 +84,93 @@ void ScriptArchiveWriter::report_drops(bool final) {
     reported_once_ = true;
 }
 
-void ScriptArchiveWriter::run() {
-    name_this_thread("jfp-archive");
-    lower_this_thread_priority(10);
-    RateLimitedLog errors(log_interval_);
-    std::unique_ptr<ScriptArchive> archive;
-    std::unique_ptr<Queued> q;
-    OpenFileWatch watch;
-    auto fail = [&](std::unique_ptr<Queued> &x) {
-        failed_.fetch_add(1);
-        bytes_.fetch_sub(x->bytes, std::memory_order_relaxed);
-        x.reset();
-    };
-    while (true) {
-        report_drops(false);
-        if (std::string what = archive ? watch.changed() : std::string(); !what.empty()) {
-            log_warning("script archive " + path_ + " " + what + " while slurmctld held it open: closed it, which "
-                     "frees its space, and the next script starts a new one there");
-            archive->checkpoint_before_release();
-            archive.reset();
-            remove_orphan_wal(path_);
-            watch.closed();
-        }
-        if (!queue_.try_pop(q)) {
-            if (stop_.load()) break;
-            std::unique_lock<std::mutex> lk(mu_);
-            cv_.wait_for(lk, std::chrono::milliseconds(50));
-            continue;
-        }
-        if (!archive) {
-            try {
-                archive = std::make_unique<ScriptArchive>(path_, ScriptArchive::Access::ReadWrite);
-                watch.opened(path_);
-            } catch (const std::exception &ex) {
-                errors.log(LogLevel::Error, std::string("script archive: ") + ex.what() +
-                                                "; scripts are not archived until it can be opened (jobs are not affected)");
-                // Drain what is queued so the budget frees up behind a broken file; try again later.
-                fail(q);
-                while (queue_.try_pop(q)) fail(q);
-                std::unique_lock<std::mutex> lk(mu_);
-                cv_.wait_for(lk, std::chrono::seconds(5), [&] { return stop_.load(); });
-                continue;
-            }
-        }
-        // A batch is one transaction: all of it is archived, or all of it counts as failed.
-        uint64_t batch = 0, fresh = 0, left_out = 0;  // left_out: in the batch, not written (the user's day is spent)
-        int64_t charged = 0;
-        bool holding = true;  // q holds an entry not yet in the batch
-        struct Charge {
-            uint32_t uid;
-            int64_t day;
-            uint64_t bytes;
-        };
-        std::vector<Charge> charges;  // given back if the batch is rolled back
-        if (budget_) budget_->prepare(UserWriteBudget::day_of(q->e.meta.submitted));
-        try {
-            archive->begin();
-            do {
-                holding = true;
-                ScriptArchiveEntry &e = q->e;
-                const int64_t day = UserWriteBudget::day_of(e.meta.submitted);
-                if (budget_ && !budget_->admit(UserWriteBudget::File::ScriptArchive, e.meta.uid, day)) {
-                    ++left_out;
-                } else {
-                    std::string_view env(e.env);
-                    uint64_t added = 0;
-                    if (archive->put(e.meta, e.script, e.has_env ? &env : nullptr, &added)) ++fresh;
-                    if (budget_) {
-                        charges.push_back({e.meta.uid, day, added});
-                        if (budget_->charge(UserWriteBudget::File::ScriptArchive, e.meta.uid, day, added))
-                            log_user_spent("script archive", e.meta.user, e.meta.uid, budget_->limit());
-                    }
-                }
-                ++batch;
-                charged += q->bytes;
-                q.reset();
-                holding = false;
-            } while (batch < 256 && queue_.try_pop(q));
-            archive->commit();
-            over_budget_.fetch_add(left_out);
-            archived_.fetch_add(batch - left_out);
-            new_scripts_.fetch_add(fresh);
-        } catch (const std::exception &ex) {
-            archive->rollback();
-            for (const Charge &c : charges) budget_->refund(UserWriteBudget::File::ScriptArchive, c.uid, c.day, c.bytes);
-            if (holding) {
-                ++batch;
-                charged += q->bytes;
-                q.reset();
-            }
-            over_budget_.fetch_add(left_out);
-            failed_.fetch_add(batch - left_out);
-            errors.log(LogLevel::Error, "script archive " + path_ + ": " + ex.what() +
-                                            "; scripts are not archived until it can be written (free space or fix "
-                                            "permissions there; jobs are not affected)");
-            archive.reset();
-        }
-        bytes_.fetch_sub(charged, std::memory_order_relaxed);
+bool ScriptArchiveWriter::take() { return queue_.try_pop(held_); }
+
+void ScriptArchiveWriter::open() { archive_ = std::make_unique<ScriptArchive>(path_, ScriptArchive::Access::ReadWrite); }
+
+void ScriptArchiveWriter::close(bool rotated) noexcept {
+    if (archive_ && rotated) archive_->checkpoint_before_release();
+    archive_.reset();
+}
+
+void ScriptArchiveWriter::fail(std::unique_ptr<Queued> &q) noexcept {
+    failed_.fetch_add(1);
+    bytes_.fetch_sub(q->bytes, std::memory_order_relaxed);
+    q.reset();
+}
+
+// The budget frees up behind a broken file.
+uint64_t ScriptArchiveWriter::fail_all() noexcept {
+    uint64_t n = 0;
+    if (held_) {
+        fail(held_);
+        ++n;
     }
-    report_drops(true);
+    while (queue_.try_pop(held_)) {
+        fail(held_);
+        ++n;
+    }
+    return n;
+}
+
+std::string ScriptArchiveWriter::open_failed(const std::string &what) const {
+    return "script archive: " + what + "; scripts are not archived until it can be opened (jobs are not affected)";
+}
+
+std::string ScriptArchiveWriter::write_failed(const std::string &what) const {
+    return "script archive " + path_ + ": " + what +
+           "; scripts are not archived until it can be written (free space or fix permissions there; jobs are not "
+           "affected)";
+}
+
+std::string ScriptArchiveWriter::rotated(const std::string &what) const {
+    return "script archive " + path_ + " " + what + " while slurmctld held it open: closed it, which frees its "
+           "space, and the next script starts a new one there";
+}
+
+// Up to 256 entries in one transaction, starting with the held one: all of it is archived, or all of it
+// counts as failed (less what the user's spent day left out), and what it charged the budget is given back.
+void ScriptArchiveWriter::write(Batch &b) {
+    uint64_t fresh = 0, left_out = 0;  // left_out: in the batch, not written (the user's day is spent)
+    int64_t charged = 0;
+    if (budget_) budget_->prepare(UserWriteBudget::day_of(held_->e.meta.submitted));
+    try {
+        BatchCharges charges(budget_.get(), UserWriteBudget::File::ScriptArchive, "script archive");
+        archive_->begin();
+        do {
+            ScriptArchiveEntry &e = held_->e;
+            const int64_t day = UserWriteBudget::day_of(e.meta.submitted);
+            if (budget_ && !budget_->admit(UserWriteBudget::File::ScriptArchive, e.meta.uid, day)) {
+                ++left_out;
+            } else {
+                std::string_view env(e.env);
+                uint64_t added = 0;
+                if (archive_->put(e.meta, e.script, e.has_env ? &env : nullptr, &added)) ++fresh;
+                charges.charge(e.meta.uid, e.meta.user, day, added);
+            }
+            ++b.taken;
+            charged += held_->bytes;
+            held_.reset();
+        } while (b.taken < 256 && queue_.try_pop(held_));
+        archive_->commit();
+        charges.committed();
+    } catch (...) {
+        archive_->rollback();
+        if (held_) {  // the entry being written when it failed
+            ++b.taken;
+            charged += held_->bytes;
+            held_.reset();
+        }
+        over_budget_.fetch_add(left_out);
+        failed_.fetch_add(b.taken - left_out);
+        bytes_.fetch_sub(charged, std::memory_order_relaxed);
+        throw;
+    }
+    b.written = b.taken - left_out;
+    over_budget_.fetch_add(left_out);
+    archived_.fetch_add(b.written);
+    new_scripts_.fetch_add(fresh);
+    bytes_.fetch_sub(charged, std::memory_order_relaxed);
 }
 
 }  // namespace jfp

@@ -8,16 +8,14 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
-#include <thread>
 
 #include "model/archive/script_archive.h"
 #include "model/archive/user_write_budget.h"
 #include "model/util/bounded_queue.h"
+#include "model/writer/batch_writer.h"
 
 namespace jfp {
 
@@ -32,12 +30,14 @@ struct ScriptArchiveCounters {
     uint64_t over_user_budget = 0;  // not archived: the user's day was spent (UserWriteBudget)
 };
 
-class ScriptArchiveWriter {
+// A sink of BatchWriter (model/writer/batch_writer.h), which owns the thread, when it looks, the lazy
+// open, rotation and back-off; what an entry is and how a batch is archived are here.
+class ScriptArchiveWriter : private BatchSink {
 public:
     // budget: what one user may add in a day, shared with the feature log; nullptr: none.
     ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes, std::shared_ptr<UserWriteBudget> budget,
                         int64_t log_interval_seconds = 60);
-    ~ScriptArchiveWriter();  // writes what is queued, then stops
+    ~ScriptArchiveWriter() override;  // writes what is queued, then stops
     ScriptArchiveWriter(const ScriptArchiveWriter &) = delete;
     ScriptArchiveWriter &operator=(const ScriptArchiveWriter &) = delete;
 
@@ -61,8 +61,18 @@ private:
         ScriptArchiveEntry e;
         int64_t bytes = 0;
     };
-    void run();
+    bool take() override;
+    void open() override;
+    void write(Batch &b) override;
+    uint64_t fail_all() noexcept override;
+    void close(bool rotated) noexcept override;
+    std::string open_failed(const std::string &what) const override;
+    std::string write_failed(const std::string &what) const override;
+    std::string rotated(const std::string &what) const override;
+    void tick() override { report_drops(false); }
     void report_drops(bool final);
+    void fail(std::unique_ptr<Queued> &q) noexcept;
+
     std::string path_;
     int64_t max_bytes_;
     std::shared_ptr<UserWriteBudget> budget_;
@@ -71,14 +81,14 @@ private:
     // slurmctld's memory before the first job.
     BoundedQueue<std::unique_ptr<Queued>> queue_;
     std::atomic<int64_t> bytes_{0};
-    std::atomic<uint64_t> pushed_{0}, archived_{0}, new_scripts_{0}, dropped_{0}, failed_{0}, over_budget_{0};
-    uint64_t dropped_reported_ = 0, failed_reported_ = 0, over_budget_reported_ = 0;  // writer thread only
+    std::atomic<uint64_t> archived_{0}, new_scripts_{0}, dropped_{0}, failed_{0}, over_budget_{0};
+    // The writer's thread only (and the destructor, once it has stopped).
+    uint64_t dropped_reported_ = 0, failed_reported_ = 0, over_budget_reported_ = 0;
     int64_t last_report_ = 0;
     bool reported_once_ = false;
-    std::atomic<bool> stop_{false};
-    std::mutex mu_;
-    std::condition_variable cv_;
-    std::thread thread_;
+    std::unique_ptr<ScriptArchive> archive_;
+    std::unique_ptr<Queued> held_;
+    BatchWriter writer_;  // last: its thread starts once the rest is whole
 };
 
 }  // namespace jfp

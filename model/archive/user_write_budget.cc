@@ -136,4 +136,14 @@ void log_user_spent(const char *file, const std::string &user, uint32_t uid, int
                 "(jfp_user_budget_refused_total counts what is left out)");
 }
 
+BatchCharges::~BatchCharges() {
+    for (const Charge &c : charges_) budget_->refund(file_, c.uid, c.day, c.bytes);
+}
+
+void BatchCharges::charge(uint32_t uid, const std::string &user, int64_t day, uint64_t bytes) {
+    if (!budget_) return;
+    charges_.push_back({uid, day, bytes});
+    if (budget_->charge(file_, uid, day, bytes)) log_user_spent(file_name_, user, uid, budget_->limit());
+}
+
 }  // namespace jfp

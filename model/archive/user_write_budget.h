@@ -20,6 +20,7 @@
 #include <mutex>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "model/util/time_util.h"
 
@@ -90,5 +91,33 @@ private:
 
 // The one line a user's spent day gets (from the writer whose charge spent it).
 void log_user_spent(const char *file, const std::string &user, uint32_t uid, int64_t limit);
+
+// What one write transaction charged, given back at destruction unless the transaction committed: a batch
+// rolled back leaves nothing of itself in the file, so its user's day must not count it.
+class BatchCharges {
+public:
+    // budget nullptr: no budget, nothing charged.
+    BatchCharges(UserWriteBudget *budget, UserWriteBudget::File file, const char *file_name)
+        : budget_(budget), file_(file), file_name_(file_name) {}
+    ~BatchCharges();
+    BatchCharges(const BatchCharges &) = delete;
+    BatchCharges &operator=(const BatchCharges &) = delete;
+
+    // UserWriteBudget::charge, remembered; the charge that spends the user's day logs it (log_user_spent).
+    void charge(uint32_t uid, const std::string &user, int64_t day, uint64_t bytes);
+    // The transaction committed: the charges stand.
+    void committed() { charges_.clear(); }
+
+private:
+    struct Charge {
+        uint32_t uid;
+        int64_t day;
+        uint64_t bytes;
+    };
+    UserWriteBudget *budget_;
+    UserWriteBudget::File file_;
+    const char *file_name_;
+    std::vector<Charge> charges_;
+};
 
 }  // namespace jfp

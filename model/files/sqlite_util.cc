@@ -264,20 +264,53 @@ void refuse_wal_on_network_fs(const std::string &path) {
                       SQLITE_CANTOPEN);
 }
 
-std::string apply_schema(Db &db, int found, int current, bool writable, const char *schema, const char *kind) {
-    if (found > current)
-        throw SqliteError(db.path() + " was written by a newer jfp (" + kind + " schema " + std::to_string(found) +
-                              ", this jfp reads up to " + std::to_string(current) + "); upgrade jfp",
-                          SQLITE_ERROR);
-    if (!writable) return "";
-    std::string note = set_journal_mode(db);
-    if (found == 0) {
-        db.exec("BEGIN IMMEDIATE");
-        db.exec(schema);
-        db.exec(("PRAGMA user_version=" + std::to_string(current)).c_str());
-        db.exec("COMMIT");
+WriteTransaction::WriteTransaction(Db &db, Lock lock) : db_(db) {
+    db_.exec(lock == Lock::Immediate ? "BEGIN IMMEDIATE" : "BEGIN");
+}
+
+WriteTransaction::~WriteTransaction() {
+    // SQLite may have rolled back by itself (a full disk): then there is nothing to roll back.
+    if (!committed_ && db_.get() && !sqlite3_get_autocommit(db_.get()))
+        sqlite3_exec(db_.get(), "ROLLBACK", nullptr, nullptr, nullptr);
+}
+
+void WriteTransaction::commit() {
+    db_.exec("COMMIT");
+    committed_ = true;
+}
+
+VersionedDb open_versioned_db(const std::string &path, bool writable, const DbSchema &schema) {
+    VersionedDb v;
+    v.db = writable ? Db(private_db_file(path, schema.what, schema.check), SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE)
+                    : Db(path, SQLITE_OPEN_READONLY);
+    try {
+        Stmt s(v.db, "PRAGMA user_version");
+        if (s.step()) v.found = static_cast<int>(s.int_at(0));
+    } catch (const SqliteError &e) {
+        // A WAL file cannot be opened, even to read, where SQLite cannot create PATH-shm beside it.
+        const std::string dir = dir_of(path);
+        if ((e.code() & 0xff) == SQLITE_CANTOPEN && ::access(dir.c_str(), W_OK) != 0)
+            throw SqliteError(std::string(e.what()) + ": its directory " + dir + " is not writable (" +
+                                  std::strerror(errno) + "), and SQLite must create " + path +
+                                  "-shm there even to read " + (schema.kind[0] == 'a' ? "an " : "a ") + schema.kind +
+                                  " in WAL mode; make it writable by SlurmUser or keep the " + schema.kind +
+                                  " on a writable file system",
+                              e.code());
+        throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp " + schema.what + "?)", e.code());
     }
-    return note;
+    if (v.found > schema.version)
+        throw SqliteError(path + " was written by a newer jfp (" + schema.kind + " schema " + std::to_string(v.found) +
+                              ", this jfp reads up to " + std::to_string(schema.version) + "); upgrade jfp",
+                          SQLITE_ERROR);
+    if (!writable) return v;
+    v.note = set_journal_mode(v.db);
+    if (v.found == 0) {
+        WriteTransaction tx(v.db);
+        v.db.exec(schema.sql);
+        v.db.exec(("PRAGMA user_version=" + std::to_string(schema.version)).c_str());
+        tx.commit();
+    }
+    return v;
 }
 
 }  // namespace jfp

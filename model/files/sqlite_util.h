@@ -106,9 +106,46 @@ private:
 // read-only Db checks this as it opens.
 void refuse_wal_on_network_fs(const std::string &path);
 
-// A jfp database's schema, versioned by PRAGMA user_version: refuses a file a newer jfp wrote (naming
-// `kind`); a writable one gets set_journal_mode and, when new (version 0), gets `schema` and `current`.
-// Returns set_journal_mode's note for the log.
-[[nodiscard]] std::string apply_schema(Db &db, int found, int current, bool writable, const char *schema, const char *kind);
+// A write transaction that cannot be left open: BEGIN at construction (IMMEDIATE unless Deferred is asked,
+// so that what a writer reads inside it cannot change before it writes), ROLLBACK at destruction unless
+// commit() ran. An exception or an early return between the two rolls back by itself. A failed COMMIT
+// leaves it open, and the destructor then rolls back.
+class WriteTransaction {
+public:
+    enum class Lock { Immediate, Deferred };
+    explicit WriteTransaction(Db &db, Lock lock = Lock::Immediate);
+    ~WriteTransaction();
+    WriteTransaction(const WriteTransaction &) = delete;
+    WriteTransaction &operator=(const WriteTransaction &) = delete;
+
+    void commit();
+    bool committed() const { return committed_; }
+
+private:
+    Db &db_;
+    bool committed_ = false;
+};
+
+// A jfp database file whose schema is versioned by PRAGMA user_version.
+struct DbSchema {
+    const char *kind;   // in the refusal of a newer file: "store", "archive"
+    const char *what;   // "history store": in "(is PATH a jfp history store?)" and private_db_file's error
+    const char *check;  // what to check when the file cannot be created (private_db_file)
+    const char *sql;    // the tables of a new file
+    int version;        // the version this jfp writes
+};
+
+struct VersionedDb {
+    Db db;
+    int found = 0;     // the file's version as opened; 0: new, empty or not jfp's
+    std::string note;  // set_journal_mode's, for the log
+};
+
+// The one open of a versioned jfp database. Writable: the file is made private (private_db_file), put in
+// its journal mode (set_journal_mode) and, when new, given the schema and its version. Refuses a file a
+// newer jfp wrote; a file whose version cannot be read is named as not what it should be (and a WAL file
+// whose directory is not writable, which SQLite cannot open even to read, says so). Older versions are
+// the caller's to migrate.
+VersionedDb open_versioned_db(const std::string &path, bool writable, const DbSchema &schema);
 
 }  // namespace jfp

@@ -34,27 +34,14 @@ struct HistoryStore::Statements {
                            "VALUES (?1, ?2, ?3, ?4, ?5)") {}
 };
 
-HistoryStore::HistoryStore(const std::string &path, Access access)
-    : db_(access == Access::ReadOnly ? path : private_db_file(path, "history store", "check the path and that its directory exists and is writable by this user"),
-          access == Access::ReadOnly ? SQLITE_OPEN_READONLY : SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE),
-      writable_(access == Access::ReadWrite) {
-    int version = 0;
-    try {
-        Stmt v(db_, "PRAGMA user_version");
-        if (v.step()) version = static_cast<int>(v.int_at(0));
-    } catch (const SqliteError &e) {
-        // A WAL store cannot be opened, even to read, where SQLite cannot create PATH-shm beside it.
-        const std::string dir = dir_of(path);
-        if ((e.code() & 0xff) == SQLITE_CANTOPEN && ::access(dir.c_str(), W_OK) != 0)
-            throw SqliteError(std::string(e.what()) + ": its directory " + dir + " is not writable (" +
-                                  std::strerror(errno) + "), and SQLite must create " + path +
-                                  "-shm there even to read a store in WAL mode; make it writable by SlurmUser or "
-                                  "keep the store on a writable file system",
-                              e.code());
-        throw SqliteError(std::string(e.what()) + " (is " + path + " a jfp history store?)", e.code());
-    }
-    if (std::string note = apply_schema(db_, version, kSchemaVersion, writable_, kHistorySchema, "store"); !note.empty())
-        log_info(note);
+HistoryStore::HistoryStore(const std::string &path, Access access) : writable_(access == Access::ReadWrite) {
+    static const DbSchema kSchema{"store", "history store",
+                                  "check the path and that its directory exists and is writable by this user",
+                                  kHistorySchema, kSchemaVersion};
+    VersionedDb opened = open_versioned_db(path, writable_, kSchema);
+    db_ = std::move(opened.db);
+    const int version = opened.found;
+    if (!opened.note.empty()) log_info(opened.note);
     if (writable_ && version == 1) migrate_from_1();
     if (writable_) add_ingest_nonce();
     if (writable_) add_script_fp();
@@ -94,30 +81,21 @@ void HistoryStore::add_script_fp() {
 
 // Schema 2 numbers every change to a job row (seq), so the plugin's loader can apply only what changed.
 void HistoryStore::migrate_from_1() {
-    db_.exec("BEGIN IMMEDIATE");
-    try {
-        db_.exec("ALTER TABLE jobs ADD COLUMN seq INTEGER");
-        db_.exec("ALTER TABLE jobs ADD COLUMN job_seq INTEGER");
-        db_.exec("ALTER TABLE jobs ADD COLUMN end_seq INTEGER");
-        db_.exec(("UPDATE jobs SET seq=rowid, job_seq=CASE WHEN user IS NOT NULL THEN rowid END, "
-                  "end_seq=CASE WHEN end_time IS NOT NULL AND outcome <> " + std::to_string(kUnfinishedOutcome) +
-                  " THEN rowid END").c_str());
-        db_.exec("CREATE INDEX IF NOT EXISTS jobs_seq ON jobs(seq)");
-        db_.exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
-        db_.exec("COMMIT");
-    } catch (...) {
-        db_.exec("ROLLBACK");
-        throw;
-    }
+    WriteTransaction tx(db_);
+    db_.exec("ALTER TABLE jobs ADD COLUMN seq INTEGER");
+    db_.exec("ALTER TABLE jobs ADD COLUMN job_seq INTEGER");
+    db_.exec("ALTER TABLE jobs ADD COLUMN end_seq INTEGER");
+    db_.exec(("UPDATE jobs SET seq=rowid, job_seq=CASE WHEN user IS NOT NULL THEN rowid END, "
+              "end_seq=CASE WHEN end_time IS NOT NULL AND outcome <> " + std::to_string(kUnfinishedOutcome) +
+              " THEN rowid END").c_str());
+    db_.exec("CREATE INDEX IF NOT EXISTS jobs_seq ON jobs(seq)");
+    db_.exec(("PRAGMA user_version=" + std::to_string(kSchemaVersion)).c_str());
+    tx.commit();
 }
 
+// An ingest left open (an exception in the caller) is rolled back by tx_.
 HistoryStore::~HistoryStore() {
-    if (in_tx_) {
-        try {
-            db_.exec("ROLLBACK");
-        } catch (...) {
-        }
-    }
+    tx_.reset();
     delete st_;
 }
 
@@ -130,13 +108,12 @@ int64_t HistoryStore::begin_ingest(const std::string &source) {
     s.run();
     int64_t id = sqlite3_last_insert_rowid(db_.get());
     begin_batch();
-    in_tx_ = true;
     return id;
 }
 
 // IMMEDIATE: the next change number is read under the write lock, so two ingests never share one.
 void HistoryStore::begin_batch() {
-    db_.exec("BEGIN IMMEDIATE");
+    tx_.emplace(db_);
     Stmt s(db_, "SELECT coalesce(max(seq), 0) FROM jobs");
     next_seq_ = std::max(s.step() ? s.int_at(0) : 0, highest_pruned_seq()) + 1;
     pending_writes_ = 0;
@@ -144,8 +121,8 @@ void HistoryStore::begin_batch() {
 
 void HistoryStore::maybe_commit() {
     // Commit in batches: bounded WAL growth and bounded memory for any export size.
-    if (++pending_writes_ >= 50000) {
-        db_.exec("COMMIT");
+    if (++pending_writes_ >= 50000 && tx_) {
+        tx_->commit();
         begin_batch();
     }
 }
@@ -194,16 +171,12 @@ void HistoryStore::finish_ingest(int64_t id, const SacctReadReport &r) {
     u.bind(4, static_cast<int64_t>(r.step_rows)).bind(5, static_cast<int64_t>(r.bad));
     u.bind(6, static_cast<int64_t>(r.recovered_pipes)).bind(7, static_cast<int64_t>(r.joined_newlines));
     u.run();
-    db_.exec("COMMIT");
-    in_tx_ = false;
+    if (!tx_) throw SqliteError(path() + ": no ingest in progress", SQLITE_MISUSE);
+    tx_->commit();
+    tx_.reset();
 }
 
-void HistoryStore::abort_ingest() {
-    if (in_tx_) {
-        db_.exec("ROLLBACK");
-        in_tx_ = false;
-    }
-}
+void HistoryStore::abort_ingest() { tx_.reset(); }
 
 uint64_t HistoryStore::job_count() const {
     Stmt s(db_, "SELECT count(*) FROM jobs WHERE user IS NOT NULL");
@@ -391,19 +364,14 @@ std::optional<int64_t> HistoryStore::labeled_submit_at(uint64_t offset, std::opt
 
 void HistoryStore::replace_queue_tokens(const std::vector<std::pair<std::string, std::string>> &tokens) {
     if (!writable_) throw SqliteError(path() + ": opened read-only", SQLITE_READONLY);
-    db_.exec("BEGIN");
-    try {
-        db_.exec("DELETE FROM queue_tokens");
-        Stmt ins(db_, "INSERT OR REPLACE INTO queue_tokens (job_id, token, seen_at) VALUES (?1, ?2, strftime('%s','now'))");
-        for (const auto &[id, tok] : tokens) {
-            ins.bind(1, std::string_view(id)).bind(2, std::string_view(tok));
-            ins.run();
-        }
-        db_.exec("COMMIT");
-    } catch (...) {
-        db_.exec("ROLLBACK");
-        throw;
+    WriteTransaction tx(db_, WriteTransaction::Lock::Deferred);
+    db_.exec("DELETE FROM queue_tokens");
+    Stmt ins(db_, "INSERT OR REPLACE INTO queue_tokens (job_id, token, seen_at) VALUES (?1, ?2, strftime('%s','now'))");
+    for (const auto &[id, tok] : tokens) {
+        ins.bind(1, std::string_view(id)).bind(2, std::string_view(tok));
+        ins.run();
     }
+    tx.commit();
 }
 
 std::vector<std::pair<std::string, std::string>> HistoryStore::queue_tokens() const {

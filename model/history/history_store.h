@@ -156,7 +156,7 @@ private:
     bool writable_ = false;
     bool tracks_changes_ = true;
     bool has_script_fp_ = true;
-    bool in_tx_ = false;
+    std::optional<WriteTransaction> tx_;  // an ingest's batch in progress
     int64_t next_seq_ = 1;
     uint64_t pending_writes_ = 0;
     struct Statements;

@@ -9,13 +9,10 @@
 
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
-#include <thread>
 #include <unordered_map>
 
 #include "model/archive/script_head_pool.h"
@@ -24,6 +21,7 @@
 #include "model/jobs/join_token.h"
 #include "model/scoring/features.h"
 #include "model/util/bounded_queue.h"
+#include "model/writer/batch_writer.h"
 
 namespace jfp {
 
@@ -71,20 +69,21 @@ struct FeatureLogEntry {
     bool update = false;
 };
 
-class FeatureLogWriter {
+// A sink of BatchWriter (model/writer/batch_writer.h): the thread, its wake policy, the lazy open,
+// rotation and back-off are the BatchWriter's; what a row is and how a batch is written are here.
+class FeatureLogWriter : private BatchSink {
 public:
-    // Up to 1024 script heads (16 MiB) in flight or idle; 128 idle once the writer is quiet. A submission
-    // wakes the writer only when kWakeDepth entries wait (a burst, before the idle heads run out) and the
-    // writer is not in its busy cadence, or when half the queue waits; otherwise the writer drains on its
-    // own timer: every kBusyWait once kWakeDepth / 4 come between two idle looks, for as long as
-    // kWakeDepth / 4 keep coming within each kBusyHold, else every kIdleWait.
-    static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 128, kWakeDepth = 64;
-    static constexpr std::chrono::milliseconds kIdleWait{50}, kBusyWait{2}, kBusyHold{50};
+    // Up to 1024 script heads (16 MiB) in flight or idle; 128 idle once the writer is quiet. The wake
+    // policy is BatchWriter's: a submission wakes the writer only when kWakeDepth entries wait (a burst,
+    // before the idle heads run out), otherwise the writer drains on its own timer.
+    static constexpr size_t kMaxHeadsInUse = 1024, kIdleHeads = 128, kWakeDepth = BatchWriter::kWakeDepth;
+    static constexpr std::chrono::milliseconds kIdleWait = BatchWriter::kIdleWait, kBusyWait = BatchWriter::kBusyWait,
+                                               kBusyHold = BatchWriter::kBusyHold;
     // idle_wait: the timer's period when nothing came (tests set it long, to see the wakes alone).
     // budget: what one user may add in a day, shared with the script archive; nullptr: none.
     FeatureLogWriter(std::string path, size_t capacity, size_t max_heads_in_use = kMaxHeadsInUse,
                      std::chrono::milliseconds idle_wait = kIdleWait, std::shared_ptr<UserWriteBudget> budget = nullptr);
-    ~FeatureLogWriter();  // drains what is queued, then stops
+    ~FeatureLogWriter() override;  // drains what is queued, then stops
     FeatureLogWriter(const FeatureLogWriter &) = delete;
     FeatureLogWriter &operator=(const FeatureLogWriter &) = delete;
 
@@ -106,25 +105,30 @@ public:
     uint64_t over_budget() const { return over_budget_.load(); }
     // How often a submission woke the writer (a burst reached the wake depth: kWakeDepth, or half the
     // queue's capacity when that is less).
-    uint64_t wakes() const { return wakes_.load(); }
+    uint64_t wakes() const { return writer_.wakes(); }
     const std::string &path() const { return path_; }
 
 private:
-    void run();
+    struct OpenLog;  // the database and its statements, while open
+    bool take() override;
+    void open() override;
+    void write(Batch &b) override;
+    uint64_t fail_all() noexcept override;
+    void close(bool rotated) noexcept override;
+    std::string open_failed(const std::string &what) const override;
+    std::string write_failed(const std::string &what) const override;
+    std::string rotated(const std::string &what) const override;
+    void quiet() override;
+
     std::string path_;
     ScriptHeadPool heads_;  // before queue_: outlives the entries that hold its blocks
     BoundedQueue<FeatureLogEntry> queue_;
     std::shared_ptr<UserWriteBudget> budget_;
-    std::atomic<uint64_t> pushed_{0}, written_{0}, dropped_{0}, failed_{0}, wakes_{0}, over_budget_{0};
-    const std::chrono::milliseconds idle_wait_;
-    std::atomic<bool> stop_{false};
-    std::atomic<bool> woken_{false};  // a submission has woken the writer since it last slept
-    std::atomic<bool> polling_{false};  // the writer looks within kBusyWait by itself: a push need not wake it
-    const size_t wake_depth_;         // kWakeDepth, or half a smaller queue
-    std::mutex mu_;
-    bool attention_ = false;  // under mu_: a flush or the destructor asks the writer to look now
-    std::condition_variable cv_;
-    std::thread thread_;
+    std::atomic<uint64_t> written_{0}, dropped_{0}, failed_{0}, over_budget_{0};
+    // The writer's thread only.
+    std::unique_ptr<OpenLog> open_;
+    FeatureLogEntry held_;
+    BatchWriter writer_;  // last: its thread starts once the rest is whole
 };
 
 struct LoggedFeatures {

@@ -4,7 +4,7 @@
 #   plugin/                                          may include model/
 #   tools/cli/ > tools/commands/, tools/operations/ > tools/options/ > tools/train/, tools/check/, tools/report/ >
 #     tools/evaluate/, tools/ingest/ > tools/terminal/, tools/process/; all may include model/
-#   model/runtime/ > reload/ > request/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/ > sacct/, script/ > jobs/ > util/, files/
+#   model/runtime/ > reload/ > request/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/ > sacct/, script/ > jobs/, writer/ > util/, files/
 # A folder may include itself. <slurm/...> only in plugin/, test/plugin/ and bench/hotpath.cc.
 set -euo pipefail
 : "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
@@ -13,7 +13,7 @@ cd "$JFP_SRCDIR"
 # rank FOLDER: its layer (higher may include lower); empty for a folder outside the architecture.
 rank() {
     case "$1" in
-        model/util|model/files) echo 1 ;; model/jobs) echo 2 ;; model/sacct|model/script) echo 3 ;; model/accounting) echo 4 ;;
+        model/util|model/files) echo 1 ;; model/jobs|model/writer) echo 2 ;; model/sacct|model/script) echo 3 ;; model/accounting) echo 4 ;;
         model/history|model/archive) echo 5 ;; model/scoring|model/snapshot) echo 6 ;; model/policy) echo 7 ;;
         model/request) echo 8 ;; model/reload) echo 9 ;; model/runtime) echo 10 ;;
         tools/terminal|tools/process) echo 11 ;; tools/evaluate|tools/ingest) echo 12 ;; tools/train|tools/check|tools/report) echo 13 ;;

@@ -178,3 +178,29 @@ TEST_CASE("feature log writer: after a burst, a trickle returns it to its idle t
     }
     CHECK(trimmed);
 }
+
+TEST_CASE("feature log writer: rows left out by a spent budget count as done; they do not keep waking it") {
+    test::TempDir dir;
+    auto budget = std::make_shared<UserWriteBudget>(1);  // the first row spends the day
+    // An 8-entry queue wakes the writer at 4 waiting; an hour's timer: only wakes and flushes drain.
+    FeatureLogWriter w(dir.file("f.db"), 8, FeatureLogWriter::kMaxHeadsInUse, std::chrono::hours(1), budget);
+    for (int i = 0; i < 20; ++i) {
+        FeatureLogEntry e = entry(i);
+        e.uid = 7;
+        REQUIRE(w.push(std::move(e)));
+        w.flush();
+    }
+    REQUIRE(w.over_budget() >= 19);
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    // Three waiting, under the wake depth of 4. Counted as not done, the 19 left out made every push a
+    // wake, and kept the writer looking every 2 ms for good.
+    for (int i = 20; i < 23; ++i) {
+        FeatureLogEntry e = entry(i);
+        e.uid = 7;
+        REQUIRE(w.push(std::move(e)));
+        std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    CHECK(w.wakes() == 0);
+    w.flush();
+    CHECK(w.written() + w.over_budget() == 23);
+}
