@@ -259,9 +259,14 @@ case_A13() {
     annotate_mode
     local rss0 rss1 archive0 features0 archive1 features1 i out release
     sized_script
-    as_user "$A" sbatch --hold -o /dev/null -J sized "$W/home/sized.sh" >/dev/null 2>&1 || true  # warms slurmctld's allocator
-    # Its row filed (the first may create the feature log): the sizes below count the ten alone.
-    wait_until 30 "A13: the warm-up request has no feature-log row" '[ "$(db_named sized)" -ge 1 ]'
+    # Ten alike first warm slurmctld's allocator. One warm-up was enough only after other cases' large requests
+    # (A5's): on a fresh slurmctld (A13 run alone, 22.05) slurmctld then grew by 119 MiB over the ten measured,
+    # three times of three; after ten, by 0 MiB, as after the other cases.
+    for i in 1 2 3 4 5 6 7 8 9 10; do
+        as_user "$A" sbatch --hold -o /dev/null -J sized "$W/home/sized.sh" >/dev/null 2>&1 || true
+    done
+    # Their rows filed (the first may create the feature log): the sizes below count the ten measured alone.
+    wait_until 30 "A13: the warm-up requests have no feature-log rows" '[ "$(db_named sized)" -ge 10 ]'
     rss0=$(rss_kib)
     archive0=$(du -sb "$W/scripts.db"* | awk '{ n += $1 } END { print n }')
     features0=$(du -sb "$W/features.db"* | awk '{ n += $1 } END { print n }')
@@ -270,7 +275,7 @@ case_A13() {
     done
     # Judged (each has its feature-log row), so jfp handled every byte of them.
     wait_until 30 "A13: the sized requests have no feature-log rows" \
-        '[ "$(sql_read "$W/features.db" "SELECT count(*) FROM scored WHERE name LIKE '"'sized%'"'")" -ge 11 ]'
+        '[ "$(sql_read "$W/features.db" "SELECT count(*) FROM scored WHERE name LIKE '"'sized%'"'")" -ge 20 ]'
     rss1=$(rss_kib)
     note "A13: slurmctld's RSS ${rss0} KiB before ten sized requests, ${rss1} KiB after (+$(((rss1 - rss0) / 1024)) MiB)"
     # docs/admin-guide.md, "What a submission costs": jfp keeps at most a few KiB of each; slurmctld's own
