@@ -98,6 +98,7 @@ reject_mid() {
     pd=$(p_as_a doomed); ps=$(p_as_a steady)
     awk -v a="$pd" -v b="$ps" 'BEGIN { exit !(a > b + 0.05) }' || fail "$1: usera's doomed ($pd) should score clearly above steady ($ps)"
     mid=$(awk -v a="$pd" -v b="$ps" 'BEGIN { printf "%.4f", (a + b) / 2 }')
+    note "$1: usera's p(doomed)=$pd p(steady)=$ps: reject mode, threshold $mid"
     set_conf "$SITE_CONF
 mode = reject
 threshold = $mid
