@@ -52,7 +52,6 @@ SU=jfp-slurm
 # ---- helpers the cases share
 
 as_slurm() { setpriv --reuid="$SU" --regid="$(id -g "$SU")" --init-groups -- "$@"; }
-as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
 archived_token() { [ "$(sql_read "$W/scripts.db" "SELECT count(*) FROM submissions WHERE token = '$1'" 2>/dev/null || echo 0)" = 1 ]; }
 archived() { local t; t=$(token_of_job "$1"); wait_until 60 "job $1 (token $t) was not archived" "archived_token $t"; }
 # logged ID: until the queued job's feature-log row is there.
