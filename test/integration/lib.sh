@@ -315,6 +315,30 @@ wait_log() {
 
 comment_of() { squeue -h -j "$1" -o %k; }
 
+# as_user USER CMD...: CMD as an ordinary user (testcluster users makes jfp-usera and jfp-userb), run in the
+# test's sticky directory $W/home, which the test makes (mkdir -p "$W/home"; chmod 1777 "$W/home").
+as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
+
+# metric NAME [LABEL]: the last value of the plugin's metric NAME (whose labels hold LABEL, when given) in
+# $W/jfp.prom, the test's metrics_file; 0 while the file or the metric is absent.
+metric() {
+    awk -v name="$1" -v lab="${2:-}" '
+        { split($0, f, " "); base = f[1]; sub(/\{.*/, "", base) }
+        base == name && (lab == "" || index(f[1], lab) > 0) { v = f[2] } END { print v + 0 }' "$W/jfp.prom" 2>/dev/null || echo 0
+}
+
+# seed_store DIR: DIR/history.db (from DIR/seed.txt) holding one unrelated job, root's 'other', completed
+# 2 hours ago: the plugin has a history to load and reload.
+seed_store() {
+    local t
+    {
+        echo "JobIDRaw|JobID|User|UID|Account|Partition|QOS|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqNodes|ReqMem|Timelimit"
+        t=$(($(date +%s) - 7200))
+        echo "990001|990001|root|0|root|debug|normal|other|$(date -d @$t +%FT%T)|$(date -d @$t +%FT%T)|$(date -d @$((t + 60)) +%FT%T)|COMPLETED|0:0|1|1|100M|00:10:00"
+    } >"$1/seed.txt"
+    "$JFP" ingest --trusted-export -q --db "$1/history.db" "$1/seed.txt"
+}
+
 # admin_comment_of ID: the job's AdminComment, from squeue --json (scontrol's text prints the user's
 # JobName before it, and a name may hold " AdminComment=...").
 admin_comment_of() {

@@ -17,7 +17,6 @@ new_site
 mkdir -p "$W/home"
 chmod 1777 "$W/home"
 start_site_cluster "mode = annotate"
-as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
 now=$(date +%s)
 t0=$(date -d @$((now - 600)) +%FT%T); t1=$(date -d @$((now - 500)) +%FT%T)
 forged() {  # forged DELIM: what closes usera's record and adds two of userb's (JobIDRaw User X Submit End State)

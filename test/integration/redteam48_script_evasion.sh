@@ -19,12 +19,7 @@ trap 'eval "$CLEANUP_HOOK"' EXIT
 
 handwritten_model "$W"
 # The store starts with one unrelated job, so the plugin has a history to load and reload.
-{
-    echo "JobIDRaw|JobID|User|UID|Account|Partition|QOS|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqNodes|ReqMem|Timelimit"
-    t=$(($(date +%s) - 7200))
-    echo "990001|990001|root|0|root|debug|normal|other|$(date -d @$t +%FT%T)|$(date -d @$t +%FT%T)|$(date -d @$((t + 60)) +%FT%T)|COMPLETED|0:0|1|1|100M|00:10:00"
-} >"$W/seed.txt"
-"$JFP" ingest --trusted-export -q --db "$W/history.db" "$W/seed.txt"
+seed_store "$W"
 
 mkdir -p "$W/in"
 printf '#!/bin/bash\n#SBATCH -t 5\n# reads the input\nINPUT=/nonexistent/input.h5\ncat "$INPUT" > /dev/null\nexit 2\n' >"$W/in/broken.sh"

@@ -22,12 +22,6 @@ start_site_cluster "mode = annotate
 metrics_file = $W/jfp.prom
 metrics_interval = 1
 stats_interval = 1"
-as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
-metric() {
-    awk -v name="$1" -v lab="${2:-}" '
-        { split($0, f, " "); base = f[1]; sub(/\{.*/, "", base) }
-        base == name && (lab == "" || index(f[1], lab) > 0) { v = f[2] } END { print v + 0 }' "$W/jfp.prom" 2>/dev/null || echo 0
-}
 wait_until 30 "the plugin wrote no metrics file" '[ -s "$W/jfp.prom" ]'
 
 j=$(as_user "$A" sbatch --parsable --hold -o /dev/null -J steady -t 30 --array=0-$((N - 1)) --wrap true | cut -d';' -f1)

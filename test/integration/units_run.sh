@@ -74,7 +74,6 @@ sqlq() { sql_read "$1" "$2" || true; }
 # ---- users' jobs, then jfp-ingest.service
 mkdir -p "$W/home"
 chmod 1777 "$W/home"
-as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
 ok=$(as_user jfp-usera sbatch --parsable -o /dev/null -J units_ok --wrap true | cut -d';' -f1)
 bad=$(as_user jfp-userb sbatch --parsable -o /dev/null -J units_bad --wrap false | cut -d';' -f1)
 wait_job "$ok" 120 >/dev/null

@@ -25,7 +25,6 @@ setpriv --reuid="$SU" --regid="$(id -g "$SU")" --init-groups -- "$JFP" ingest --
 mkdir -p "$W/home"
 chmod 1777 "$W/home"
 start_site_cluster "mode = annotate"
-as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
 
 # A script with traits the scanner counts, and a dependency on a held job.
 printf '#!/bin/bash\n#SBATCH --comment=ignored-here\nset -e\nmodule load gcc/12\nmodule load openmpi\nsrun hostname\npython3 -c 1\n' >"$W/home/job.sh"

@@ -22,14 +22,8 @@ start_site_cluster "mode = annotate
 metrics_file = $W/jfp.prom
 metrics_interval = 1
 stats_interval = 1"
-as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
 # metric NAME [LABEL]: a sample's value in the plugin's metrics file (0 when absent): the one named NAME whose
 # labels hold LABEL (the cluster label as the plugin wrote it, whatever scontrol calls the cluster).
-metric() {
-    awk -v name="$1" -v lab="${2:-}" '
-        { split($0, f, " "); base = f[1]; sub(/\{.*/, "", base) }
-        base == name && (lab == "" || index(f[1], lab) > 0) { v = f[2] } END { print v + 0 }' "$W/jfp.prom" 2>/dev/null || echo 0
-}
 CLUSTER_NAME=$(scontrol show config | awk '$1 == "ClusterName" { print $3 }')
 wait_until 30 "the plugin wrote no metrics file" '[ -s "$W/jfp.prom" ]'
 

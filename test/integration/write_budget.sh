@@ -17,12 +17,7 @@ CLEANUP_HOOK='[ -n "${JFP_KEEP_CLUSTER:-}" ] || rm -rf "$W"'
 trap 'eval "$CLEANUP_HOOK"' EXIT
 
 handwritten_model "$W"
-{
-    echo "JobIDRaw|JobID|User|UID|Account|Partition|QOS|JobName|Submit|Start|End|State|ExitCode|ReqCPUS|ReqNodes|ReqMem|Timelimit"
-    t=$(($(date +%s) - 7200))
-    echo "990001|990001|root|0|root|debug|normal|other|$(date -d @$t +%FT%T)|$(date -d @$t +%FT%T)|$(date -d @$((t + 60)) +%FT%T)|COMPLETED|0:0|1|1|100M|00:10:00"
-} >"$W/seed.txt"
-"$JFP" ingest --trusted-export -q --db "$W/history.db" "$W/seed.txt"
+seed_store "$W"
 mkdir -p "$W/home"
 chmod 1777 "$W/home"
 /usr/bin/python3 - "$W/home" <<'PY'
@@ -51,12 +46,6 @@ cluster_start
 wait_log "loaded model handwritten-messages"
 wait_log "archiving job scripts in $W/scripts.db"
 
-as_user() { local u=$1; shift; (cd "$W/home" && runuser -u "$u" -- "$@"); }
-metric() {
-    awk -v name="$1" -v lab="${2:-}" '
-        { split($0, f, " "); base = f[1]; sub(/\{.*/, "", base) }
-        base == name && (lab == "" || index(f[1], lab) > 0) { v = f[2] } END { print v + 0 }' "$W/jfp.prom" 2>/dev/null || echo 0
-}
 # logical_bytes DB: the file's pages, the WAL's included, as a reader sees them.
 logical_bytes() { sql_read "$1" "SELECT page_count * page_size FROM pragma_page_count(), pragma_page_size()" 2>/dev/null || echo 0; }
 rows_of() { sql_read "$1" "SELECT count(*) FROM $2 WHERE uid = $3" 2>/dev/null || echo 0; }
