@@ -20,6 +20,7 @@
 #include "model/scoring/feature_log.h"
 #include "model/scoring/features.h"
 #include "model/snapshot/snapshot_file.h"
+#include "model/snapshot/snapshot_resume.h"
 #include "model/scoring/model_bundle.h"
 #include "model/util/bounded_queue.h"
 #include "model/files/sqlite_util.h"
