@@ -40,8 +40,8 @@ TEST_CASE("a drafted bundle gets jfp train's threshold, choice and metrics", "[b
 
     nlohmann::json no_target = draft;
     no_target.erase("target_precision");
-    CHECK_THROWS_WITH(finish_drafted_bundle(no_target, scores, labels), Catch::Contains("target_precision"));
-    CHECK_THROWS_WITH(finish_drafted_bundle(draft, {}, {}), Catch::Contains("no scored rows"));
+    CHECK_THROWS_WITH(finish_drafted_bundle(no_target, scores, labels), HasText("target_precision"));
+    CHECK_THROWS_WITH(finish_drafted_bundle(draft, {}, {}), HasText("no scored rows"));
 }
 
 TEST_CASE("scores are read as score,label lines; a bad line is named", "[bundle]") {
@@ -53,5 +53,5 @@ TEST_CASE("scores are read as score,label lines; a bad line is named", "[bundle]
     CHECK(s == std::vector<float>{0.125f, 1e-05f, 0.999999881f});
     CHECK(l == std::vector<int>{1, 0, 0});
     test::write_file(dir.file("bad.csv"), "score,label\n0.5,1\n0.5,2\n");
-    CHECK_THROWS_WITH(read_scores_csv(dir.file("bad.csv"), s, l), Catch::Contains("bad.csv line 3: expected score,label"));
+    CHECK_THROWS_WITH(read_scores_csv(dir.file("bad.csv"), s, l), HasText("bad.csv line 3: expected score,label"));
 }

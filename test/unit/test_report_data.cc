@@ -90,5 +90,5 @@ TEST_CASE("report data: no finished job after --after is an error saying what to
     in.model = test::train_small_bundle(dir, db, 5);
     in.after = *parse_sacct_time("2099-01-01");
     in.progress = false;
-    CHECK_THROWS_WITH(compute_report(in), Catch::Contains("choose an earlier --after"));
+    CHECK_THROWS_WITH(compute_report(in), HasText("choose an earlier --after"));
 }
