@@ -1,5 +1,7 @@
 // The model bundle: reloaded when its file changes, and what the loaded model means for the site's
 // settings (a missed target precision, a waste budget in other units) said once per model and setting.
+#include <nlohmann/json.hpp>
+
 #include <cinttypes>
 #include <cstdio>
 

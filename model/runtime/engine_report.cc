@@ -1,5 +1,7 @@
 #include "model/runtime/engine_report.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>

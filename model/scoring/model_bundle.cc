@@ -1,5 +1,7 @@
 #include "model/scoring/model_bundle.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <fstream>
 #include <limits>
@@ -52,6 +54,11 @@ ModelBundle ModelBundle::load_text(const std::string &text, const std::string &o
                                  "); give the file jfp train wrote");
     }
     return from_json(j, origin);
+}
+
+const nlohmann::json &ModelBundle::metadata() const {
+    static const nlohmann::json kNone = nlohmann::json::object();
+    return metadata_ ? *metadata_ : kNone;
 }
 
 ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &origin) {
@@ -166,10 +173,11 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
             auto unit = w->find("unit");
             if (unit != w->end() && unit->is_string()) b.waste_unit_ = unit->get<std::string>();
         }
-        b.metadata_ = j;
-        b.metadata_.erase("failure_model");
-        b.metadata_.erase("class_model");
-        b.metadata_.erase("reference_rows");
+        auto metadata = std::make_shared<nlohmann::json>(j);
+        metadata->erase("failure_model");
+        metadata->erase("class_model");
+        metadata->erase("reference_rows");
+        b.metadata_ = std::move(metadata);
         return b;
     } catch (const nlohmann::json::exception &e) {
         throw std::runtime_error(origin + ": malformed model bundle: " + printable(e.what(), 300));

@@ -6,10 +6,12 @@
 // one when no tree model beats the rules, or when there is too little history to train one.
 #pragma once
 
-#include <nlohmann/json.hpp>
+// json_fwd: the full header costs every unit that includes this one about 1.5 s of compile time.
+#include <nlohmann/json_fwd.hpp>
 
 #include <array>
 #include <limits>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -61,7 +63,7 @@ public:
     // job script on the submit path (scores cannot depend on it).
     bool uses_script_features() const { return uses_script_features_; }
     const TreeEnsemble *class_model() const { return class_model_ ? &*class_model_ : nullptr; }
-    const nlohmann::json &metadata() const { return metadata_; }  // everything except the models
+    const nlohmann::json &metadata() const;  // everything except the models
     size_t reference_rows_checked() const { return reference_checked_; }
     // The feature schema it was trained on: kFeatureSchemaVersion, or an earlier one read as a prefix.
     int feature_schema() const { return schema_version_; }
@@ -82,7 +84,7 @@ private:
     std::optional<TreeEnsemble> class_model_;
     bool uses_script_features_ = true;
     std::array<float, kFailureClasses> class_prior_{};
-    nlohmann::json metadata_;
+    std::shared_ptr<const nlohmann::json> metadata_;
     size_t reference_checked_ = 0;
     bool below_target_ = false;
     double waste_budget_ = std::numeric_limits<double>::quiet_NaN();

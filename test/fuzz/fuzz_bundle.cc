@@ -1,5 +1,7 @@
 // libFuzzer: the model bundle loader on arbitrary JSON and on mutations of a real bundle (seeded by
 // scripts/fuzz). It must load or refuse with an error, never crash or loop; a bundle that loads scores.
+#include <nlohmann/json.hpp>
+
 #include <cstddef>
 #include <cstdint>
 #include <stdexcept>

@@ -12,6 +12,7 @@
 #include <string>
 
 #include "../unit/catch.h"
+#include "../unit/bundle_support.h"
 #include "../unit/test_support.h"
 
 extern "C" {

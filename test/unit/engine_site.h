@@ -8,6 +8,7 @@
 
 #include "model/runtime/engine.h"
 #include "model/util/time_util.h"
+#include "bundle_support.h"
 #include "test_support.h"
 
 namespace jfp::test {

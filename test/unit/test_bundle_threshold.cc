@@ -1,10 +1,13 @@
 // One threshold rule and one bundle writer for both trainers: a bundle jfp-train-dask drafts is finished
 // by jfp train's own rule (tools/train/bundle_threshold.h).
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <string>
 #include <vector>
 
 #include "catch.h"
+#include "bundle_support.h"
 #include "test_support.h"
 #include "tools/train/bundle_threshold.h"
 

@@ -26,6 +26,7 @@
 #include "model/files/sqlite_util.h"
 #include "model/util/time_util.h"
 #include "engine_site.h"
+#include "bundle_support.h"
 #include "test_support.h"
 
 using namespace jfp;

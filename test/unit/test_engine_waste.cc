@@ -1,5 +1,7 @@
 // decide_by = waste in the engine: jobs priced by slurm.conf as slurmctld bills them, the decision and the
 // words from the same figures, and the log lines an admin reads.
+#include <nlohmann/json.hpp>
+
 #include <fstream>
 #include <string>
 #include <vector>

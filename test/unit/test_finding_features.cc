@@ -1,6 +1,8 @@
 // The script's certain findings (ignored #SBATCH lines, modules the index lacks) as the model's features
 // (schema 3): logged by the plugin, kept for updates, rebuilt alike by the trainer; and the feature log's
 // rows of schema 2 read as a prefix.
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <chrono>
 #include <memory>
@@ -22,6 +24,7 @@
 #include "model/util/log.h"
 #include "model/scoring/features.h"
 #include "model/script/ignored_directives.h"
+#include "bundle_support.h"
 #include "test_support.h"
 #include "tools/train/trainer.h"
 

@@ -13,6 +13,7 @@
 #include "model/scoring/model_bundle.h"
 #include "model/scoring/rules.h"
 #include "model/util/time_util.h"
+#include "bundle_support.h"
 #include "test_support.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/evaluate/verdict.h"

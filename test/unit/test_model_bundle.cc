@@ -6,6 +6,7 @@
 #include "catch.h"
 #include "model/scoring/features.h"
 #include "model/scoring/model_bundle.h"
+#include "bundle_support.h"
 #include "test_support.h"
 
 using namespace jfp;

@@ -15,6 +15,7 @@
 #include "model/request/request_caps.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"
+#include "bundle_support.h"
 #include "test_support.h"
 
 using namespace jfp;

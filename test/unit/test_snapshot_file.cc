@@ -1,6 +1,8 @@
 // The history snapshot file is a shortcut to the replay of the store, never a second truth: whatever the
 // store went through, the snapshot plus the changes since equals a replay, or it is not used and says why;
 // a damaged, foreign or untrusted file is refused without a crash, a loop or an allocation it declares.
+#include <nlohmann/json.hpp>
+
 #include <sys/stat.h>
 #include <unistd.h>
 

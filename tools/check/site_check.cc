@@ -1,6 +1,8 @@
 #include "tools/check/site_check.h"
 #include "tools/check/running_plugin.h"
 
+#include <nlohmann/json.hpp>
+
 #include <grp.h>
 #include <pwd.h>
 #include <sys/stat.h>

@@ -1,5 +1,7 @@
 // jfp eval: how well the model would have done on jobs submitted after a time, beside the history rules,
 // opening with the verdict (tools/evaluate/verdict.h).
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <memory>
 #include <cstdio>

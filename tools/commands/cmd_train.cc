@@ -1,4 +1,6 @@
 // jfp train: the model bundle from the history store.
+#include <nlohmann/json.hpp>
+
 #include <unistd.h>
 
 #include <cstdio>

@@ -1,5 +1,7 @@
 #include "tools/evaluate/live_monitor.h"
 
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <stdexcept>

@@ -1,5 +1,7 @@
 #include "tools/evaluate/verdict.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 #include <stdexcept>
 

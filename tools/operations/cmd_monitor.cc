@@ -2,6 +2,8 @@
 // log: score, threshold, features) to the outcomes ingested since, per day or week, and measures drift of
 // live features from the training window. Exits 2 when live precision falls below the bundle's target or
 // drift passes the limit, so cron or a monitoring system can alert; both judged per user (live_alerts.h).
+#include <nlohmann/json.hpp>
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>

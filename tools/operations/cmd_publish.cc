@@ -2,6 +2,8 @@
 // replaces, after checking that it ranks failures at least as well as the history rules on the site's
 // recent jobs and as the model installed on the jobs neither trained on (tools/evaluate/verdict.h);
 // --rollback puts the previous one back.
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <sys/file.h>
 #include <sys/stat.h>

@@ -1,5 +1,7 @@
 #include "tools/report/report_page.h"
 
+#include <nlohmann/json.hpp>
+
 #include <sys/stat.h>
 
 #include <algorithm>

@@ -1,5 +1,7 @@
 #include "tools/train/bundle_threshold.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>

@@ -2,7 +2,7 @@
 // every trainer, jfp train's own models and the bundles jfp-train-dask drafts (jfp finish-bundle).
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 #include <vector>

@@ -1,5 +1,7 @@
 #include "tools/train/model_choice.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cstdio>
 
 namespace jfp {

@@ -4,7 +4,7 @@
 // where jfp publish and jfp eval read it back.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <array>
 #include <optional>

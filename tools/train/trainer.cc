@@ -1,6 +1,8 @@
 #include "tools/train/trainer.h"
 #include "tools/train/bundle_threshold.h"
 
+#include <nlohmann/json.hpp>
+
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>

@@ -3,7 +3,7 @@
 // ended before it; early stopping and the threshold use the latest part of that window.
 #pragma once
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <cstdint>
 #include <string>

@@ -1,5 +1,7 @@
 #include "tools/train/xgb.h"
 
+#include <nlohmann/json.hpp>
+
 #include <cmath>
 #include <stdexcept>
 

@@ -3,7 +3,7 @@
 
 #include <xgboost/c_api.h>
 
-#include <nlohmann/json.hpp>
+#include <nlohmann/json_fwd.hpp>
 
 #include <string>
 #include <utility>
