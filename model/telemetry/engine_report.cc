@@ -1,10 +1,10 @@
-#include "model/runtime/engine_report.h"
+#include "model/telemetry/engine_report.h"
 
 #include <cinttypes>
 #include <cstdio>
 #include <ctime>
 
-#include "model/runtime/metrics_file.h"
+#include "model/telemetry/metrics_file.h"
 #include "model/util/log.h"
 #include "model/util/text.h"
 #include "model/util/time_util.h"
