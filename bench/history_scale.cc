@@ -25,7 +25,7 @@
 
 #include "model/sacct/sacct_reader.h"
 #include "model/snapshot/history_snapshot.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/snapshot/snapshot_file.h"
 #include "model/snapshot/snapshot_resume.h"
 #include "model/scoring/features.h"

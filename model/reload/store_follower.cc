@@ -4,7 +4,7 @@
 #include <unordered_map>
 
 #include "jfp_config.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/reload/user_names.h"
 #include "model/snapshot/snapshot_file.h"
 #include "model/snapshot/snapshot_resume.h"

@@ -9,7 +9,7 @@
 
 #include "model/archive/archived_scripts.h"
 #include "model/history/history.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/scoring/feature_log.h"
 #include "model/scoring/features.h"
 

@@ -17,7 +17,7 @@
 #include <unordered_set>
 
 #include "model/history/history.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 
 namespace jfp {
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "model/snapshot/history_snapshot.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 
 namespace jfp {
 

@@ -4,7 +4,7 @@
 #   plugin/                                          may include model/
 #   tools/cli/ > tools/commands/, tools/operations/ > tools/options/ > tools/train/, tools/check/, tools/report/ >
 #     tools/evaluate/, tools/ingest/ > tools/terminal/, tools/process/; all may include model/
-#   model/runtime/ > reload/ > request/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/ > sacct/, script/ > jobs/, writer/ > util/, files/
+#   model/runtime/ > telemetry/ > reload/ > request/ > policy/ > scoring/, snapshot/ > history/, store/, archive/ > accounting/ > sacct/, script/ > jobs/, writer/ > util/, files/
 # A folder may include itself. <slurm/...> only in plugin/, test/plugin/ and bench/hotpath.cc.
 set -euo pipefail
 : "${JFP_SRCDIR:?run through make check (JFP_SRCDIR unset)}"
@@ -14,10 +14,10 @@ cd "$JFP_SRCDIR"
 rank() {
     case "$1" in
         model/util|model/files) echo 1 ;; model/jobs|model/writer) echo 2 ;; model/sacct|model/script) echo 3 ;; model/accounting) echo 4 ;;
-        model/history|model/archive) echo 5 ;; model/scoring|model/snapshot) echo 6 ;; model/policy) echo 7 ;;
-        model/request) echo 8 ;; model/reload) echo 9 ;; model/runtime) echo 10 ;;
-        tools/terminal|tools/process) echo 11 ;; tools/evaluate|tools/ingest) echo 12 ;; tools/train|tools/check|tools/report) echo 13 ;;
-        tools/options) echo 14 ;; tools/commands|tools/operations) echo 15 ;; tools/cli) echo 16 ;;
+        model/history|model/store|model/archive) echo 5 ;; model/scoring|model/snapshot) echo 6 ;; model/policy) echo 7 ;;
+        model/request) echo 8 ;; model/reload) echo 9 ;; model/telemetry) echo 10 ;; model/runtime) echo 11 ;;
+        tools/terminal|tools/process) echo 12 ;; tools/evaluate|tools/ingest) echo 13 ;; tools/train|tools/check|tools/report) echo 14 ;;
+        tools/options) echo 15 ;; tools/commands|tools/operations) echo 16 ;; tools/cli) echo 17 ;;
         plugin) echo 20 ;;
         *) echo "" ;;
     esac
@@ -39,7 +39,7 @@ for f in $(find model tools plugin -name '*.cc' -o -name '*.h' | sort); do
         if [ "$to" = "$from" ]; then continue; fi
         if [ -z "$rt" ]; then echo "FAIL: $f includes $inc, outside the layers"; bad=1; continue; fi
         # model/ never reaches into tools/ or plugin/; tools/ never into plugin/ (ranks say so, and the
-        # groups are checked apart so that model's 7 is not "below" tools' 11 by accident).
+        # groups are checked apart so that model's 7 is not "below" tools' 12 by accident).
         case "$from:$to" in
             model/*:tools/*|model/*:plugin|tools/*:plugin)
                 echo "FAIL: $f includes $inc: data flows CLI -> model <- plugin, never back"; bad=1; continue ;;

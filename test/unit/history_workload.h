@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 
 namespace jfp::test {
 

@@ -3,8 +3,8 @@
 #include <string>
 
 #include "catch.h"
-#include "model/runtime/engine_counters.h"
-#include "model/runtime/metrics_file.h"
+#include "model/telemetry/engine_counters.h"
+#include "model/telemetry/metrics_file.h"
 
 using namespace jfp;
 

@@ -1,18 +1,64 @@
-// The feature log's writer and the submit path: a submission never waits for it, and wakes it (a system
-// call on slurmctld's thread) only in a burst.
+// The feature log (model/scoring/feature_log*): its writer and the submit path (a submission never waits for it,
+// and wakes it, a system call on slurmctld's thread, only in a burst), its file's rotation and removal, its
+// prune, and the script scanned later by the writer.
 #include "catch.h"
 
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "model/scoring/feature_log.h"
+#include "model/scoring/features.h"
 #include "test_support.h"
 
 using namespace jfp;
 
 namespace {
+// Descriptors of this process still open on a deleted file under dir (what `rm` under a writer leaves).
+int deleted_files_held(const std::string &dir) {
+    int n = 0;
+    DIR *d = opendir("/proc/self/fd");
+    if (!d) return -1;
+    while (dirent *ent = readdir(d)) {
+        char target[4096];
+        ssize_t len = readlink((std::string("/proc/self/fd/") + ent->d_name).c_str(), target, sizeof target - 1);
+        if (len <= 0) continue;
+        std::string t(target, static_cast<size_t>(len));
+        if (t.rfind(dir, 0) == 0 && t.find("(deleted)") != std::string::npos) ++n;
+    }
+    closedir(d);
+    return n;
+}
+
+FeatureLogEntry logged(const std::string &token) {
+    FeatureLogEntry e;
+    e.token = token;
+    e.model_id = std::make_shared<const std::string>("m");
+    return e;
+}
+
+// Pushes an entry every 100 ms until path exists again (the writer noticed and opened a new file).
+bool rows_reach_new_file(FeatureLogWriter &w, const std::string &path, int &pushed) {
+    for (auto end = std::chrono::steady_clock::now() + std::chrono::seconds(15); std::chrono::steady_clock::now() < end;) {
+        REQUIRE(w.push(logged("after" + std::to_string(pushed++))));
+        w.flush();
+        struct stat st {};
+        if (::stat(path.c_str(), &st) == 0) return true;
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+    }
+    return false;
+}
+
 
 FeatureLogEntry entry(int i) {
     FeatureLogEntry e;
@@ -203,4 +249,194 @@ TEST_CASE("feature log writer: rows left out by a spent budget count as done; th
     CHECK(w.wakes() == 0);
     w.flush();
     CHECK(w.written() + w.over_budget() == 23);
+}
+
+TEST_CASE("feature log: removed or rotated under the writer, it is closed (space freed) and started afresh") {
+    test::TempDir dir;
+    std::string path = dir.file("f.db");
+    FeatureLogWriter w(path, 64);
+    for (int i = 0; i < 5; ++i) REQUIRE(w.push(logged("before" + std::to_string(i))));
+    w.flush();
+    REQUIRE(w.written() == 5);
+
+    SECTION("logrotate renames it: the old file keeps its rows, the next ones go to a new file") {
+        REQUIRE(::rename(path.c_str(), (path + ".1").c_str()) == 0);
+        int pushed = 0;
+        REQUIRE(rows_reach_new_file(w, path, pushed));
+        w.flush();
+        CHECK(read_feature_log(path + ".1").size() >= 5);  // its WAL was checkpointed into it on close
+        CHECK(read_feature_log(path + ".1").count("before4") == 1);
+        auto fresh = read_feature_log(path);
+        CHECK(fresh.size() >= 1);
+        CHECK(fresh.size() + read_feature_log(path + ".1").size() == 5 + static_cast<size_t>(pushed));
+    }
+    SECTION("an admin removes it: no descriptor keeps the deleted file, a new one is created") {
+        for (const char *suffix : {"", "-wal", "-shm"}) ::unlink((path + suffix).c_str());
+        CHECK(deleted_files_held(dir.path()) > 0);  // the writer holds the removed file until it notices
+        int pushed = 0;
+        REQUIRE(rows_reach_new_file(w, path, pushed));
+        w.flush();
+        CHECK(deleted_files_held(dir.path()) == 0);
+        CHECK(read_feature_log(path).size() >= 1);
+        struct stat st {};
+        REQUIRE(::stat(path.c_str(), &st) == 0);
+        CHECK((st.st_mode & 0777) == 0600);
+    }
+}
+
+TEST_CASE("feature log: written in the background, read back by token; a full queue drops and counts") {
+    test::TempDir dir;
+    {
+        FeatureLogWriter w(dir.file("f.db"), 64);
+        for (int i = 0; i < 50; ++i) {
+            FeatureLogEntry e;
+            e.token = "tok" + std::to_string(i);
+            e.model_id = std::make_shared<const std::string>("m");
+            e.p_fail = static_cast<float>(i) / 100.0f;
+            e.x.fill(static_cast<float>(i));
+            e.x[F_un_fail_rate] = std::nanf("");
+            REQUIRE(w.push(std::move(e)));
+        }
+        w.flush();
+        CHECK(w.written() == 50);
+        CHECK(w.dropped() == 0);
+    }
+    auto log = read_feature_log(dir.file("f.db"));
+    REQUIRE(log.size() == 50);
+    CHECK(log.at("tok7").x[F_req_cpus] == 7);
+    CHECK(std::isnan(log.at("tok7").x[F_un_fail_rate]));
+    CHECK(log.at("tok7").p_fail == Approx(0.07));
+
+    FeatureLogWriter tiny(dir.file("g.db"), 0);
+    FeatureLogEntry e;
+    CHECK_FALSE(tiny.push(std::move(e)));
+    CHECK(tiny.dropped() == 1);
+
+    // An unwritable path: entries fail, nothing blocks.
+    FeatureLogWriter bad("/nonexistent/dir/f.db", 8);
+    FeatureLogEntry e2;
+    e2.token = "x";
+    CHECK(bad.push(std::move(e2)));
+    bad.flush();
+    CHECK(bad.failed() >= 1);
+}
+
+TEST_CASE("feature log: pruned while the plugin's writer keeps writing, no row is lost or refused") {
+    test::TempDir dir;
+    const std::string path = dir.file("f.db");
+    FeatureLogWriter w(path, 4096);
+    uint64_t pushed = 0;
+    auto push_at = [&](const std::string &token, int64_t at) {
+        ++pushed;
+        FeatureLogEntry e = logged(token);
+        e.scored_at = at;
+        while (!w.push(std::move(e))) {  // a full queue would drop: wait for room instead, this test counts rows
+            w.flush();
+            e = logged(token);
+            e.scored_at = at;
+        }
+    };
+    for (int i = 0; i < 12000; ++i) push_at("old" + std::to_string(i), 1000 + i);
+    for (int i = 0; i < 300; ++i) push_at("new" + std::to_string(i), 100000 + i);
+    w.flush();
+    REQUIRE(w.written() == 12300);
+
+    FeatureLogPrune dry, r;
+    prune_feature_log(path, 50000, false, false, dry);
+    CHECK(dry.removed == 12000);
+    CHECK(dry.kept == 300);
+    CHECK(read_feature_log(path).size() == 12300);
+
+    // The writer goes on while the prune runs (in batches of 5000: three transactions here).
+    std::atomic<bool> pruning{true};
+    std::thread writer([&] {
+        int i = 0;
+        for (; pruning.load() || i < 200; ++i) push_at("during" + std::to_string(i), 200000 + i);
+    });
+    prune_feature_log(path, 50000, true, true, r);
+    pruning.store(false);
+    writer.join();
+    w.flush();
+    CHECK(r.removed == 12000);
+    CHECK(w.failed() == 0);
+    CHECK(w.written() == pushed);  // a push the full queue refused was pushed again (dropped() counts those)
+    auto left = read_feature_log(path);
+    CHECK(left.count("old0") == 0);
+    CHECK(left.count("old11999") == 0);
+    CHECK(left.count("new0") == 1);
+    CHECK(left.size() == w.written() - 12000);
+}
+
+TEST_CASE("feature log: a deferred script is scanned by the writer exactly as on the submit path") {
+    test::TempDir dir;
+    std::string script = "#!/bin/bash\n#SBATCH -n 4\nset -e\nmodule load gcc\nsource activate env\nsrun ./a.out\n";
+    while (script.size() < kScriptScanBytes + 5000) script += "mpirun ./step   # a long script: only the head is kept\n";
+    JobRequest r;
+    r.script = script;
+    r.script_known = true;
+    FeatureVector now, later;
+    build_features(r, HistoryView{}, now, ScriptScan::Now);
+    build_features(r, HistoryView{}, later, ScriptScan::Later);
+    CHECK(std::isnan(later[F_script_bytes]));
+    CHECK(now[F_script_bytes] == static_cast<float>(script.size()));
+
+    {
+        FeatureLogWriter w(dir.file("f.db"), 16, 2);
+        FeatureLogEntry e;
+        e.token = "deferred";
+        e.x = later;
+        e.script = w.defer(script);
+        REQUIRE(e.script.pending());
+        CHECK(w.heads_in_use() == 1);
+        // Two blocks at most: the third head is refused, and the caller scans on the spot.
+        DeferredScript second = w.defer(script), third = w.defer(script);
+        CHECK(second.pending());
+        CHECK_FALSE(third.pending());
+        CHECK(w.heads_in_use() == 2);
+        second = DeferredScript();  // released on the submit thread when not pushed
+        CHECK(w.heads_in_use() == 1);
+        DeferredScript moved;
+        moved = std::move(e.script);  // moving hands the block over, once
+        CHECK_FALSE(e.script.pending());
+        CHECK(w.heads_in_use() == 1);
+        e.script = std::move(moved);
+        REQUIRE(w.push(std::move(e)));
+        w.flush();
+        CHECK(w.heads_in_use() == 0);  // returned once written
+        CHECK(w.defer(script).pending());
+    }
+    auto log = read_feature_log(dir.file("f.db"));
+    const FeatureVector &got = log.at("deferred").x;
+    for (int f = F_script_bytes; f <= F_script_set_e; ++f) {
+        INFO(feature_names()[static_cast<size_t>(f)]);
+        CHECK(got[static_cast<size_t>(f)] == now[static_cast<size_t>(f)]);
+    }
+}
+
+TEST_CASE("feature log: its thread is named, so top -H and perf tell it from slurmctld's") {
+    test::TempDir dir;
+    auto thread_names = [] {
+        std::vector<std::string> names;
+        DIR *d = opendir("/proc/self/task");
+        REQUIRE(d);
+        while (dirent *e = readdir(d)) {
+            if (e->d_name[0] == '.') continue;
+            std::ifstream f(std::string("/proc/self/task/") + e->d_name + "/comm");
+            std::string n;
+            std::getline(f, n);
+            names.push_back(n);
+        }
+        closedir(d);
+        return names;
+    };
+    auto count = [](const std::vector<std::string> &v, const std::string &n) { return std::count(v.begin(), v.end(), n); };
+    auto before = count(thread_names(), "jfp-featurelog");
+    {
+        FeatureLogWriter w(dir.file("f.db"), 16);
+        auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(30);  // until the thread has started
+        while (count(thread_names(), "jfp-featurelog") == before && std::chrono::steady_clock::now() < deadline)
+            std::this_thread::sleep_for(std::chrono::milliseconds(2));
+        CHECK(count(thread_names(), "jfp-featurelog") == before + 1);
+    }
+    CHECK(count(thread_names(), "jfp-featurelog") == before);
 }

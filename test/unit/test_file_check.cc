@@ -8,7 +8,7 @@
 #include <string>
 
 #include "catch.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/files/file_check.h"
 #include "model/files/open_file_watch.h"
 #include "model/files/unique_fd.h"

@@ -6,7 +6,7 @@
 
 #include "catch.h"
 #include "model/snapshot/history_snapshot.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "history_workload.h"
 #include "test_support.h"
 

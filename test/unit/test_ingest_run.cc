@@ -4,7 +4,7 @@
 
 #include "catch.h"
 #include "model/files/sqlite_util.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/util/time_util.h"
 #include "test_support.h"
 #include "tools/ingest/ingest_run.h"

@@ -2,6 +2,8 @@
 #include "catch.h"
 
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <stdexcept>
 #include <string>
@@ -135,4 +137,57 @@ TEST_CASE("versioned open: a file that is no database is named as not the kind e
     }
     CHECK_THROWS_WITH(open_versioned_db(path, false, kTest), HasText("a jfp widget file?"));
     CHECK_THROWS_WITH(open_versioned_db(dir.file("missing/w.db"), true, kTest), HasText("check the widget path"));
+}
+
+// What a write to a file jfp may not write says, as a user who is not root (a child process that drops to
+// nobody: root writes everything). SQLite alone says only "attempt to write a readonly database".
+static std::string write_error_as_nobody(const std::string &path) {
+    int fds[2];
+    REQUIRE(pipe(fds) == 0);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        close(fds[0]);
+        std::string msg = "no error";
+        if (setresgid(65534, 65534, 65534) != 0 || setresuid(65534, 65534, 65534) != 0) msg = "cannot become nobody";
+        else try {
+                Db db(path, SQLITE_OPEN_READWRITE);
+                db.exec("INSERT INTO t VALUES (1)");
+            } catch (const std::exception &e) {
+                msg = e.what();
+            }
+        (void)!write(fds[1], msg.data(), msg.size());
+        _exit(0);
+    }
+    close(fds[1]);
+    std::string out;
+    char buf[512];
+    for (ssize_t n; (n = read(fds[0], buf, sizeof buf)) > 0;) out.append(buf, static_cast<size_t>(n));
+    close(fds[0]);
+    int status = 0;
+    waitpid(pid, &status, 0);
+    return out;
+}
+
+TEST_CASE("a database jfp may not write: the error says whose it is, its mode, and what to do") {
+    if (geteuid() != 0) {
+        WARN("not run: needs root, to drop to another user (the suite runs as root)");
+        return;
+    }
+    test::TempDir dir;
+    chmod(dir.path().c_str(), 0755);
+    const std::string f = dir.file("s.db");
+    {
+        Db db(f, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE);
+        db.exec("CREATE TABLE t(x)");
+    }
+    chmod(f.c_str(), 0644);  // root's
+    std::string e = write_error_as_nobody(f);
+    CHECK(e.find("attempt to write a readonly database") != std::string::npos);
+    CHECK(e.find(f + " is not writable by uid 65534 (nobody): mode 0644, owned by uid 0 (root); run as its owner") != std::string::npos);
+    // nobody's own, but read-only to it
+    REQUIRE(chown(f.c_str(), 65534, 65534) == 0);
+    chmod(f.c_str(), 0444);
+    e = write_error_as_nobody(f);
+    CHECK(e.find(f + " is not writable by uid 65534 (nobody): mode 0444, owned by uid 65534 (nobody); give its owner write permission (chmod u+w)") != std::string::npos);
 }

@@ -3,7 +3,7 @@
 #include <unistd.h>
 
 #include "catch.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/reload/store_follower.h"
 #include "test_support.h"
 

@@ -11,7 +11,7 @@
 #include <string>
 
 #include "model/sacct/sacct_reader.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/scoring/features.h"
 #include "tools/ingest/synth.h"
 
@@ -52,6 +52,13 @@ inline void ingest_text(HistoryStore &store, const std::string &text, SacctReade
     auto id = store.begin_ingest("test");
     reader.read_text(text, "test");
     store.finish_ingest(id, reader.report());
+}
+
+// Every job in the store, in submit order.
+inline std::vector<JobRecord> all_jobs(const HistoryStore &store) {
+    std::vector<JobRecord> out;
+    store.for_each_job([&](JobRecord &&j) { out.push_back(std::move(j)); });
+    return out;
 }
 
 // A store at dir/h.db filled with a synthetic workload; returns its path.

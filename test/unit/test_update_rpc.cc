@@ -13,7 +13,7 @@
 
 #include "catch.h"
 #include "engine_site.h"
-#include "model/runtime/metrics_file.h"
+#include "model/telemetry/metrics_file.h"
 #include "model/request/update_rpc.h"
 
 using namespace jfp;

@@ -18,7 +18,7 @@
 #include <optional>
 #include <sstream>
 
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/snapshot/snapshot_file.h"
 #include "model/snapshot/snapshot_resume.h"
 #include "model/policy/config.h"

@@ -9,7 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/scoring/feature_log.h"
 #include "model/scoring/feature_sweep.h"
 #include "tools/commands/commands.h"

@@ -9,7 +9,7 @@
 #include <utility>
 #include <vector>
 
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/scoring/model_bundle.h"
 #include "tools/evaluate/capped_drift.h"
 #include "tools/evaluate/user_capped.h"

@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/jobs/cluster_defaults.h"
 #include "model/policy/config.h"
 #include "model/policy/policy.h"

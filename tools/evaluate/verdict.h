@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 
 #include "model/scoring/model_bundle.h"
 #include "model/scoring/rules.h"

@@ -13,7 +13,7 @@
 #include "model/accounting/sacct_json.h"
 #include "model/sacct/sacct_reader.h"
 #include "model/accounting/swf_reader.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/scoring/feature_log.h"
 #include "model/util/text.h"
 #include "model/util/time_util.h"

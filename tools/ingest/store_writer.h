@@ -14,7 +14,7 @@
 #include <variant>
 #include <vector>
 
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/jobs/job_record.h"
 
 namespace jfp {

@@ -8,7 +8,7 @@
 #include <vector>
 
 #include "model/sacct/sacct_reader.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/jobs/outcome.h"
 #include "model/util/time_util.h"
 

@@ -10,7 +10,7 @@
 #include <ctime>
 #include <map>
 
-#include "model/runtime/metrics_file.h"
+#include "model/telemetry/metrics_file.h"
 #include "model/scoring/model_bundle.h"
 #include "model/util/time_util.h"
 #include "model/policy/user_message.h"

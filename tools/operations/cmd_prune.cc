@@ -12,7 +12,7 @@
 
 #include "model/archive/script_archive.h"
 #include "model/files/sqlite_util.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/scoring/feature_log.h"
 #include "model/util/time_util.h"
 #include "tools/operations/operations.h"

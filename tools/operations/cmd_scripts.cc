@@ -14,7 +14,7 @@
 #include <nlohmann/json.hpp>
 
 #include "model/archive/script_archive.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/jobs/outcome.h"
 #include "model/policy/config.h"
 #include "model/policy/script_findings.h"

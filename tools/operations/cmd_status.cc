@@ -1,4 +1,4 @@
-// jfp status: the plugin's metrics file (metrics_file in jfp.conf; model/runtime/metrics_file.h) for a person.
+// jfp status: the plugin's metrics file (metrics_file in jfp.conf; model/telemetry/metrics_file.h) for a person.
 #include <sys/stat.h>
 
 #include <algorithm>

@@ -4,7 +4,7 @@
 #include <stdexcept>
 
 #include "model/archive/script_archive.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/policy/config.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "tools/train/training_rows.h"
 
 namespace jfp {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/evaluate/waste.h"
 #include "tools/train/model_choice.h"

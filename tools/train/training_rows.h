@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "model/jobs/cluster_defaults.h"
 #include "model/jobs/job_record.h"
 #include "model/scoring/features.h"

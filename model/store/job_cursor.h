@@ -17,7 +17,7 @@ struct JobSeqs {
     int64_t seq = 0, job_seq = 0, end_seq = 0;
 };
 
-// Reads jobs one at a time from a query that selects kJobColumns first (select_jobs, history_schema.h);
+// Reads jobs one at a time from a query that selects kJobColumns first (select_jobs, store_schema.h);
 // several may be open at once on one store.
 class JobCursor {
 public:

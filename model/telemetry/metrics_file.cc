@@ -1,4 +1,4 @@
-#include "model/runtime/metrics_file.h"
+#include "model/telemetry/metrics_file.h"
 
 #include "model/files/atomic_file.h"
 

@@ -1,4 +1,4 @@
-#include "model/runtime/engine_report.h"
+#include "model/telemetry/engine_report.h"
 
 #include <nlohmann/json.hpp>
 
@@ -6,7 +6,7 @@
 #include <cstdio>
 #include <ctime>
 
-#include "model/runtime/metrics_file.h"
+#include "model/telemetry/metrics_file.h"
 #include "model/util/log.h"
 #include "model/util/text.h"
 #include "model/util/time_util.h"

@@ -10,7 +10,7 @@
 #include "model/reload/history_lock.h"
 #include "model/reload/published_state.h"
 #include "model/request/update_latency.h"
-#include "model/runtime/engine_counters.h"
+#include "model/telemetry/engine_counters.h"
 #include "model/util/latency_histogram.h"
 
 namespace jfp {

@@ -1,4 +1,4 @@
-#include "model/runtime/engine_counters.h"
+#include "model/telemetry/engine_counters.h"
 
 namespace jfp {
 

@@ -1,4 +1,8 @@
-#include "model/history/history_schema.h"
+#include "model/store/store_schema.h"
+
+#include <algorithm>
+
+#include "model/util/log.h"
 
 namespace jfp {
 
@@ -119,6 +123,86 @@ std::string select_jobs(bool ended_only, const char *order, const char *extra_co
     sql += " ";
     sql += order;
     return sql;
+}
+
+namespace {
+
+// Each ingest record carries a random number: with its number and time it tells one ingest from another
+// that reused its number (a store restored from a backup), which a snapshot of the store must see.
+// Added in place to stores made before it; their older records have none.
+void add_ingest_nonce(Db &db) {
+    Stmt c(db, "SELECT count(*) FROM pragma_table_info('ingests') WHERE name = 'nonce'");
+    if (c.step() && c.int_at(0) > 0) return;
+    db.exec("ALTER TABLE ingests ADD COLUMN nonce INTEGER");
+}
+
+// The fingerprint of each job's script (the feature log's, joined by token at ingest): added in place to
+// stores made before it; a store opened read-only without it reads NULL (kJobColumnsWithoutScriptFp).
+void add_script_fp(Db &db) {
+    Stmt c(db, "SELECT count(*) FROM pragma_table_info('jobs') WHERE name = 'script_fp'");
+    if (c.step() && c.int_at(0) > 0) return;
+    db.exec("ALTER TABLE jobs ADD COLUMN script_fp INTEGER");
+}
+
+// Schema 2 numbers every change to a job row (seq), so the plugin's loader can apply only what changed.
+void migrate_from_1(Db &db) {
+    WriteTransaction tx(db);
+    db.exec("ALTER TABLE jobs ADD COLUMN seq INTEGER");
+    db.exec("ALTER TABLE jobs ADD COLUMN job_seq INTEGER");
+    db.exec("ALTER TABLE jobs ADD COLUMN end_seq INTEGER");
+    db.exec(("UPDATE jobs SET seq=rowid, job_seq=CASE WHEN user IS NOT NULL THEN rowid END, "
+             "end_seq=CASE WHEN end_time IS NOT NULL AND outcome <> " + std::to_string(kUnfinishedOutcome) +
+             " THEN rowid END").c_str());
+    db.exec("CREATE INDEX IF NOT EXISTS jobs_seq ON jobs(seq)");
+    db.exec(("PRAGMA user_version=" + std::to_string(kStoreSchemaVersion)).c_str());
+    tx.commit();
+}
+
+}  // namespace
+
+OpenedStore open_store_db(const std::string &path, bool writable) {
+    static const DbSchema kSchema{"store", "history store",
+                                  "check the path and that its directory exists and is writable by this user",
+                                  kHistorySchema, kStoreSchemaVersion};
+    VersionedDb opened = open_versioned_db(path, writable, kSchema);
+    OpenedStore out;
+    out.db = std::move(opened.db);
+    const int version = opened.found;
+    if (!opened.note.empty()) log_info(opened.note);
+    if (writable && version == 1) migrate_from_1(out.db);
+    if (writable) add_ingest_nonce(out.db);
+    if (writable) add_script_fp(out.db);
+    {
+        Stmt c(out.db, "SELECT count(*) FROM pragma_table_info('jobs') WHERE name = 'script_fp'");
+        out.has_script_fp = c.step() && c.int_at(0) > 0;
+    }
+    out.tracks_changes = writable || version >= 2;
+    if (writable) {
+        out.db.exec("PRAGMA cache_size=-65536");
+    } else if (version == 0) {
+        // Readable but empty or not ours: check for the table to give a clear message.
+        Stmt t(out.db, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='jobs'");
+        if (!t.step() || t.int_at(0) == 0)
+            throw SqliteError(path + " is not a jfp history store (no jobs table); create it with jfp ingest",
+                              SQLITE_ERROR);
+    }
+    return out;
+}
+
+bool has_prunes_table(const Db &db) {
+    Stmt t(db, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='prunes'");
+    return t.step() && t.int_at(0) > 0;
+}
+
+int64_t highest_pruned_seq(const Db &db) {
+    if (!has_prunes_table(db)) return 0;
+    Stmt s(db, "SELECT coalesce(max(last_seq), 0) FROM prunes");
+    return s.step() ? s.int_at(0) : 0;
+}
+
+int64_t next_change_seq(const Db &db) {
+    Stmt s(db, "SELECT coalesce(max(seq), 0) FROM jobs");
+    return std::max(s.step() ? s.int_at(0) : 0, highest_pruned_seq(db)) + 1;
 }
 
 }  // namespace jfp

@@ -1,6 +1,6 @@
-#include "model/history/job_cursor.h"
+#include "model/store/job_cursor.h"
 
-#include "model/history/history_schema.h"
+#include "model/store/store_schema.h"
 
 namespace jfp {
 

@@ -4,8 +4,8 @@
 #include <optional>
 #include <string>
 
-#include "model/history/history_schema.h"
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
+#include "model/store/store_schema.h"
 
 namespace jfp {
 
@@ -15,25 +15,14 @@ const char *const kPrunesTable =
     "jobs INTEGER NOT NULL, last_seq INTEGER NOT NULL)";
 }  // namespace
 
-bool HistoryStore::has_prunes_table() const {
-    Stmt t(db_, "SELECT count(*) FROM sqlite_master WHERE type='table' AND name='prunes'");
-    return t.step() && t.int_at(0) > 0;
-}
-
 int64_t HistoryStore::prune_count() const {
-    if (!has_prunes_table()) return 0;
+    if (!has_prunes_table(db_)) return 0;
     Stmt s(db_, "SELECT count(*) FROM prunes");
     return s.step() ? s.int_at(0) : 0;
 }
 
-int64_t HistoryStore::highest_pruned_seq() const {
-    if (!has_prunes_table()) return 0;
-    Stmt s(db_, "SELECT coalesce(max(last_seq), 0) FROM prunes");
-    return s.step() ? s.int_at(0) : 0;
-}
-
 HistoryStore::PruneCount HistoryStore::prune(int64_t ended_before, int64_t ingested_before, bool apply) {
-    if (apply && !writable_) throw SqliteError(path() + ": opened read-only", SQLITE_READONLY);
+    if (apply) require_writable();
     const std::string ended = "user IS NOT NULL AND " + ended_sql() + " AND end_time < ?1";
     const std::string unfinished_older = "user IS NOT NULL AND " + not_ended_sql() + " AND submit < ?1";
     // The newest ingest stays: the record of what the store last took in.
@@ -70,7 +59,7 @@ HistoryStore::PruneCount HistoryStore::prune(int64_t ended_before, int64_t inges
     }
     if (apply) {
         db_.exec(kPrunesTable);
-        const int64_t last_seq = std::max(last_change(), highest_pruned_seq());
+        const int64_t last_seq = std::max(last_change(), highest_pruned_seq(db_));
         Stmt del(db_, ("DELETE FROM jobs WHERE " + ended).c_str());
         del.bind(1, ended_before);
         del.run();

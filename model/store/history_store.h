@@ -1,10 +1,13 @@
 // The history store: one SQLite file (WAL) holding every job jfp has ingested, keyed by cluster +
 // job key (JobIDRaw), so re-ingesting overlapping exports never duplicates. The CLI writes it; the
-// plugin's loader thread reads it.
+// plugin's loader thread reads it. The class is the store's one handle; its rooms (model/store/) do the
+// work: the schema and its open, the ingest's writes, the ingest records, single-job lookups, the queue's
+// tokens, retention.
 #pragma once
 
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <unordered_map>
@@ -12,11 +15,13 @@
 #include <vector>
 
 #include "model/sacct/sacct_reader.h"
-#include "model/history/job_cursor.h"
+#include "model/store/job_cursor.h"
 #include "model/jobs/job_record.h"
 #include "model/files/sqlite_util.h"
 
 namespace jfp {
+
+class IngestWriter;
 
 class HistoryStore {
 public:
@@ -31,7 +36,8 @@ public:
 
     const std::string &path() const { return db_.path(); }
 
-    // ---- ingest. All writes between begin_ingest and finish_ingest are batched in transactions.
+    // ---- ingest (ingest_writer.h). All writes between begin_ingest and finish_ingest are batched in
+    // transactions.
     int64_t begin_ingest(const std::string &source);
     // Inserts or updates one job. A row that already holds a final state is never overwritten by an
     // unfinished one (an older export ingested after a newer one).
@@ -66,11 +72,10 @@ public:
     uint64_t count_labeled(std::optional<int64_t> before) const;
     // Submit time of the offset-th such job in submit order.
     std::optional<int64_t> labeled_submit_at(uint64_t offset, std::optional<int64_t> before) const;
-    // Job id -> join token of the jobs in slurmctld's queue (pending, running), from `scontrol show job`:
-    // accounting records a job's AdminComment only when it ends, and job_modify needs it earlier.
+    // Job id -> join token of the jobs in slurmctld's queue (queue_tokens.h).
     void replace_queue_tokens(const std::vector<std::pair<std::string, std::string>> &tokens);
     std::vector<std::pair<std::string, std::string>> queue_tokens() const;
-    // ---- single jobs, for `jfp scripts`: newest first
+    // ---- single jobs, for `jfp scripts`: newest first (job_lookup.h)
     std::vector<JobRecord> jobs_with_id(const std::string &job_id) const;
     std::optional<JobRecord> job_with_token(const std::string &token) const;
     // The user's runs of a job name submitted before `before` that carry a join token.
@@ -111,10 +116,10 @@ public:
     Coverage coverage_since(int64_t since) const;
     // The submit time of the earliest job that carries the plugin's token: when the plugin began scoring.
     std::optional<int64_t> first_token_submit() const;
-    // The bad lines recorded by one ingest (all of them, not only those printed).
+    // The bad lines recorded by one ingest (all of them, not only those printed; ingest_records.h).
     std::vector<BadLine> bad_lines(int64_t ingest_id) const;
 
-    // ---- retention (history_prune.cc)
+    // ---- retention (store_prune.cc)
     // Removes the jobs that ended before `ended_before` (naive local) and the ingest records (with their
     // bad lines) started before `ingested_before` (epoch), keeping the newest; in one transaction, recorded
     // in the prunes table, so the plugin's loader reloads the store whole (a deletion is not a change it
@@ -133,34 +138,20 @@ public:
     // Which store this is, for a snapshot of it (snapshot_file.h): its oldest ingest record kept (number,
     // time, source). Empty for a store never ingested into.
     std::string lineage() const;
-    // Its newest ingest record, in the same form; and the record numbered as in `mark`, if the store still
-    // has it unchanged. A store restored from a backup numbers its next ingests again from the backup's:
-    // the record a snapshot saw is then gone or different.
+    // Its newest ingest record, in the same form; and whether the record numbered as in `mark` is still
+    // there unchanged (ingest_records.h).
     std::string newest_ingest_mark() const;
     bool has_ingest_mark(const std::string &mark) const;
     void vacuum();
 
-    static constexpr int kSchemaVersion = 2;
-
 private:
-    void maybe_commit();
-    void begin_batch();
-    void migrate_from_1();
-    void add_ingest_nonce();
-    void add_script_fp();
-    bool has_prunes_table() const;
-    // Change numbers never go back: a prune that removed the newest rows remembers their highest.
-    int64_t highest_pruned_seq() const;
+    void require_writable() const;
 
     Db db_;
     bool writable_ = false;
     bool tracks_changes_ = true;
     bool has_script_fp_ = true;
-    std::optional<WriteTransaction> tx_;  // an ingest's batch in progress
-    int64_t next_seq_ = 1;
-    uint64_t pending_writes_ = 0;
-    struct Statements;
-    Statements *st_ = nullptr;
+    std::unique_ptr<IngestWriter> writer_;  // writable stores only; destroyed before db_
 };
 
 }  // namespace jfp

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "model/runtime/engine_counters.h"
+#include "model/telemetry/engine_counters.h"
 #include "model/util/latency_histogram.h"
 
 namespace jfp {
