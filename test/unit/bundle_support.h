@@ -7,7 +7,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "model/history/history_store.h"
+#include "model/store/history_store.h"
 #include "test_support.h"
 #include "tools/train/trainer.h"
 

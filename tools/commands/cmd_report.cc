@@ -5,7 +5,7 @@
 
 #include "model/script/module_index.h"
 #include "tools/commands/commands.h"
-#include "tools/options/module_index_file.h"
+#include "tools/modules/module_index_file.h"
 #include "tools/options/site_conf.h"
 #include "tools/report/report_data.h"
 #include "tools/report/report_page.h"

@@ -14,7 +14,7 @@
 #include "tools/options/site_conf.h"
 #include "tools/evaluate/policy_replay.h"
 #include "tools/evaluate/script_replay.h"
-#include "tools/options/module_index_file.h"
+#include "tools/modules/module_index_file.h"
 
 namespace jfp {
 

@@ -1,4 +1,4 @@
-#include "tools/options/module_index_file.h"
+#include "tools/modules/module_index_file.h"
 
 #include <fcntl.h>
 #include <unistd.h>
