@@ -1,5 +1,6 @@
 #include "model/util/text.h"
 
+#include <cstdarg>
 #include <cstdio>
 
 namespace jfp {
@@ -8,6 +9,26 @@ std::string number_text(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%g", v);
     return b;
+}
+
+void vappendf(std::string &out, const char *format, va_list args) {
+    va_list again;
+    va_copy(again, args);
+    const int n = std::vsnprintf(nullptr, 0, format, args);
+    if (n > 0) {
+        const size_t at = out.size();
+        out.resize(at + static_cast<size_t>(n) + 1);
+        std::vsnprintf(&out[at], static_cast<size_t>(n) + 1, format, again);
+        out.resize(at + static_cast<size_t>(n));
+    }
+    va_end(again);
+}
+
+void appendf(std::string &out, const char *format, ...) {
+    va_list args;
+    va_start(args, format);
+    vappendf(out, format, args);
+    va_end(args);
 }
 
 std::string to_lower(std::string_view s) {

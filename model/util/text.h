@@ -2,6 +2,7 @@
 #pragma once
 
 #include <charconv>
+#include <cstdarg>
 #include <cstddef>
 #include <cstdint>
 #include <optional>
@@ -28,6 +29,9 @@ inline bool ends_with(std::string_view s, std::string_view p) {
 std::string to_lower(std::string_view s);
 // A number as a person writes it in a config: 5, 0.5, 1e+06 (printf's %g).
 std::string number_text(double v);
+// printf's format appended to out: a report built as a string keeps the format its lines were printed with.
+void appendf(std::string &out, const char *format, ...) __attribute__((format(printf, 2, 3)));
+void vappendf(std::string &out, const char *format, va_list args) __attribute__((format(printf, 2, 0)));
 // "1 job", "3 jobs": a count with its noun in the number it takes.
 inline std::string counted(uint64_t n, std::string_view one, std::string_view many) {
     return std::to_string(n) + " " + std::string(n == 1 ? one : many);

@@ -2,7 +2,8 @@
 # The architecture as the includes show it (docs/architecture.md): every #include between jfp's own folders
 # points down a layer, never up or sideways, and Slurm's headers appear only where Slurm is spoken.
 #   plugin/                                          may include model/
-#   tools/cli/ > tools/commands/, tools/operations/ > tools/options/ > tools/train/, tools/check/, tools/report/, tools/scripts/ >
+#   tools/cli/ > tools/commands/, tools/operations/ > tools/options/ > tools/report/ > tools/simulate/ >
+#     tools/train/, tools/check/, tools/score/, tools/scripts/ > tools/monitor/, tools/publish/, tools/prune/ >
 #     tools/evaluate/, tools/ingest/, tools/modules/ > tools/terminal/, tools/process/; all may include model/
 #   model/runtime/ > telemetry/ > reload/ > request/ > policy/ > scoring/, snapshot/ > history/, store/, archive/ > accounting/ > sacct/, script/ > jobs/, writer/ > util/, files/
 # A folder may include itself. <slurm/...> only in plugin/, test/plugin/ and bench/hotpath.cc.
@@ -17,9 +18,10 @@ rank() {
         model/history|model/store|model/archive) echo 5 ;; model/scoring|model/snapshot) echo 6 ;; model/policy) echo 7 ;;
         model/request) echo 8 ;; model/reload) echo 9 ;; model/telemetry) echo 10 ;; model/runtime) echo 11 ;;
         tools/terminal|tools/process) echo 12 ;; tools/evaluate|tools/ingest|tools/modules) echo 13 ;;
-        tools/train|tools/check|tools/report|tools/scripts) echo 14 ;;
-        tools/options) echo 15 ;; tools/commands|tools/operations) echo 16 ;; tools/cli) echo 17 ;;
-        plugin) echo 20 ;;
+        tools/monitor|tools/publish|tools/prune) echo 14 ;; tools/train|tools/check|tools/score|tools/scripts) echo 15 ;;
+        tools/simulate) echo 16 ;; tools/report) echo 17 ;;
+        tools/options) echo 18 ;; tools/commands|tools/operations) echo 19 ;; tools/cli) echo 20 ;;
+        plugin) echo 30 ;;
         *) echo "" ;;
     esac
 }

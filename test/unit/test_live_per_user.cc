@@ -7,10 +7,10 @@
 #include <vector>
 
 #include "catch.h"
-#include "tools/evaluate/capped_drift.h"
-#include "tools/evaluate/live_alerts.h"
+#include "tools/monitor/capped_drift.h"
+#include "tools/monitor/live_alerts.h"
 #include "tools/evaluate/metrics.h"
-#include "tools/evaluate/user_capped.h"
+#include "tools/monitor/user_capped.h"
 
 using namespace jfp;
 

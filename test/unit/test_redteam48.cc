@@ -15,8 +15,8 @@
 #include "model/jobs/slurm_text.h"
 #include "model/script/script_fingerprint.h"
 #include "model/script/script_traits.h"
-#include "tools/evaluate/live_alerts.h"
-#include "tools/evaluate/live_monitor.h"
+#include "tools/monitor/live_alerts.h"
+#include "tools/monitor/live_monitor.h"
 
 using namespace jfp;
 

@@ -15,7 +15,7 @@
 #include "model/scoring/features.h"
 #include "model/scoring/model_bundle.h"
 #include "model/scoring/rules.h"
-#include "tools/evaluate/live_monitor.h"
+#include "tools/monitor/live_monitor.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/evaluate/verdict.h"
 #include "tools/evaluate/waste.h"

@@ -12,7 +12,7 @@
 
 #include "model/files/atomic_file.h"
 #include "model/util/time_util.h"
-#include "tools/evaluate/live_report.h"
+#include "tools/monitor/live_report.h"
 #include "tools/evaluate/svg_chart.h"
 #include "tools/evaluate/waste_report.h"
 

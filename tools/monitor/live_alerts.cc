@@ -1,4 +1,4 @@
-#include "tools/evaluate/live_alerts.h"
+#include "tools/monitor/live_alerts.h"
 
 #include <algorithm>
 #include <cstdio>

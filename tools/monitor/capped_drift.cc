@@ -1,9 +1,9 @@
-#include "tools/evaluate/capped_drift.h"
+#include "tools/monitor/capped_drift.h"
 
 #include <algorithm>
 
 #include "tools/evaluate/metrics.h"
-#include "tools/evaluate/user_capped.h"
+#include "tools/monitor/user_capped.h"
 
 namespace jfp {
 

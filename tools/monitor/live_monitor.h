@@ -11,8 +11,8 @@
 
 #include "model/store/history_store.h"
 #include "model/scoring/model_bundle.h"
-#include "tools/evaluate/capped_drift.h"
-#include "tools/evaluate/user_capped.h"
+#include "tools/monitor/capped_drift.h"
+#include "tools/monitor/user_capped.h"
 
 namespace jfp {
 

@@ -1,4 +1,4 @@
-#include "tools/evaluate/live_monitor.h"
+#include "tools/monitor/live_monitor.h"
 
 #include <nlohmann/json.hpp>
 

@@ -1,4 +1,4 @@
-#include "tools/evaluate/user_capped.h"
+#include "tools/monitor/user_capped.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "tools/evaluate/live_report.h"
+#include "tools/monitor/live_report.h"
 
 #include <cstdio>
 

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "tools/evaluate/live_monitor.h"
+#include "tools/monitor/live_monitor.h"
 
 namespace jfp {
 

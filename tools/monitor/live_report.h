@@ -4,7 +4,7 @@
 
 #include <string>
 
-#include "tools/evaluate/live_monitor.h"
+#include "tools/monitor/live_monitor.h"
 
 namespace jfp {
 
