@@ -2,8 +2,9 @@
 # The architecture as the includes show it (docs/architecture.md): every #include between jfp's own folders
 # points down a layer, never up or sideways, and Slurm's headers appear only where Slurm is spoken.
 #   plugin/                                          may include model/
-#   tools/cli/ > tools/commands/, tools/operations/ > tools/options/ > tools/train/, tools/check/, tools/report/ >
-#     tools/evaluate/, tools/ingest/ > tools/terminal/, tools/process/; all may include model/
+#   tools/cli/ > tools/commands/, tools/operations/ > tools/options/ > tools/report/ > tools/simulate/ >
+#     tools/train/, tools/check/, tools/score/ > tools/evaluate/, tools/ingest/ > tools/terminal/, tools/process/;
+#     all may include model/
 #   model/runtime/ > reload/ > request/ > policy/ > scoring/, snapshot/ > history/, archive/ > accounting/ > sacct/, script/ > jobs/, writer/ > util/, files/
 # A folder may include itself. <slurm/...> only in plugin/, test/plugin/ and bench/hotpath.cc.
 set -euo pipefail
@@ -16,8 +17,9 @@ rank() {
         model/util|model/files) echo 1 ;; model/jobs|model/writer) echo 2 ;; model/sacct|model/script) echo 3 ;; model/accounting) echo 4 ;;
         model/history|model/archive) echo 5 ;; model/scoring|model/snapshot) echo 6 ;; model/policy) echo 7 ;;
         model/request) echo 8 ;; model/reload) echo 9 ;; model/runtime) echo 10 ;;
-        tools/terminal|tools/process) echo 11 ;; tools/evaluate|tools/ingest) echo 12 ;; tools/train|tools/check|tools/report) echo 13 ;;
-        tools/options) echo 14 ;; tools/commands|tools/operations) echo 15 ;; tools/cli) echo 16 ;;
+        tools/terminal|tools/process) echo 11 ;; tools/evaluate|tools/ingest) echo 12 ;; tools/train|tools/check|tools/score) echo 13 ;;
+        tools/simulate) echo 14 ;; tools/report) echo 15 ;; tools/options) echo 16 ;;
+        tools/commands|tools/operations) echo 17 ;; tools/cli) echo 18 ;;
         plugin) echo 20 ;;
         *) echo "" ;;
     esac
