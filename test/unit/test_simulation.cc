@@ -2,6 +2,7 @@
 // warned, rejected or annotated counted overall and per user, against the scores the sweep gives.
 #include <algorithm>
 #include <climits>
+#include <fstream>
 #include <map>
 #include <string>
 
@@ -79,4 +80,36 @@ TEST_CASE("simulate: each mode acts on exactly the jobs the bundle flags, counte
 
     o.after = *parse_sacct_time("2099-01-01");
     CHECK_THROWS_WITH(simulate_policy(store, bundle, o, trusted, ClusterDefaults{}), HasText("choose an earlier --after"));
+}
+
+TEST_CASE("simulate run: the jobs CSV holds one row per job replayed, with the action the tally counted", "[simulate]") {
+    test::TempDir dir;
+    const std::string db = test::build_store(dir, 3000, 62);
+    const std::string model = test::train_small_bundle(dir, db, 10);
+    test::write_file(dir.file("slurm.conf"), "ClusterName=c\nSlurmUser=root\n");
+    SimulateOptions o;
+    o.conf_path = dir.file("jfp.conf");
+    o.slurm_conf = dir.file("slurm.conf");
+    o.db = db;
+    o.model = model;
+    o.config.mode = Mode::Warn;
+    o.jobs_csv = dir.file("jobs.csv");
+    run_simulate(o);
+
+    const ModelBundle bundle = ModelBundle::load_file(model);
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    const Simulation want = simulate_policy(store, bundle, o, {0}, ClusterDefaults{});
+    std::ifstream f(o.jobs_csv);
+    std::string header, line;
+    std::getline(f, header);
+    CHECK(header == "JobIDRaw,token,User,Partition,p_fail,action,State,script,script_action,cost,expected_waste,cost_unit");
+    uint64_t rows = 0, warned = 0;
+    while (std::getline(f, line)) {
+        ++rows;
+        warned += line.find(",warn,") != std::string::npos;
+        CHECK(line.find(",not archived,") != std::string::npos);  // jfp.conf keeps no script archive
+    }
+    CHECK(rows == want.jobs.size());
+    REQUIRE(want.all.warned > 0);
+    CHECK(warned == want.all.warned);
 }
