@@ -58,3 +58,35 @@ TEST_CASE("scores are read as score,label lines; a bad line is named", "[bundle]
     test::write_file(dir.file("bad.csv"), "score,label\n0.5,1\n0.5,2\n");
     CHECK_THROWS_WITH(read_scores_csv(dir.file("bad.csv"), s, l), HasText("bad.csv line 3: expected score,label"));
 }
+
+TEST_CASE("finish-bundle's files: the draft and the scores read, the finished bundle written and loadable", "[bundle]") {
+    test::TempDir dir;
+    const std::string db = test::build_store(dir, 3000, 22);
+    std::ifstream in(test::train_small_bundle(dir, db, 10));
+    nlohmann::json draft = nlohmann::json::parse(in);
+    draft.erase("threshold");
+    draft.erase("validation_metrics");
+    draft["target_precision"] = 0.6;
+    draft["threshold_choice"] = {{"source", "validation"}};
+    test::write_file(dir.file("draft.json"), draft.dump());
+    std::string csv = "score,label\n";
+    std::vector<float> scores;
+    std::vector<int> labels;
+    for (int i = 0; i < 200; ++i) {
+        labels.push_back(i % 3 == 0);
+        scores.push_back(i % 3 == 0 ? 0.7f : 0.1f + static_cast<float>(i % 5) * 0.05f);
+        csv += std::to_string(scores.back()) + "," + std::to_string(labels.back()) + "\n";
+    }
+    test::write_file(dir.file("scores.csv"), csv);
+    const nlohmann::json b = finish_bundle_files(dir.file("draft.json"), dir.file("scores.csv"), dir.file("out.json"));
+    const ModelBundle loaded = ModelBundle::load_file(dir.file("out.json"));
+    CHECK(loaded.model_id() == b["model_id"].get<std::string>());
+    CHECK(loaded.threshold() == Approx(b["threshold"].get<double>()));
+    CHECK(b["validation_metrics"]["rows"].get<size_t>() == 200);
+
+    test::write_file(dir.file("broken.json"), "{");
+    CHECK_THROWS_WITH(finish_bundle_files(dir.file("broken.json"), dir.file("scores.csv"), dir.file("x.json")),
+                      HasText("broken.json is not JSON"));
+    CHECK_THROWS_WITH(finish_bundle_files(dir.file("missing.json"), dir.file("scores.csv"), dir.file("x.json")),
+                      HasText("cannot read"));
+}

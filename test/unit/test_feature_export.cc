@@ -160,3 +160,18 @@ TEST_CASE("export-features: refuses a directory it did not write, replaces its o
     std::ifstream none(tiny_out.dir + "/manifest.json");
     CHECK_FALSE(none.good());
 }
+
+TEST_CASE("export-features run: opens the store and exports what export_features would") {
+    TempDir dir;
+    std::string db = jfp::test::build_store(dir, 1500, 3);
+    TrainOptions opt;
+    ExportOptions out;
+    out.dir = dir.file("features");
+    const ExportSummary s = run_export(db, opt, out, true);
+    CHECK(s.parts >= 1);
+    CHECK(s.train_rows + s.val_rows > 0);
+    nlohmann::json m = nlohmann::json::parse(std::ifstream(out.dir + "/manifest.json"));
+    CHECK(m.at("format") == kFeatureExportFormat);
+    // A second run into the same directory without --replace is refused, as export_features refuses it.
+    CHECK_THROWS_WITH(run_export(db, opt, out, true), HasText("--replace"));
+}

@@ -1,4 +1,5 @@
 #include <cmath>
+#include <fstream>
 #include <random>
 #include <string>
 
@@ -7,6 +8,7 @@
 #include "model/scoring/features.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/ingest/synth.h"
+#include "test_support.h"
 
 using namespace jfp;
 
@@ -200,4 +202,22 @@ TEST_CASE("metrics: the bound must hold in each half of the window, not only on 
     // With both halves like the first, the target is reached.
     for (int i = 0; i < 1000; ++i) l[1000 + i] = l[i];
     CHECK(choose_threshold(s, l, 0.9, 5).target_reached);
+}
+
+TEST_CASE("synth: the export written to a file is the workload generate_workload writes, with its header") {
+    jfp::test::TempDir dir;
+    SynthOptions opt;
+    opt.jobs = 500;
+    opt.seed = 7;
+    const std::string path = dir.file("synth.txt");
+    const SynthStats s = write_synthetic_export(opt, path, true);
+    std::ifstream f(path);
+    std::string header, line;
+    std::getline(f, header);
+    uint64_t rows = 0;
+    while (std::getline(f, line)) ++rows;
+    CHECK(rows == s.rows);
+    CHECK(s.jobs >= 400);
+    CHECK(header.find("JobIDRaw") != std::string::npos);
+    CHECK_THROWS_WITH(write_synthetic_export(opt, dir.file("no/such/dir/x.txt"), true), HasText("cannot write"));
 }

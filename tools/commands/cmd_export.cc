@@ -1,5 +1,6 @@
-// jfp export-features: the training matrix for a distributed trainer (tools/train/jfp-train-dask).
-#include <cstdio>
+// jfp export-features: the training matrix for a distributed trainer (tools/train/jfp-train-dask; the work:
+// tools/train/feature_export.h).
+#include <memory>
 
 #include "tools/commands/commands.h"
 #include "tools/options/site_conf.h"
@@ -17,22 +18,6 @@ struct ExportArgs {
     ExportOptions out;
     bool quiet = false;
 };
-
-void run_export(ExportArgs &a) {
-    if (!a.before.empty()) a.opt.before = parse_time_option(a.before, "--before");
-    if (a.train_fraction > 0) a.opt.train_fraction = a.train_fraction;
-    HistoryStore store(a.db, HistoryStore::Access::ReadOnly);
-    ExportSummary s = export_features(store, a.opt, a.out);
-    if (a.quiet) return;
-    std::printf("jfp export-features: wrote %zu CSV part%s (%.1f MiB) and manifest.json to %s\n", s.parts,
-                s.parts == 1 ? "" : "s", static_cast<double>(s.bytes) / 1048576.0, a.out.dir.c_str());
-    std::printf("  training rows   %llu (%llu failed)\n", static_cast<unsigned long long>(s.train_rows),
-                static_cast<unsigned long long>(s.train_failures));
-    std::printf("  validation rows %llu (%llu failed)\n", static_cast<unsigned long long>(s.val_rows),
-                static_cast<unsigned long long>(s.val_failures));
-    std::printf("  feature sweep   %.1f s\n", s.sources.seconds);
-    std::printf("  train on it with: jfp-train-dask --features %s --out model.json\n", a.out.dir.c_str());
-}
 
 }  // namespace
 
@@ -63,7 +48,10 @@ void add_export_command(Command &app) {
     a->conf.add_option(c);
     c->callback([a] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);
-        run_export(*a);
+        TrainOptions opt = a->opt;
+        if (!a->before.empty()) opt.before = parse_time_option(a->before, "--before");
+        if (a->train_fraction > 0) opt.train_fraction = a->train_fraction;
+        run_export(a->db, opt, a->out, a->quiet);
     });
 }
 

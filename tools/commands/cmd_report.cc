@@ -1,14 +1,12 @@
 // jfp report: one self-contained HTML file an admin reads before turning on reject (what it holds:
-// tools/report/report_page.h).
-#include <cstdio>
+// tools/report/report_page.h; the work: tools/report/report_run.h).
 #include <memory>
 
 #include "model/script/module_index.h"
 #include "tools/commands/commands.h"
 #include "tools/modules/module_index_file.h"
 #include "tools/options/site_conf.h"
-#include "tools/report/report_data.h"
-#include "tools/report/report_page.h"
+#include "tools/report/report_run.h"
 
 namespace jfp {
 
@@ -21,7 +19,8 @@ struct ReportArgs {
     double threshold = -1;
 };
 
-void run_report(const ReportArgs &a) {
+// The options resolved into the report's inputs, then the report.
+void report(const ReportArgs &a) {
     ReportInputs in;
     in.db = a.db;
     in.model = a.model;
@@ -35,11 +34,7 @@ void run_report(const ReportArgs &a) {
     if (!a.script_archive.empty() && !a.modules_index.empty())
         index = std::make_unique<ModuleIndex>(read_module_index(a.modules_index));
     in.modules = index.get();
-    const ReportData d = compute_report(in);
-    const std::string html = report_page_html(d);
-    write_report_page(a.output, html);
-    std::printf("jfp report: %zu %s, model %s -> %s (%zu KiB)\n", d.model.n, d.model.n == 1 ? "job" : "jobs",
-                d.bundle->model_id().c_str(), a.output.c_str(), html.size() / 1024);
+    run_report(in, a.output);
 }
 
 }  // namespace
@@ -63,7 +58,7 @@ void add_report_command(Command &app) {
     c->callback([a] {
         a->conf.fill(a->db, ConfPath::Store, "--db", true);
         a->conf.fill(a->model, ConfPath::Model, "--model", true);
-        run_report(*a);
+        report(*a);
     });
 }
 

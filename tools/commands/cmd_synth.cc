@@ -1,7 +1,6 @@
-// jfp synth: a synthetic sacct export with realistic failure clustering, for tests and benchmarks.
-#include <cerrno>
-#include <cstdio>
-#include <cstring>
+// jfp synth: a synthetic sacct export with realistic failure clustering, for tests and benchmarks (the work:
+// tools/ingest/synth.h).
+#include <memory>
 
 #include "tools/commands/commands.h"
 #include "tools/ingest/synth.h"
@@ -16,29 +15,6 @@ struct SynthArgs {
     bool no_steps = false;
     bool quiet = false;
 };
-
-void run_synth(SynthArgs &a) {
-    a.opt.steps = !a.no_steps;
-    std::FILE *out = a.output == "-" ? stdout : std::fopen(a.output.c_str(), "wb");
-    if (!out) throw std::runtime_error("cannot write " + a.output + ": " + std::strerror(errno));
-    static char buf[1 << 20];
-    std::setvbuf(out, buf, _IOFBF, sizeof buf);
-    SynthStats s = generate_workload(a.opt, out);
-    if (std::fflush(out) != 0 || (out != stdout && std::fclose(out) != 0))
-        throw std::runtime_error("error writing " + a.output + ": " + std::strerror(errno));
-    if (a.quiet) return;
-    auto pct = [&](uint64_t n) { return 100.0 * static_cast<double>(n) / static_cast<double>(s.jobs); };
-    std::fprintf(stderr,
-                 "jfp synth: %llu jobs (%llu rows): completed %.1f%%, failed %.1f%%, timeout %.1f%%, out of memory "
-                 "%.2f%%, node fail %.3f%%, cancelled %.1f%%\n",
-                 static_cast<unsigned long long>(s.jobs), static_cast<unsigned long long>(s.rows), pct(s.completed),
-                 pct(s.failed), pct(s.timeout), pct(s.oom), pct(s.node_fail), pct(s.cancelled));
-    std::fprintf(stderr,
-                 "jfp synth: after a failed run of a user+name, the next finished run failed %.1f%% of the time; first "
-                 "runs failed %.1f%%\n",
-                 s.after_fail ? 100.0 * static_cast<double>(s.fail_after_fail) / static_cast<double>(s.after_fail) : 0.0,
-                 s.first_runs ? 100.0 * static_cast<double>(s.first_run_fail) / static_cast<double>(s.first_runs) : 0.0);
-}
 
 }  // namespace
 
@@ -56,7 +32,10 @@ void add_synth_command(Command &app) {
     c->add_flag("--no-steps", a->no_steps, "no .batch/.extern step rows");
     c->add_option("-o,--output", a->output, "file to write (- for stdout)")->capture_default_str();
     c->add_flag("-q,--quiet", a->quiet, "no summary on stderr");
-    c->callback([a] { run_synth(*a); });
+    c->callback([a] {
+        a->opt.steps = !a->no_steps;
+        write_synthetic_export(a->opt, a->output, a->quiet);
+    });
 }
 
 }  // namespace jfp

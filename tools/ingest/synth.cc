@@ -1,6 +1,8 @@
 #include "tools/ingest/synth.h"
 
 #include <algorithm>
+#include <cerrno>
+#include <cstring>
 #include <cmath>
 #include <random>
 #include <stdexcept>
@@ -403,6 +405,29 @@ SynthStats synthesize_into_store(const SynthOptions &opt, HistoryStore &store, c
     ingest_export_file(store, scratch);
     std::remove(scratch.c_str());
     return stats;
+}
+
+SynthStats write_synthetic_export(const SynthOptions &opt, const std::string &path, bool quiet) {
+    std::FILE *out = path == "-" ? stdout : std::fopen(path.c_str(), "wb");
+    if (!out) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+    static char buf[1 << 20];
+    std::setvbuf(out, buf, _IOFBF, sizeof buf);
+    SynthStats s = generate_workload(opt, out);
+    if (std::fflush(out) != 0 || (out != stdout && std::fclose(out) != 0))
+        throw std::runtime_error("error writing " + path + ": " + std::strerror(errno));
+    if (quiet) return s;
+    auto pct = [&](uint64_t n) { return 100.0 * static_cast<double>(n) / static_cast<double>(s.jobs); };
+    std::fprintf(stderr,
+                 "jfp synth: %llu jobs (%llu rows): completed %.1f%%, failed %.1f%%, timeout %.1f%%, out of memory "
+                 "%.2f%%, node fail %.3f%%, cancelled %.1f%%\n",
+                 static_cast<unsigned long long>(s.jobs), static_cast<unsigned long long>(s.rows), pct(s.completed),
+                 pct(s.failed), pct(s.timeout), pct(s.oom), pct(s.node_fail), pct(s.cancelled));
+    std::fprintf(stderr,
+                 "jfp synth: after a failed run of a user+name, the next finished run failed %.1f%% of the time; first "
+                 "runs failed %.1f%%\n",
+                 s.after_fail ? 100.0 * static_cast<double>(s.fail_after_fail) / static_cast<double>(s.after_fail) : 0.0,
+                 s.first_runs ? 100.0 * static_cast<double>(s.first_run_fail) / static_cast<double>(s.first_runs) : 0.0);
+    return s;
 }
 
 }  // namespace jfp

@@ -37,6 +37,10 @@ struct SynthStats {
 // Writes the export (with header) to out; returns what it generated.
 SynthStats generate_workload(const SynthOptions &opt, std::FILE *out);
 
+// jfp synth: the export written to `path` ("-": standard output) and, unless quiet, its outcome shares and
+// failure clustering said on standard error. Throws when the file cannot be written.
+SynthStats write_synthetic_export(const SynthOptions &opt, const std::string &path, bool quiet);
+
 // For tests and benchmarks: ingests an export file into the store (one ingest, no options); and
 // generates a workload into the file `scratch`, ingests it and removes the file. Throw on I/O errors.
 void ingest_export_file(HistoryStore &store, const std::string &path);

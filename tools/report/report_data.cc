@@ -8,8 +8,8 @@
 #include "model/policy/config.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"
-#include "tools/evaluate/policy_replay.h"
-#include "tools/evaluate/script_replay.h"
+#include "tools/simulate/policy_replay.h"
+#include "tools/simulate/script_replay.h"
 #include "tools/terminal/progress.h"
 
 namespace jfp {

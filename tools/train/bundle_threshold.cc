@@ -3,12 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <stdexcept>
 
 #include "model/scoring/model_bundle.h"
+#include "tools/train/trainer.h"
 
 namespace jfp {
 
@@ -65,6 +67,25 @@ void read_scores_csv(const std::string &path, std::vector<float> &scores, std::v
         scores.push_back(score);
         labels.push_back(end[1] - '0');
     }
+}
+
+nlohmann::json finish_bundle_files(const std::string &draft_path, const std::string &scores_path, const std::string &out) {
+    std::ifstream in(draft_path);
+    if (!in) throw std::runtime_error("cannot read " + draft_path);
+    nlohmann::json draft;
+    try {
+        draft = nlohmann::json::parse(in);
+    } catch (const nlohmann::json::exception &e) {
+        throw std::runtime_error(draft_path + " is not JSON: " + e.what());
+    }
+    std::vector<float> scores;
+    std::vector<int> labels;
+    read_scores_csv(scores_path, scores, labels);
+    const nlohmann::json bundle = finish_drafted_bundle(std::move(draft), scores, labels);
+    write_bundle(bundle, out);
+    std::printf("jfp finish-bundle: wrote %s (model %s), threshold %.4f\n", out.c_str(),
+                bundle["model_id"].get<std::string>().c_str(), bundle["threshold"].get<double>());
+    return bundle;
 }
 
 }  // namespace jfp

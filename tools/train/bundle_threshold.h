@@ -24,4 +24,8 @@ nlohmann::json finish_drafted_bundle(nlohmann::json draft, const std::vector<flo
 // "score,label" lines after a header line; throws naming the file and line.
 void read_scores_csv(const std::string &path, std::vector<float> &scores, std::vector<int> &labels);
 
+// jfp finish-bundle: the draft (a JSON file) finished on the scores file's rows and written to `out` as jfp
+// train writes a bundle; prints the bundle's id and threshold. Returns the bundle.
+nlohmann::json finish_bundle_files(const std::string &draft_path, const std::string &scores_path, const std::string &out);
+
 }  // namespace jfp

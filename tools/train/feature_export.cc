@@ -233,4 +233,19 @@ ExportSummary export_features(const HistoryStore &store, const TrainOptions &opt
     return s;
 }
 
+ExportSummary run_export(const std::string &db, const TrainOptions &opt, const ExportOptions &out, bool quiet) {
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    ExportSummary s = export_features(store, opt, out);
+    if (quiet) return s;
+    std::printf("jfp export-features: wrote %zu CSV part%s (%.1f MiB) and manifest.json to %s\n", s.parts,
+                s.parts == 1 ? "" : "s", static_cast<double>(s.bytes) / 1048576.0, out.dir.c_str());
+    std::printf("  training rows   %llu (%llu failed)\n", static_cast<unsigned long long>(s.train_rows),
+                static_cast<unsigned long long>(s.train_failures));
+    std::printf("  validation rows %llu (%llu failed)\n", static_cast<unsigned long long>(s.val_rows),
+                static_cast<unsigned long long>(s.val_failures));
+    std::printf("  feature sweep   %.1f s\n", s.sources.seconds);
+    std::printf("  train on it with: jfp-train-dask --features %s --out model.json\n", out.dir.c_str());
+    return s;
+}
+
 }  // namespace jfp

@@ -32,4 +32,8 @@ struct ExportSummary {
 // Throws std::runtime_error saying what to do (directory not empty, cannot write, too little history).
 ExportSummary export_features(const HistoryStore &store, const TrainOptions &opt, const ExportOptions &out);
 
+// jfp export-features: opens the store, exports, and unless quiet prints the summary with the command that
+// trains on it.
+ExportSummary run_export(const std::string &db, const TrainOptions &opt, const ExportOptions &out, bool quiet);
+
 }  // namespace jfp

@@ -12,6 +12,31 @@ nlohmann::json figures(const BinaryMetrics &m) {
 }
 }  // namespace
 
+std::string jobs_failed_text(uint64_t jobs, uint64_t failed) {
+    return std::to_string(jobs) + (jobs == 1 ? " job, " : " jobs, ") + std::to_string(failed) + " failed";
+}
+
+std::string why_no_tree(const std::string &kind, uint64_t train_rows, uint64_t train_failures, uint64_t val_rows,
+                        uint64_t val_failures, double train_days) {
+    if (kind == "rules") return "--kind rules";
+    if (train_failures < kMinTreeTrainFailures)
+        return "the training rows hold " + jobs_failed_text(train_rows, train_failures) + " (a tree model needs " +
+               std::to_string(kMinTreeTrainFailures) + " failures)";
+    if (train_days < kMinTreeTrainDays) {
+        char buf[200];
+        std::snprintf(buf, sizeof buf,
+                      "the training rows span %.1f days (a tree model needs %d: its weekday and hours-since features "
+                      "have not seen a week before that)",
+                      train_days, kMinTreeTrainDays);
+        return buf;
+    }
+    if (train_failures == train_rows) return "every training row failed";
+    if (val_failures < kMinValidationFailures || val_failures == val_rows)
+        return "the validation window holds " + jobs_failed_text(val_rows, val_failures) + " (a tree model needs " +
+               std::to_string(kMinValidationFailures) + " failures and some completions there, to be stopped early and compared with the rules)";
+    return "";
+}
+
 ModelComparison compare_with_rules(const std::array<std::vector<float>, kNumRules> &rule_scores,
                                    const std::vector<float> &tree_scores, const std::vector<int> &labels,
                                    const std::string &rows_name, const std::string &no_tree_reason,

@@ -7,6 +7,7 @@
 #include <nlohmann/json_fwd.hpp>
 
 #include <array>
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +28,14 @@ inline constexpr size_t kMinValidationFailures = 5;
 // and lost to the narrowest-history rule on the 13 days after (0.224-0.235 vs 0.244); jobs after a short
 // window have hours-since values and weekdays it never saw.
 inline constexpr int kMinTreeTrainDays = 7;
+
+// "12 jobs, 3 failed": a count of rows as the trainer's messages say it.
+std::string jobs_failed_text(uint64_t jobs, uint64_t failed);
+
+// Why no tree model can be trained on these rows (kind: --kind; train_days: the training rows' span);
+// empty when one can.
+std::string why_no_tree(const std::string &kind, uint64_t train_rows, uint64_t train_failures, uint64_t val_rows,
+                        uint64_t val_failures, double train_days);
 
 struct ModelComparison {
     std::string rows_name;  // "validation" or "training window"

@@ -31,67 +31,6 @@ namespace jfp {
 
 namespace {
 
-struct Rows {
-    std::vector<float> x;  // row-major
-    std::vector<float> label;
-    std::vector<int> cls;  // failure class index, -1 for COMPLETED
-    std::array<std::vector<float>, kNumRules> rule;  // each rule's score of each row
-    std::vector<WasteJob> waste;  // each row's cost and what it burnt (p set once scored)
-    int64_t first_submit = 0, last_submit = 0;
-    size_t size() const { return label.size(); }
-    void add(const FeatureVector &f, const JobRecord &j, const BillingRule &billing) {
-        waste.push_back(waste_job(j, 0, billing));
-        x.insert(x.end(), f.begin(), f.end());
-        bool fail = is_failure(j.outcome);
-        label.push_back(fail ? 1.0f : 0.0f);
-        cls.push_back(failure_class_index(j.outcome));
-        for (size_t r = 0; r < kNumRules; ++r) rule[r].push_back(rule_score(kRules[r], f));
-        if (first_submit == 0 || j.submit < first_submit) first_submit = j.submit;
-        last_submit = std::max(last_submit, j.submit);
-    }
-    size_t positives() const {
-        size_t n = 0;
-        for (float l : label) n += l > 0.5f;
-        return n;
-    }
-    std::vector<int> labels() const {
-        std::vector<int> out;
-        out.reserve(label.size());
-        for (float l : label) out.push_back(l > 0.5f);
-        return out;
-    }
-    void release() {
-        std::vector<float>().swap(x);
-    }
-};
-
-// Each row's weight by its cost (tools/train/training_rows.h, TrainOptions::weight), mean 1 over known costs;
-// a row without a bounded cost weighs as the median row.
-std::vector<float> cost_weights(const std::vector<WasteJob> &rows, const std::string &how) {
-    std::vector<double> v;
-    for (const auto &r : rows)
-        if (known(r.cost)) v.push_back(how == "log-cost" ? std::log1p(r.cost) : r.cost);
-    std::vector<float> w(rows.size(), 1.0f);
-    if (v.empty()) return w;
-    std::vector<double> sorted = v;
-    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
-    double median = std::max(1e-9, sorted[sorted.size() / 2]);
-    double sum = 0;
-    for (double x : v) sum += std::clamp(x / median, 0.01, 1000.0);
-    double mean = sum / static_cast<double>(v.size());
-    for (size_t i = 0; i < rows.size(); ++i) {
-        double x = known(rows[i].cost) ? (how == "log-cost" ? std::log1p(rows[i].cost) : rows[i].cost) : median;
-        w[i] = static_cast<float>(std::clamp(x / median, 0.01, 1000.0) / mean);
-    }
-    return w;
-}
-
-double metric_from_eval(const std::string &line, const std::string &name) {
-    auto pos = line.find(name + ":");
-    if (pos == std::string::npos) return std::nan("");
-    return std::strtod(line.c_str() + pos + name.size() + 1, nullptr);
-}
-
 std::string window_json_time(int64_t t) { return t > 0 ? format_sacct_time(t) : ""; }
 
 void set_common(xgb::Booster &b, const TrainOptions &opt) {
@@ -109,61 +48,42 @@ void set_common(xgb::Booster &b, const TrainOptions &opt) {
     b.set("verbosity", "1");
 }
 
-// Boosts up to `rounds`, evaluating `metric` on val each round; stops after `patience` rounds without
-// improvement. Returns the number of rounds to keep.
-int boost(xgb::Booster &b, const xgb::DMatrix &train, const xgb::DMatrix *val, const std::string &metric,
-          bool maximize, int rounds, int patience, Progress *progress, const char *label) {
-    double best = maximize ? -INFINITY : INFINITY;
-    int best_round = rounds;
-    for (int i = 0; i < rounds; ++i) {
-        b.update(i, train);
-        if (!val) {
-            if (progress) progress->update(i + 1, rounds, std::string(label));
-            continue;
-        }
-        double v = metric_from_eval(b.eval(i, *val, "val"), "val-" + metric);
-        if (!std::isnan(v) && (maximize ? v > best : v < best)) {
-            best = v;
-            best_round = i + 1;
-        }
-        if (progress) {
-            char buf[160];
-            std::snprintf(buf, sizeof buf, "%s val-%s %.4f (best %.4f at %d)", label, metric.c_str(), v, best, best_round);
-            progress->update(i + 1, rounds, buf);
-        }
-        if (i + 1 - best_round >= patience) break;
+// Up to `wanted` rows spread evenly over `src`, with the model's scores of each: the shipped trees' (or, with
+// no tree, the rule's) p_fail and the class model's probabilities.
+nlohmann::json reference_rows(const RowSet &src, size_t wanted, const xgb::Booster *tree, Rule rule,
+                              const xgb::Booster *class_model) {
+    nlohmann::json refs = nlohmann::json::array();
+    const size_t nref = std::min(wanted, src.size());
+    if (nref == 0) return refs;
+    std::vector<float> rx;
+    for (size_t k = 0; k < nref; ++k) {
+        size_t i = k * src.size() / nref;
+        rx.insert(rx.end(), src.x.begin() + static_cast<long>(i * kNumFeatures),
+                  src.x.begin() + static_cast<long>((i + 1) * kNumFeatures));
     }
-    if (progress) progress->finish();
-    return best_round;
-}
-
-}  // namespace
-
-namespace {
-
-std::string count_text(uint64_t jobs, uint64_t failed) {
-    return std::to_string(jobs) + (jobs == 1 ? " job, " : " jobs, ") + std::to_string(failed) + " failed";
-}
-
-// Why no tree model can be trained on these rows; empty when one can.
-std::string why_no_tree(const TrainSummary &s, const TrainOptions &opt, double train_days) {
-    if (opt.kind == "rules") return "--kind rules";
-    if (s.train_failures < kMinTreeTrainFailures)
-        return "the training rows hold " + count_text(s.train_rows, s.train_failures) + " (a tree model needs " +
-               std::to_string(kMinTreeTrainFailures) + " failures)";
-    if (train_days < kMinTreeTrainDays) {
-        char buf[200];
-        std::snprintf(buf, sizeof buf,
-                      "the training rows span %.1f days (a tree model needs %d: its weekday and hours-since features "
-                      "have not seen a week before that)",
-                      train_days, kMinTreeTrainDays);
-        return buf;
+    xgb::DMatrix dref(rx.data(), nref, kNumFeatures);
+    std::vector<float> p;
+    if (tree) p = tree->predict(dref);
+    std::vector<float> pc;
+    if (class_model) pc = class_model->predict(dref);
+    for (size_t k = 0; k < nref; ++k) {
+        nlohmann::json row;
+        row["x"] = features_to_json(rx.data() + k * kNumFeatures, kNumFeatures);
+        if (tree) {
+            row["p_fail"] = p[k];
+        } else {
+            FeatureVector fx;
+            std::copy(rx.begin() + static_cast<long>(k * kNumFeatures), rx.begin() + static_cast<long>((k + 1) * kNumFeatures), fx.begin());
+            row["p_fail"] = rule_score(rule, fx);
+        }
+        if (class_model) {
+            nlohmann::json cls = nlohmann::json::array();
+            for (int c = 0; c < kFailureClasses; ++c) cls.push_back(pc[k * kFailureClasses + static_cast<size_t>(c)]);
+            row["p_class"] = cls;
+        }
+        refs.push_back(row);
     }
-    if (s.train_failures == s.train_rows) return "every training row failed";
-    if (s.val_failures < kMinValidationFailures || s.val_failures == s.val_rows)
-        return "the validation window holds " + count_text(s.val_rows, s.val_failures) + " (a tree model needs " +
-               std::to_string(kMinValidationFailures) + " failures and some completions there, to be stopped early and compared with the rules)";
-    return "";
+    return refs;
 }
 
 }  // namespace
@@ -171,7 +91,7 @@ std::string why_no_tree(const TrainSummary &s, const TrainOptions &opt, double t
 nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, TrainSummary &summary) {
     TrainingWindow window = choose_training_window(store, opt);
     const std::optional<int64_t> &cutoff = window.cutoff;
-    Rows train, val;
+    RowSet train, val;
     std::vector<int> ignored;
     for (const auto &name : opt.ignore_features) {
         int f = feature_index(name.c_str());
@@ -180,7 +100,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     }
     SweepSources sources = sweep_training_rows(store, opt, window, [&](const JobRecord &j, const FeatureVector &x, Split s) {
         (s == Split::Validation ? val : train).add(x, j, opt.billing.billing_rule(j.partition));
-        Rows &rows = s == Split::Validation ? val : train;
+        RowSet &rows = s == Split::Validation ? val : train;
         for (int f : ignored) rows.x[rows.x.size() - kNumFeatures + static_cast<size_t>(f)] = std::nanf("");
     });
     summary.logged_vectors = sources.logged_vectors;
@@ -197,14 +117,14 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
         // concurrent jobs they can be most of the history, and then the remedy is a longer span, not more ends.
         std::string straddle;
         if (sources.straddling > 0)
-            straddle = "; " + count_text(sources.straddling, sources.straddling_failed) +
+            straddle = "; " + jobs_failed_text(sources.straddling, sources.straddling_failed) +
                        " ran across the validation window's start (" + format_sacct_time(window.validation_start) +
                        ") and count in neither split: a training row must end before the jobs it is validated on are "
                        "submitted";
         throw std::runtime_error(
-            "too little evidence: the training window holds " + count_text(all_rows, all_failures) + " as training and validation rows (training rows " +
-            count_text(summary.train_rows, summary.train_failures) + ", validation " +
-            count_text(summary.val_rows, summary.val_failures) + straddle + "); jfp needs at least " +
+            "too little evidence: the training window holds " + jobs_failed_text(all_rows, all_failures) + " as training and validation rows (training rows " +
+            jobs_failed_text(summary.train_rows, summary.train_failures) + ", validation " +
+            jobs_failed_text(summary.val_rows, summary.val_failures) + straddle + "); jfp needs at least " +
             std::to_string(kMinFailuresForRules) + " failed jobs among them even for a rules bundle. " +
             (sources.straddling > all_rows
                  ? "Train again once the cluster's history spans longer than its jobs run (more jobs submitted after "
@@ -217,22 +137,12 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
         throw std::runtime_error("every one of the " + std::to_string(all_rows) +
                                  " jobs in the training window failed; a model needs both outcomes. Ingest more history or move the cutoff");
     const std::string no_tree =
-        why_no_tree(summary, opt, static_cast<double>(train.last_submit - train.first_submit) / 86400.0);
+        why_no_tree(opt.kind, summary.train_rows, summary.train_failures, summary.val_rows, summary.val_failures,
+                    static_cast<double>(train.last_submit - train.first_submit) / 86400.0);
     if (opt.kind == "tree" && !no_tree.empty()) throw std::runtime_error("--kind tree: no tree model can be trained: " + no_tree);
 
     // Failure rows for the class model.
-    Rows train_fail, val_fail;
-    auto pick_failures = [](const Rows &from, Rows &to) {
-        for (size_t i = 0; i < from.size(); ++i) {
-            if (from.label[i] < 0.5f) continue;
-            to.x.insert(to.x.end(), from.x.begin() + static_cast<long>(i * kNumFeatures),
-                        from.x.begin() + static_cast<long>((i + 1) * kNumFeatures));
-            to.label.push_back(static_cast<float>(from.cls[i]));
-            to.cls.push_back(from.cls[i]);
-        }
-    };
-    pick_failures(train, train_fail);
-    pick_failures(val, val_fail);
+    RowSet train_fail = train.failures(), val_fail = val.failures();
 
     Progress progress(opt.progress);
     std::optional<xgb::Booster> tree;
@@ -261,7 +171,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
         booster.set("max_depth", std::to_string(opt.max_depth));
         booster.set("scale_pos_weight", std::to_string(spw));
         booster.set("monotone_constraints", monotone_constraints());
-        int keep = boost(booster, dtrain, &dval, opt.stop_metric, opt.stop_metric == "aucpr" || opt.stop_metric == "auc",
+        int keep = xgb::boost_with_early_stopping(booster, dtrain, &dval, opt.stop_metric, opt.stop_metric == "aucpr" || opt.stop_metric == "auc",
                          opt.rounds, opt.early_stopping_rounds, opt.progress ? &progress : nullptr, "failure model");
         summary.best_iteration = keep;
         tree.emplace(booster.slice(keep));
@@ -337,7 +247,7 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
         cb.set("num_class", std::to_string(kFailureClasses));
         cb.set("eval_metric", "mlogloss");
         cb.set("max_depth", std::to_string(opt.class_max_depth));
-        int ckeep = boost(cb, dcls, dcls_val.get(), "mlogloss", false, opt.class_rounds, opt.early_stopping_rounds,
+        int ckeep = xgb::boost_with_early_stopping(cb, dcls, dcls_val.get(), "mlogloss", false, opt.class_rounds, opt.early_stopping_rounds,
                           opt.progress ? &progress : nullptr, "class model");
         class_model.emplace(cb.slice(ckeep));
         summary.class_model = true;
@@ -345,39 +255,9 @@ nlohmann::json train_bundle(const HistoryStore &store, const TrainOptions &opt, 
     double class_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_class).count();
 
     // Reference rows: XGBoost's own predictions (or the rule's), which the loader must reproduce.
-    const Rows &ref_src = val.size() > 0 ? val : train_fail;
-    nlohmann::json refs = nlohmann::json::array();
-    size_t nref = std::min(opt.reference_rows, ref_src.size());
-    if (nref > 0) {
-        std::vector<float> rx;
-        for (size_t k = 0; k < nref; ++k) {
-            size_t i = k * ref_src.size() / nref;
-            rx.insert(rx.end(), ref_src.x.begin() + static_cast<long>(i * kNumFeatures),
-                      ref_src.x.begin() + static_cast<long>((i + 1) * kNumFeatures));
-        }
-        xgb::DMatrix dref(rx.data(), nref, kNumFeatures);
-        std::vector<float> p;
-        if (ship_tree) p = tree->predict(dref);
-        std::vector<float> pc;
-        if (class_model) pc = class_model->predict(dref);
-        for (size_t k = 0; k < nref; ++k) {
-            nlohmann::json row;
-            row["x"] = features_to_json(rx.data() + k * kNumFeatures, kNumFeatures);
-            if (ship_tree) {
-                row["p_fail"] = p[k];
-            } else {
-                FeatureVector fx;
-                std::copy(rx.begin() + static_cast<long>(k * kNumFeatures), rx.begin() + static_cast<long>((k + 1) * kNumFeatures), fx.begin());
-                row["p_fail"] = rule_score(rule, fx);
-            }
-            if (class_model) {
-                nlohmann::json cls = nlohmann::json::array();
-                for (int c = 0; c < kFailureClasses; ++c) cls.push_back(pc[k * kFailureClasses + static_cast<size_t>(c)]);
-                row["p_class"] = cls;
-            }
-            refs.push_back(row);
-        }
-    }
+    const RowSet &ref_src = val.size() > 0 ? val : train_fail;
+    const nlohmann::json refs = reference_rows(ref_src, opt.reference_rows, ship_tree ? &*tree : nullptr, rule,
+                                               class_model ? &*class_model : nullptr);
 
     std::string model_json = ship_tree ? tree->save_json() : std::string("rule:") + rule_id(rule);
     nlohmann::json bundle;

@@ -1,5 +1,6 @@
 #include "tools/train/training_rows.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <memory>
@@ -12,6 +13,61 @@
 #include "model/scoring/feature_sweep.h"
 
 namespace jfp {
+
+void RowSet::add(const FeatureVector &f, const JobRecord &j, const BillingRule &billing) {
+    waste.push_back(waste_job(j, 0, billing));
+    x.insert(x.end(), f.begin(), f.end());
+    bool fail = is_failure(j.outcome);
+    label.push_back(fail ? 1.0f : 0.0f);
+    cls.push_back(failure_class_index(j.outcome));
+    for (size_t r = 0; r < kNumRules; ++r) rule[r].push_back(rule_score(kRules[r], f));
+    if (first_submit == 0 || j.submit < first_submit) first_submit = j.submit;
+    last_submit = std::max(last_submit, j.submit);
+}
+
+size_t RowSet::positives() const {
+    size_t n = 0;
+    for (float l : label) n += l > 0.5f;
+    return n;
+}
+
+std::vector<int> RowSet::labels() const {
+    std::vector<int> out;
+    out.reserve(label.size());
+    for (float l : label) out.push_back(l > 0.5f);
+    return out;
+}
+
+RowSet RowSet::failures() const {
+    RowSet to;
+    for (size_t i = 0; i < size(); ++i) {
+        if (label[i] < 0.5f) continue;
+        to.x.insert(to.x.end(), x.begin() + static_cast<long>(i * kNumFeatures),
+                    x.begin() + static_cast<long>((i + 1) * kNumFeatures));
+        to.label.push_back(static_cast<float>(cls[i]));
+        to.cls.push_back(cls[i]);
+    }
+    return to;
+}
+
+std::vector<float> cost_weights(const std::vector<WasteJob> &rows, const std::string &how) {
+    std::vector<double> v;
+    for (const auto &r : rows)
+        if (known(r.cost)) v.push_back(how == "log-cost" ? std::log1p(r.cost) : r.cost);
+    std::vector<float> w(rows.size(), 1.0f);
+    if (v.empty()) return w;
+    std::vector<double> sorted = v;
+    std::nth_element(sorted.begin(), sorted.begin() + static_cast<long>(sorted.size() / 2), sorted.end());
+    double median = std::max(1e-9, sorted[sorted.size() / 2]);
+    double sum = 0;
+    for (double x : v) sum += std::clamp(x / median, 0.01, 1000.0);
+    double mean = sum / static_cast<double>(v.size());
+    for (size_t i = 0; i < rows.size(); ++i) {
+        double x = known(rows[i].cost) ? (how == "log-cost" ? std::log1p(rows[i].cost) : rows[i].cost) : median;
+        w[i] = static_cast<float>(std::clamp(x / median, 0.01, 1000.0) / mean);
+    }
+    return w;
+}
 
 const char *split_name(Split s) { return s == Split::Train ? "train" : "validation"; }
 

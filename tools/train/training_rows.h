@@ -4,6 +4,7 @@
 // latest part of that window, training rows only jobs that ended before validation starts.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -14,6 +15,8 @@
 #include "model/jobs/cluster_defaults.h"
 #include "model/jobs/job_record.h"
 #include "model/scoring/features.h"
+#include "model/scoring/rules.h"
+#include "tools/evaluate/waste.h"
 
 namespace jfp {
 
@@ -75,6 +78,27 @@ struct SweepSources {
 // row(job, features, split) for every labeled job of the window, in submit order.
 SweepSources sweep_training_rows(const HistoryStore &store, const TrainOptions &opt, const TrainingWindow &window,
                                  const std::function<void(const JobRecord &, const FeatureVector &, Split)> &row);
+
+// The labeled rows of one split as jfp train holds them: the features row-major (XGBoost's dense matrix),
+// each row's label and failure class, each rule's score and each row's cost.
+struct RowSet {
+    std::vector<float> x;  // row-major
+    std::vector<float> label;
+    std::vector<int> cls;  // failure class index, -1 for COMPLETED
+    std::array<std::vector<float>, kNumRules> rule;  // each rule's score of each row
+    std::vector<WasteJob> waste;  // each row's cost and what it burnt (p set once scored)
+    int64_t first_submit = 0, last_submit = 0;
+    size_t size() const { return label.size(); }
+    void add(const FeatureVector &f, const JobRecord &j, const BillingRule &billing);
+    size_t positives() const;
+    std::vector<int> labels() const;
+    // The failed rows alone, labelled by their failure class: the class model's rows (features, label, class).
+    RowSet failures() const;
+};
+
+// Each row's weight by its cost (TrainOptions::weight: "cost" or "log-cost"), mean 1 over known costs;
+// a row without a bounded cost weighs as the median row.
+std::vector<float> cost_weights(const std::vector<WasteJob> &rows, const std::string &how);
 
 // XGBoost's monotone_constraints: more past failure never lowers the risk.
 std::string monotone_constraints();

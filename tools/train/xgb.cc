@@ -3,9 +3,23 @@
 #include <nlohmann/json.hpp>
 
 #include <cmath>
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 
+#include "tools/terminal/progress.h"
+
 namespace jfp::xgb {
+
+namespace {
+
+double metric_from_eval(const std::string &line, const std::string &name) {
+    auto pos = line.find(name + ":");
+    if (pos == std::string::npos) return std::nan("");
+    return std::strtod(line.c_str() + pos + name.size() + 1, nullptr);
+}
+
+}  // namespace
 
 void check(int rc, const char *what) {
     if (rc != 0) throw std::runtime_error(std::string("XGBoost ") + what + " failed: " + XGBGetLastError());
@@ -114,6 +128,32 @@ std::string version() {
     int a = 0, b = 0, c = 0;
     XGBoostVersion(&a, &b, &c);
     return std::to_string(a) + "." + std::to_string(b) + "." + std::to_string(c);
+}
+
+int boost_with_early_stopping(Booster &b, const DMatrix &train, const DMatrix *val, const std::string &metric,
+                              bool maximize, int rounds, int patience, Progress *progress, const char *label) {
+    double best = maximize ? -INFINITY : INFINITY;
+    int best_round = rounds;
+    for (int i = 0; i < rounds; ++i) {
+        b.update(i, train);
+        if (!val) {
+            if (progress) progress->update(i + 1, rounds, std::string(label));
+            continue;
+        }
+        double v = metric_from_eval(b.eval(i, *val, "val"), "val-" + metric);
+        if (!std::isnan(v) && (maximize ? v > best : v < best)) {
+            best = v;
+            best_round = i + 1;
+        }
+        if (progress) {
+            char buf[160];
+            std::snprintf(buf, sizeof buf, "%s val-%s %.4f (best %.4f at %d)", label, metric.c_str(), v, best, best_round);
+            progress->update(i + 1, rounds, buf);
+        }
+        if (i + 1 - best_round >= patience) break;
+    }
+    if (progress) progress->finish();
+    return best_round;
 }
 
 }  // namespace jfp::xgb

@@ -9,6 +9,10 @@
 #include <utility>
 #include <vector>
 
+namespace jfp {
+class Progress;
+}
+
 namespace jfp::xgb {
 
 void check(int rc, const char *what);
@@ -54,6 +58,11 @@ private:
     Booster(Adopt, BoosterHandle h) : h_(h) {}
     BoosterHandle h_ = nullptr;
 };
+
+// Boosts up to `rounds`, evaluating `metric` on val each round (maximize: higher is better); stops after
+// `patience` rounds without improvement. Without val, boosts every round. Returns the number of rounds to keep.
+int boost_with_early_stopping(Booster &b, const DMatrix &train, const DMatrix *val, const std::string &metric,
+                              bool maximize, int rounds, int patience, Progress *progress, const char *label);
 
 std::string version();
 

@@ -1,4 +1,4 @@
-#include "tools/evaluate/policy_replay.h"
+#include "tools/simulate/policy_replay.h"
 
 #include <algorithm>
 

@@ -8,7 +8,7 @@
 #include "model/archive/script_archive.h"
 #include "model/policy/config.h"
 #include "model/script/module_index.h"
-#include "tools/evaluate/policy_replay.h"
+#include "tools/simulate/policy_replay.h"
 
 namespace jfp {
 

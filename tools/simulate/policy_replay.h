@@ -28,7 +28,7 @@ struct SimulatedJob {
     double cost = kUnknown, expected_waste = kUnknown;
     const char *unit = "core-hours";
     JobRequest request;                    // as the plugin saw it (privileged set from trusted_uids)
-    // What the archived script shows (tools/evaluate/script_replay.h); all false when not replayed.
+    // What the archived script shows (tools/simulate/script_replay.h); all false when not replayed.
     bool script_archived = false, ignored_sbatch = false, missing_module = false;
     Action script_action = Action::None;  // what ignored_directives / missing_modules would have done
 };

@@ -1,4 +1,4 @@
-#include "tools/evaluate/script_replay.h"
+#include "tools/simulate/script_replay.h"
 
 #include <stdexcept>
 
