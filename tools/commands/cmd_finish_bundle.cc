@@ -1,5 +1,7 @@
 // jfp finish-bundle: the last step of jfp-train-dask. It trains the trees on a Dask cluster and drafts the
 // bundle; the threshold is chosen here, by jfp train's rule, and the bundle written by jfp train's writer.
+#include <nlohmann/json.hpp>
+
 #include <memory>
 
 #include "tools/commands/commands.h"

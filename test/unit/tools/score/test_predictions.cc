@@ -8,6 +8,7 @@
 
 #include "catch.h"
 #include "model/scoring/feature_sweep.h"
+#include "bundle_support.h"
 #include "test_support.h"
 #include "tools/score/predictions.h"
 

@@ -9,6 +9,7 @@
 #include "catch.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"
+#include "bundle_support.h"
 #include "test_support.h"
 #include "tools/simulate/simulation.h"
 

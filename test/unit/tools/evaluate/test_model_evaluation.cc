@@ -6,6 +6,7 @@
 #include "catch.h"
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"
+#include "bundle_support.h"
 #include "test_support.h"
 #include "tools/evaluate/model_evaluation.h"
 
