@@ -16,7 +16,8 @@ std::string live_metrics_text(const LiveMonitorReport &r, size_t min_flagged, in
     std::string o, l = "{model=\"" + prometheus_label(r.model_id) + "\"}";
     auto gauge = [&](const char *name, const char *help, double v, bool present = true) {
         char buf[64];
-        std::snprintf(buf, sizeof buf, "%.9g", v);
+        // 15 digits: a Unix time (10 digits) is exact; 9 rounded it to 10 s.
+        std::snprintf(buf, sizeof buf, "%.15g", v);
         o += std::string("# HELP ") + name + " " + help + "\n# TYPE " + name + " gauge\n";
         if (present) o += std::string(name) + l + " " + buf + "\n";
     };

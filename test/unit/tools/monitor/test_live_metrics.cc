@@ -40,7 +40,7 @@ TEST_CASE("live metrics: the figures of a summary, as gauges with the model's la
     CHECK_THAT(text, HasText("jfp_live_target_precision{model=\"m\\\"1\"} 0.8\n"));
     CHECK_THAT(text, HasText("jfp_live_max_feature_psi{model=\"m\\\"1\"} 0.4\n"));
     CHECK_THAT(text, HasText("jfp_live_alerts{model=\"m\\\"1\"} 2\n"));
-    CHECK_THAT(text, HasText("jfp_live_written_seconds{model=\"m\\\"1\"} 1.7e+09\n"));  // %.9g, as every gauge
+    CHECK_THAT(text, HasText("jfp_live_written_seconds{model=\"m\\\"1\"} 1700000000\n"));  // exact, not 1.7e+09
     // Not judged: the gauges are declared, with no sample.
     CHECK_THAT(text, HasText("# TYPE jfp_live_precision_judged gauge\n"));
     CHECK_FALSE(has_sample(text, "jfp_live_precision_judged"));
