@@ -13,25 +13,48 @@ cluster_start
 
 wave() {  # wave N: one job per application; the exit status depends on the wave
     local n=$1
-    submit -J good_a --wrap 'true' >/dev/null
-    submit -J good_b --wrap 'true' >/dev/null
-    submit -J broken_a --wrap "exit $(( n < 7 ? 1 : 0 ))" >/dev/null
-    submit -J broken_b --wrap "exit $(( n >= 4 && n < 9 ? 2 : 0 ))" >/dev/null
-    submit -J broken_c --wrap "exit $(( n >= 10 && n < 15 ? 1 : 0 ))" >/dev/null
-    submit -J flaky --wrap "exit $(( n % 5 == 0 ? 1 : 0 ))" >/dev/null
-    submit -J broken_d --wrap "exit $(( n >= 1 && n <= 6 ? 3 : 0 ))" >/dev/null
+    wave_ids=()
+    wave_ids+=("$(submit -J good_a --wrap 'true')")
+    wave_ids+=("$(submit -J good_b --wrap 'true')")
+    wave_ids+=("$(submit -J broken_a --wrap "exit $(( n < 7 ? 1 : 0 ))")")
+    wave_ids+=("$(submit -J broken_b --wrap "exit $(( n >= 4 && n < 9 ? 2 : 0 ))")")
+    wave_ids+=("$(submit -J broken_c --wrap "exit $(( n >= 10 && n < 15 ? 1 : 0 ))")")
+    wave_ids+=("$(submit -J flaky --wrap "exit $(( n % 5 == 0 ? 1 : 0 ))")")
+    wave_ids+=("$(submit -J broken_d --wrap "exit $(( n >= 1 && n <= 6 ? 3 : 0 ))")")
+}
+# Every job of the wave ended, by slurmctld's record of each (scontrol), not by an empty squeue: squeue
+# printing nothing is also what a failed or not-yet-current listing looks like.
+wave_ended() {
+    local id s
+    for id in "${wave_ids[@]}"; do
+        s=$(scontrol -o show job "$id" 2>/dev/null) || return 1
+        case "$s" in *"JobState=COMPLETED "* | *"JobState=FAILED "*) ;; *) return 1 ;; esac
+    done
 }
 cut_time=""
 for n in $(seq 0 17); do
     [ "$n" = 11 ] && { sleep 1; cut_time=$(date +%Y-%m-%dT%H:%M:%S); sleep 1; }
     wave "$n"
-    wait_until 120 "wave $n's jobs did not all end" '[ -z "$(squeue -h -o %i)" ]'
+    wait_until 120 "wave $n's jobs did not all end" wave_ended
     sleep 1  # the next wave is submitted strictly after this one ended
 done
 wait_accounting_jobs 126
 sacct --allusers --parsable2 $SACCT_WINDOW --format="$SACCT_FORMAT" >"$CLUSTER_DIR/export.txt"
 jobs=$(grep -c '^[0-9]*|' "$CLUSTER_DIR/export.txt" || true)
 [ "$jobs" -ge 120 ] || fail "expected 126 jobs in the export, found $jobs"
+# The premise of every figure below: each wave was submitted after the one before it had ended, as sacct
+# records it (a wave submitted early would hide its predecessor's outcomes from the history).
+/usr/bin/python3 - "$CLUSTER_DIR/export.txt" <<'PY'
+import sys
+rows = [l.rstrip("\n").split("|") for l in open(sys.argv[1])]
+h = rows[0]
+jobs = sorted((r for r in rows[1:] if r[h.index("JobIDRaw")].isdigit()), key=lambda r: int(r[h.index("JobIDRaw")]))
+waves = [jobs[i:i + 7] for i in range(0, len(jobs), 7)]
+for a, b in zip(waves, waves[1:]):
+    end = max(r[h.index("End")] for r in a)
+    sub = min(r[h.index("Submit")] for r in b)
+    assert sub > end, f"a wave was submitted at {sub}, before the wave before it ended ({end})"
+PY
 
 db="$CLUSTER_DIR/history.db"
 model="$CLUSTER_DIR/model.json"
