@@ -2,11 +2,15 @@
 // nlohmann/json and the trainer, which cost every test unit that includes them about two seconds to compile.
 #pragma once
 
+#include <algorithm>
+#include <climits>
+#include <cstdint>
 #include <string>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "model/scoring/feature_sweep.h"
 #include "model/store/history_store.h"
 #include "test_support.h"
 #include "tools/train/trainer.h"
@@ -42,6 +46,17 @@ inline nlohmann::json as_schema_2(nlohmann::json b) {
         if (b.contains(m) && !b[m].is_null()) b[m]["learner"]["learner_model_param"]["num_feature"] = std::to_string(n);
     for (auto &row : b["reference_rows"]) row["x"].erase(row["x"].begin() + n, row["x"].end());
     return b;
+}
+
+// The submit time num/den of the way from the first job the sweep reads to the last: the --after of a test
+// that evaluates a bundle on the later part of its store.
+inline int64_t submit_time_between(const HistoryStore &store, int64_t num, int64_t den) {
+    int64_t first = INT64_MAX, last = INT64_MIN;
+    sweep_features(store, [&](const JobRecord &j, const FeatureVector &) {
+        first = std::min(first, j.submit);
+        last = std::max(last, j.submit);
+    });
+    return first + (last - first) * num / den;
 }
 
 }  // namespace jfp::test

@@ -18,12 +18,7 @@ TEST_CASE("eval: the model's and the rules' metrics are those of the same rows, 
     const std::string model = test::train_small_bundle(dir, db, 10);
     const ModelBundle bundle = ModelBundle::load_file(model);
     HistoryStore store(db, HistoryStore::Access::ReadOnly);
-    int64_t first = INT64_MAX, last = INT64_MIN;
-    sweep_features(store, [&](const JobRecord &j, const FeatureVector &) {
-        first = std::min(first, j.submit);
-        last = std::max(last, j.submit);
-    });
-    const int64_t after = first + (last - first) * 2 / 3;
+    const int64_t after = test::submit_time_between(store, 2, 3);
 
     std::vector<float> p;
     std::array<std::vector<float>, kNumRules> rule_p;

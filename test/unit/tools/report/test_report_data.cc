@@ -23,15 +23,7 @@ TEST_CASE("report data: every finished job from --after scored as the sweep scor
     const std::string model = test::train_small_bundle(dir, db, 10);
     const ModelBundle bundle = ModelBundle::load_file(model);
     // The last third of the store's submissions.
-    int64_t first = INT64_MAX, last = INT64_MIN;
-    {
-        HistoryStore store(db, HistoryStore::Access::ReadOnly);
-        sweep_features(store, [&](const JobRecord &j, const FeatureVector &) {
-            first = std::min(first, j.submit);
-            last = std::max(last, j.submit);
-        });
-    }
-    const int64_t after = first + (last - first) * 2 / 3;
+    const int64_t after = test::submit_time_between(HistoryStore(db, HistoryStore::Access::ReadOnly), 2, 3);
 
     // What the report must count, by the sweep itself.
     size_t n = 0, failed = 0;

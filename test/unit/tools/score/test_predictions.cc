@@ -30,12 +30,7 @@ TEST_CASE("predict: one row per job from --after, scored and flagged as the bund
     const std::string db = test::build_store(dir, 3000, 51);
     const ModelBundle bundle = ModelBundle::load_file(test::train_small_bundle(dir, db, 10));
     HistoryStore store(db, HistoryStore::Access::ReadOnly);
-    int64_t first = INT64_MAX, last = INT64_MIN;
-    sweep_features(store, [&](const JobRecord &j, const FeatureVector &) {
-        first = std::min(first, j.submit);
-        last = std::max(last, j.submit);
-    });
-    const int64_t after = first + (last - first) * 4 / 5;
+    const int64_t after = test::submit_time_between(store, 4, 5);
     std::vector<std::string> keys;
     uint64_t flagged = 0;
     sweep_features(store, [&](const JobRecord &j, const FeatureVector &x) {

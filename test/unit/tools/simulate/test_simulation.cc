@@ -21,12 +21,7 @@ TEST_CASE("simulate: each mode acts on exactly the jobs the bundle flags, counte
     const std::string model = test::train_small_bundle(dir, db, 10);
     const ModelBundle bundle = ModelBundle::load_file(model);
     HistoryStore store(db, HistoryStore::Access::ReadOnly);
-    int64_t first = INT64_MAX, last = INT64_MIN;
-    sweep_features(store, [&](const JobRecord &j, const FeatureVector &) {
-        first = std::min(first, j.submit);
-        last = std::max(last, j.submit);
-    });
-    const int64_t after = first + (last - first) * 2 / 3;
+    const int64_t after = test::submit_time_between(store, 2, 3);
 
     // What the replay must find, from the sweep and the bundle's threshold.
     uint64_t jobs = 0, above = 0, above_failed = 0, above_completed = 0;
