@@ -18,6 +18,8 @@
 #include "tools/monitor/live_alerts.h"
 #include "tools/monitor/live_monitor.h"
 
+namespace test_redteam48 {
+
 using namespace jfp;
 
 namespace {
@@ -386,3 +388,5 @@ TEST_CASE("redteam48 class 6: one user's flagged failures hide a real precision 
     REQUIRE(honest.alerts.size() == 1);
     CHECK(attacked.alerts.size() == 1);
 }
+
+}  // namespace test_redteam48

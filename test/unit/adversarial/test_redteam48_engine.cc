@@ -12,6 +12,8 @@
 #include "model/request/update_rpc.h"
 #include "model/util/log.h"
 
+namespace test_redteam48_engine {
+
 using namespace jfp;
 using jfp::test::request;
 using jfp::test::Site;
@@ -214,3 +216,5 @@ TEST_CASE("redteam48 class 4: an update RPC that sets a long partition list pays
     // guards against was 60 ms a record (24,000 times).
     CHECK(ms <= 8 * plain_ms);
 }
+
+}  // namespace test_redteam48_engine

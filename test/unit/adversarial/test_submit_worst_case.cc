@@ -17,6 +17,8 @@
 #include "model/request/request_caps.h"
 #include "model/util/log.h"
 
+namespace test_submit_worst_case {
+
 using namespace jfp;
 using namespace jfp::test;
 
@@ -273,3 +275,5 @@ TEST_CASE("worst case: no submission costs jfp more than 1 ms, over a search of 
     if (sanitized()) return;  // ASan/UBSan time is not jfp's: the search ran for its faults alone
     CHECK(worst <= 1000.0);
 }
+
+}  // namespace test_submit_worst_case

@@ -12,6 +12,8 @@
 #include "model/util/text.h"
 #include "model/util/utf8_repair.h"
 
+namespace test_trust_boundary {
+
 using namespace jfp;
 
 TEST_CASE("caps: every field cut at its first NUL and at slurmctld's limit; idempotent") {
@@ -174,3 +176,5 @@ TEST_CASE("Slurm's JSON: a byte that is not UTF-8 costs its own name, not the do
     CHECK(many.at("19999").name == "名\\xff");
     CHECK(repair_utf8("a\xe2\x82") == "a\\\\xe2\\\\x82");
 }
+
+}  // namespace test_trust_boundary

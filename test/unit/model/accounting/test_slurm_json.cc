@@ -12,6 +12,8 @@
 #include "model/sacct/sacct_reader.h"
 #include "model/accounting/slurm_json.h"
 
+namespace test_slurm_json {
+
 using namespace jfp;
 
 namespace {
@@ -178,3 +180,5 @@ TEST_CASE("sacct --json as an export file: every release's jobs, each name whole
     CHECK_THROWS_AS(sacct_json_export_text("{\"meta\": {}}", "x"), SlurmJsonError);
     CHECK_THROWS_AS(sacct_json_export_text("{\"jobs\": [", "x"), SlurmJsonError);
 }
+
+}  // namespace test_slurm_json

@@ -6,6 +6,8 @@
 
 #include "model/archive/user_write_budget.h"
 
+namespace test_batch_charges {
+
 using namespace jfp;
 using File = UserWriteBudget::File;
 
@@ -42,3 +44,5 @@ TEST_CASE("batch charges: no budget, nothing charged") {
     BatchCharges c(nullptr, File::FeatureLog, "feature log");
     c.charge(7, "amy", 20000, 300);
 }
+
+}  // namespace test_batch_charges

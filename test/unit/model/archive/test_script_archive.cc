@@ -18,6 +18,8 @@
 #include "bundle_support.h"
 #include "test_support.h"
 
+namespace test_script_archive {
+
 using namespace jfp;
 
 namespace {
@@ -374,3 +376,5 @@ TEST_CASE("script archive writer: an archive rotated under it is closed and the 
     CHECK(fresh.by_token("later" + std::to_string(n - 1)));
     CHECK(w.counters().failed == 0);
 }
+
+}  // namespace test_script_archive

@@ -6,6 +6,8 @@
 #include "catch.h"
 #include "model/archive/script_head_pool.h"
 
+namespace test_script_head_pool {
+
 using namespace jfp;
 
 TEST_CASE("script head pool: caps blocks in use, keeps a burst's blocks until trimmed, reuses the last returned first, from many threads") {
@@ -67,3 +69,5 @@ TEST_CASE("script head pool: caps blocks in use, keeps a burst's blocks until tr
     CHECK(pool.in_use() == 0);
     CHECK(peak.load() <= 8);
 }
+
+}  // namespace test_script_head_pool

@@ -14,6 +14,8 @@
 #include "model/scoring/feature_log.h"
 #include "test_support.h"
 
+namespace test_user_write_budget {
+
 using namespace jfp;
 
 namespace {
@@ -288,3 +290,5 @@ TEST_CASE("user write budget: an update replacing its job's row is not charged a
               return e;
           }()));
 }
+
+}  // namespace test_user_write_budget

@@ -14,6 +14,8 @@
 #include "model/files/unique_fd.h"
 #include "test_support.h"
 
+namespace test_file_check {
+
 using namespace jfp;
 
 TEST_CASE("read_trusted_file: a trusted file is read; an untrusted owner or mode is refused with the fix") {
@@ -149,3 +151,5 @@ TEST_CASE("dir_of and path_beside: a bare name, a file at the root, a nested fil
     CHECK(path_beside("/etc/slurm/slurm.conf", "jfp.conf") == "/etc/slurm/jfp.conf");
     CHECK(path_beside("/var/lib/jfp/history.db", "features.db") == "/var/lib/jfp/features.db");
 }
+
+}  // namespace test_file_check

@@ -17,6 +17,8 @@
 #include "tools/check/storage_check.h"
 #include "test_support.h"
 
+namespace test_file_system {
+
 using namespace jfp;
 using jfp::test::TempDir;
 
@@ -232,3 +234,5 @@ TEST_CASE("file system: reading a database's header keeps this process's SQLite 
     REQUIRE(v.step());
     CHECK(v.int_at(0) == 1);  // and sees the other process's commit
 }
+
+}  // namespace test_file_system

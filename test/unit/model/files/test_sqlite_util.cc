@@ -11,6 +11,8 @@
 #include "model/files/sqlite_util.h"
 #include "test_support.h"
 
+namespace test_sqlite_util {
+
 using namespace jfp;
 
 namespace {
@@ -191,3 +193,5 @@ TEST_CASE("a database jfp may not write: the error says whose it is, its mode, a
     e = write_error_as_nobody(f);
     CHECK(e.find(f + " is not writable by uid 65534 (nobody): mode 0444, owned by uid 65534 (nobody); give its owner write permission (chmod u+w)") != std::string::npos);
 }
+
+}  // namespace test_sqlite_util

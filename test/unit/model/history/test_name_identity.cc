@@ -8,6 +8,8 @@
 #include "model/history/name_identity.h"
 #include "test_support.h"
 
+namespace test_name_identity {
+
 using namespace jfp;
 
 TEST_CASE("name identity: case, blanks, invisible and bidi characters, look-alike letters, a version mark") {
@@ -88,3 +90,5 @@ TEST_CASE("history: a name written another way finds the same runs; another name
     r.name = "other";
     CHECK(idx.lookup(r).user_name == nullptr);
 }
+
+}  // namespace test_name_identity

@@ -7,6 +7,8 @@
 #include "catch.h"
 #include "model/history/history.h"
 
+namespace test_run_evidence {
+
 using namespace jfp;
 
 namespace {
@@ -139,3 +141,5 @@ TEST_CASE("run evidence: an application whose failed and completed runs all take
     CHECK(e.streak < 0.5);
     CHECK(e.recent_fail_rate < 0.5);
 }
+
+}  // namespace test_run_evidence

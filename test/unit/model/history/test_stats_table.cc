@@ -6,6 +6,8 @@
 #include "model/history/history.h"
 #include "model/history/stats_table.h"
 
+namespace test_stats_table {
+
 using jfp::HistoryStats;
 using jfp::StatsTable;
 
@@ -152,3 +154,5 @@ TEST_CASE("history index: lookup hands each of the five keys its own stats (the 
     CHECK(w.partition == nullptr);  // none given: not looked up
     CHECK(w.account == nullptr);
 }
+
+}  // namespace test_stats_table

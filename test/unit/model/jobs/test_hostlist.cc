@@ -5,6 +5,8 @@
 #include "model/jobs/hostlist.h"
 #include "catch.h"
 
+namespace test_hostlist {
+
 using namespace jfp;
 
 namespace {
@@ -43,3 +45,5 @@ TEST_CASE("hostlist: malformed or oversized expressions are refused, never expan
         REQUIRE(out.size() <= 64);
     }
 }
+
+}  // namespace test_hostlist

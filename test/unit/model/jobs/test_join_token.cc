@@ -6,6 +6,8 @@
 #include "catch.h"
 #include "model/jobs/join_token.h"
 
+namespace test_join_token {
+
 using jfp::JoinToken;
 
 TEST_CASE("join token: hex() writes 16 lowercase hex digits of the number, most significant first") {
@@ -45,3 +47,4 @@ TEST_CASE("join token: equality and hash follow the text, so map keys behave as 
     CHECK(set.count(JoinToken("not-there")) == 0);
 }
 
+}  // namespace test_join_token

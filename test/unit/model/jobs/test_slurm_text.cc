@@ -10,6 +10,8 @@
 #include "model/jobs/slurm_text.h"
 #include "model/util/time_util.h"
 
+namespace test_slurm_text {
+
 using namespace jfp;
 
 TEST_CASE("ReqMem: pre-21.08 per-CPU and per-node forms, and the newer total form") {
@@ -236,3 +238,5 @@ TEST_CASE("States map to outcomes; labels follow the documented choice") {
     CHECK(failure_class_index(Outcome::Timeout) == 1);
     CHECK(failure_class_index(Outcome::Completed) == -1);
 }
+
+}  // namespace test_slurm_text

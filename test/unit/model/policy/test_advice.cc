@@ -12,6 +12,8 @@
 #include "model/policy/explain.h"
 #include "model/util/time_util.h"
 
+namespace test_advice {
+
 using namespace jfp;
 
 namespace {
@@ -114,3 +116,5 @@ TEST_CASE("advice property: suggestions never below the request or the runs, run
     }
     CHECK(matched > 20000);
 }
+
+}  // namespace test_advice

@@ -8,6 +8,8 @@
 #include "catch.h"
 #include "model/policy/config.h"
 
+namespace test_config {
+
 using namespace jfp;
 
 TEST_CASE("jfp.conf: every key parses, case-insensitively, with comments") {
@@ -143,3 +145,5 @@ TEST_CASE("jfp.conf: partition names keep their case; accounts and QOS are match
     CHECK(r.config.exempt_qos.count("debug") == 1);
     CHECK(r.config.exempt_partitions.count("Big") == 1);
 }
+
+}  // namespace test_config

@@ -14,6 +14,8 @@
 #include "model/util/text.h"
 #include "model/util/time_util.h"
 
+namespace test_messages {
+
 using namespace jfp;
 
 namespace {
@@ -445,3 +447,5 @@ TEST_CASE("annotation: what the script shows round-trips after the suggestion") 
     CHECK(p->override_used);
     CHECK(parse_annotation("jfp:p=0.100,model=m1")->script.empty());
 }
+
+}  // namespace test_messages

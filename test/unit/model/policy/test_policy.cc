@@ -10,6 +10,8 @@
 #include "model/request/submit_request.h"
 #include "model/util/time_util.h"
 
+namespace test_policy {
+
 using namespace jfp;
 
 namespace {
@@ -337,3 +339,5 @@ TEST_CASE("policy: root's and SlurmUser's jobs are warned where others are rejec
     CHECK(parse_config("reject_privileged = yes\n", "jfp.conf").config.reject_privileged);
     CHECK_FALSE(parse_config("", "jfp.conf").config.reject_privileged);
 }
+
+}  // namespace test_policy

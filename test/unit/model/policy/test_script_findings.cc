@@ -4,6 +4,8 @@
 #include "catch.h"
 #include "model/policy/script_findings.h"
 
+namespace test_script_findings {
+
 using namespace jfp;
 
 namespace {
@@ -137,3 +139,5 @@ TEST_CASE("script findings: the CLI's sentences are the plugin's, ignored lines 
     CHECK(without[0].find("line 3: '#SBATCH --mem=64G'") == 0);
     CHECK(script_finding_sentences("#!/bin/sh\n#SBATCH -t 5\nmodule load python\n", &ix, r).empty());
 }
+
+}  // namespace test_script_findings

@@ -7,6 +7,8 @@
 #include "model/reload/store_follower.h"
 #include "test_support.h"
 
+namespace test_store_follower {
+
 using namespace jfp;
 
 namespace {
@@ -82,3 +84,5 @@ TEST_CASE("store follower: a file that is not a store keeps the last history and
     CHECK(st.history_note.find("keeping the last history") != std::string::npos);
     CHECK_FALSE(f.follow(path, true, st).changed);  // retried only after kRetry
 }
+
+}  // namespace test_store_follower

@@ -4,6 +4,8 @@
 #include "catch.h"
 #include "model/reload/user_names.h"
 
+namespace test_user_names {
+
 using namespace jfp;
 
 TEST_CASE("user names: unknown at first and queued, then the password database's after the background look") {
@@ -28,3 +30,5 @@ TEST_CASE("user names: unknown at first and queued, then the password database's
     CHECK(passwd_uid(*root) == std::optional<uint32_t>(0));
     CHECK_FALSE(passwd_uid("no-such-user-jfp-test"));
 }
+
+}  // namespace test_user_names

@@ -5,6 +5,8 @@
 #include "model/reload/watched_file.h"
 #include "test_support.h"
 
+namespace test_watched_file {
+
 using namespace jfp;
 
 TEST_CASE("watched file: changed on the first look, on a new path, on a new file, and not otherwise") {
@@ -44,3 +46,5 @@ TEST_CASE("watched file: an error is new once, until the file loads again") {
     CHECK_FALSE(w.failing());
     CHECK(w.new_error("bad line 4"));  // the same fault after a good load is said again
 }
+
+}  // namespace test_watched_file

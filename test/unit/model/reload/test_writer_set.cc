@@ -3,6 +3,8 @@
 #include "model/reload/writer_set.h"
 #include "test_support.h"
 
+namespace test_writer_set {
+
 using namespace jfp;
 
 namespace {
@@ -56,3 +58,5 @@ TEST_CASE("writer set: a writer the config moves is retired, and closed once no 
     set.close_retired();
     CHECK(set.live() == 1);
 }
+
+}  // namespace test_writer_set

@@ -16,6 +16,8 @@
 #include "model/telemetry/metrics_file.h"
 #include "model/request/update_rpc.h"
 
+namespace test_update_rpc {
+
 using namespace jfp;
 using jfp::test::request;
 using jfp::test::Site;
@@ -213,3 +215,5 @@ TEST_CASE("update RPC: its time is in the metrics per RPC and per record, and it
     CHECK(text.find("jfp_jobs_total{cluster=\"\",decision=\"updated\"} 8\n") != std::string::npos);
     CHECK(text.find("jfp_submit_seconds_count{cluster=\"\"} 1\n") != std::string::npos);
 }
+
+}  // namespace test_update_rpc

@@ -16,6 +16,8 @@
 #include "model/policy/policy.h"
 #include "test_support.h"
 
+namespace test_class_walk {
+
 using namespace jfp;
 using test::request;
 using test::Site;
@@ -120,3 +122,5 @@ TEST_CASE("engine: a warned job is classified; a job below the threshold is neit
     CHECK(quiet.decision.top_class == -1);
     CHECK(quiet.user_message.empty());
 }
+
+}  // namespace test_class_walk

@@ -25,6 +25,8 @@
 #include "bundle_support.h"
 #include "test_support.h"
 
+namespace test_engine {
+
 using namespace jfp;
 using test::request;
 using test::Site;
@@ -663,3 +665,5 @@ TEST_CASE("engine: an array whose size is unknown at submission is unknown at it
     auto again = e.evaluate(fresh);
     CHECK(upd.decision.p_fail == Approx(again.decision.p_fail).margin(1e-6));
 }
+
+}  // namespace test_engine

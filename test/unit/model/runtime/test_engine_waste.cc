@@ -11,6 +11,8 @@
 #include "model/runtime/engine.h"
 #include "model/util/log.h"
 
+namespace test_engine_waste {
+
 using namespace jfp;
 using namespace jfp::test;
 
@@ -113,3 +115,5 @@ TEST_CASE("engine, decide_by = waste without a budget: judged by probability, an
                                             std::string::npos;
     CHECK(lines == 1);
 }
+
+}  // namespace test_engine_waste

@@ -9,6 +9,8 @@
 #include "model/sacct/field_placement.h"
 #include "model/util/text.h"
 
+namespace test_field_placement {
+
 using namespace jfp;
 
 TEST_CASE("field placement: one free-text column takes the extra fields whole") {
@@ -56,3 +58,5 @@ TEST_CASE("field placement: the search is bounded however many delimiters a name
     row += "2025-01-01T00:00:00|COMPLETED";
     CHECK(place_extra_fields(layout, test::bar_fields(row)).verdict == FieldPlacement::Verdict::Impossible);
 }
+
+}  // namespace test_field_placement

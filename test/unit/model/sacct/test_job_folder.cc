@@ -5,6 +5,8 @@
 #include "model/sacct/job_folder.h"
 #include "model/util/time_util.h"
 
+namespace test_job_folder {
+
 using namespace jfp;
 
 namespace {
@@ -79,3 +81,5 @@ TEST_CASE("job folder: a job ending after the export began is refused with why; 
     CHECK(jobs[1].name == "from-json");
     CHECK(jobs[1].submit_line == "sbatch run.sh");
 }
+
+}  // namespace test_job_folder

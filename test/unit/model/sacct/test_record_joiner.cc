@@ -8,6 +8,8 @@
 #include "model/sacct/record_joiner.h"
 #include "model/util/text.h"
 
+namespace test_record_joiner {
+
 using namespace jfp;
 
 namespace {
@@ -99,3 +101,5 @@ TEST_CASE("short-line joiner: a line short of fields joins the next until the re
     CHECK(seen[2].text == "cut|off");  // bad on its own: handed on as final, to be counted by line
     CHECK(joined == 1);
 }
+
+}  // namespace test_record_joiner

@@ -11,6 +11,8 @@
 #include "model/sacct/sacct_row.h"
 #include "model/util/text.h"
 
+namespace test_sacct_layout {
+
 using namespace jfp;
 
 namespace {
@@ -114,3 +116,5 @@ TEST_CASE("sacct row: a job row, a batch step, a step, and a job without a user"
     CHECK(nobody.kind == SacctRow::Kind::Bad);
     CHECK(nobody.problem == "empty User on a job row");
 }
+
+}  // namespace test_sacct_layout

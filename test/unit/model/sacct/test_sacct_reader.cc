@@ -10,6 +10,8 @@
 #include "model/sacct/sacct_reader.h"
 #include "model/util/time_util.h"
 
+namespace test_sacct_reader {
+
 using namespace jfp;
 
 namespace {
@@ -369,3 +371,5 @@ TEST_CASE("sacct reader: untrusted, a one-character delimiter with a column user
     // The library's default (and jfp ingest --trusted-export) reads it.
     CHECK(read(std::string(kHeader) + row).jobs.size() == 1);
 }
+
+}  // namespace test_sacct_reader

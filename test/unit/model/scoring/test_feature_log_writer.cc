@@ -21,6 +21,8 @@
 #include "model/scoring/features.h"
 #include "test_support.h"
 
+namespace test_feature_log_writer {
+
 using namespace jfp;
 
 namespace {
@@ -438,5 +440,11 @@ TEST_CASE("feature log: its thread is named, so top -H and perf tell it from slu
             std::this_thread::sleep_for(std::chrono::milliseconds(2));
         CHECK(count(thread_names(), "jfp-featurelog") == before + 1);
     }
+    // join() returns once the thread has ended; the kernel drops its /proc/self/task entry a moment later.
+    auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+    while (count(thread_names(), "jfp-featurelog") != before && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
     CHECK(count(thread_names(), "jfp-featurelog") == before);
 }
+
+}  // namespace test_feature_log_writer

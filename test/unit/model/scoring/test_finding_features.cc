@@ -28,6 +28,8 @@
 #include "test_support.h"
 #include "tools/train/trainer.h"
 
+namespace test_finding_features {
+
 using namespace jfp;
 using test::request;
 using test::Site;
@@ -324,3 +326,5 @@ TEST_CASE("finding features: the trainer learns a finding's failure rate from th
     });
     CHECK(raised / n > 0.05);
 }
+
+}  // namespace test_finding_features

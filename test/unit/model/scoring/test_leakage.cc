@@ -12,6 +12,8 @@
 #include "test_support.h"
 #include "tools/ingest/synth.h"
 
+namespace test_leakage {
+
 using namespace jfp;
 
 namespace {
@@ -191,3 +193,5 @@ TEST_CASE("leakage: the plugin's history is the training replay run to the end")
     CHECK(x[F_u_n] == 2);
     CHECK(x[F_us_n] == 2);
 }
+
+}  // namespace test_leakage

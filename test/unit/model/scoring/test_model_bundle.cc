@@ -9,6 +9,8 @@
 #include "bundle_support.h"
 #include "test_support.h"
 
+namespace test_model_bundle {
+
 using namespace jfp;
 
 TEST_CASE("model bundle: knows whether any split uses a script feature") {
@@ -35,3 +37,5 @@ TEST_CASE("model bundle: knows whether any split uses a script feature") {
     CHECK(moved.failure_model().uses_feature(F_script_srun));
     CHECK(moved.uses_script_features());
 }
+
+}  // namespace test_model_bundle

@@ -18,6 +18,8 @@
 #include "tools/train/model_choice.h"
 #include "tools/train/trainer.h"
 
+namespace test_rules {
+
 using namespace jfp;
 
 namespace {
@@ -353,3 +355,5 @@ TEST_CASE("model choice: a rule that ships is chosen and recorded on every row b
     CHECK(won.rows == 4);
     CHECK(won.rows_name == "validation window");
 }
+
+}  // namespace test_rules

@@ -9,6 +9,8 @@
 #include "catch.h"
 #include "model/script/ignored_directives.h"
 
+namespace test_ignored_directives {
+
 using namespace jfp;
 using Why = IgnoredDirective::Why;
 
@@ -164,3 +166,5 @@ TEST_CASE("ignored directives: on random scripts, never a line sbatch reads, and
         }
     }
 }
+
+}  // namespace test_ignored_directives

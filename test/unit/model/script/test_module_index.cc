@@ -17,6 +17,8 @@
 #include "model/script/module_lines.h"
 #include "model/jobs/job_request.h"
 
+namespace test_module_index {
+
 using namespace jfp;
 using R = ModuleLookup::Result;
 
@@ -361,3 +363,5 @@ TEST_CASE("closest names: a query's work is bounded by its own length, whatever 
     CHECK(long_names.closest(std::string(50, 'a')).empty());
     CHECK(near.closest(std::string(43, 'a')).empty());
 }
+
+}  // namespace test_module_index

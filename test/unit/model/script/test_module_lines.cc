@@ -7,6 +7,8 @@
 #include "catch.h"
 #include "model/script/module_lines.h"
 
+namespace test_module_lines {
+
 using namespace jfp;
 
 namespace {
@@ -157,3 +159,5 @@ TEST_CASE("module lines: the quick test never decides what the line scan would h
     CHECK(differ == 0);
     CHECK(with_loads > 20000);  // the property was exercised on scripts that do load modules
 }
+
+}  // namespace test_module_lines

@@ -8,6 +8,8 @@
 #include "model/script/script_fingerprint.h"
 #include "model/script/script_traits.h"
 
+namespace test_script_fingerprint {
+
 using namespace jfp;
 
 namespace {
@@ -172,3 +174,5 @@ TEST_CASE("script fingerprint: a comment after a metacharacter, a line's final '
     for (int i = 0; i < 16000; ++i) many += "#\n";
     CHECK(script_fingerprint(many + "cd /scratch/run\n./solver input.h5\nexit 2\n") == fp);
 }
+
+}  // namespace test_script_fingerprint

@@ -10,6 +10,8 @@
 #include "history_workload.h"
 #include "test_support.h"
 
+namespace test_history_updates {
+
 using namespace jfp;
 using jfp::test::TempDir;
 using jfp::test::Workload;
@@ -275,3 +277,5 @@ TEST_CASE("history updates: a prune is never applied in place; after the whole l
         CHECK(same_history(snap, load_history_snapshot(store)));
     }
 }
+
+}  // namespace test_history_updates

@@ -16,6 +16,8 @@
 #include "test_support.h"
 #include "jfp_config.h"
 
+namespace test_snapshot_file {
+
 using namespace jfp;
 using jfp::test::TempDir;
 using jfp::test::Workload;
@@ -439,3 +441,5 @@ TEST_CASE("snapshot file: a string too long for the file is left out of it, not 
     CHECK(out.snap.last_account.at("u1").value == snap.last_account.at("u1").value);
     CHECK(out.snap.index == snap.index);
 }
+
+}  // namespace test_snapshot_file

@@ -4,6 +4,8 @@
 #include "model/util/time_util.h"
 #include "test_support.h"
 
+namespace test_history_store {
+
 using namespace jfp;
 
 namespace {
@@ -71,3 +73,5 @@ TEST_CASE("store: counts of labeled jobs and the submit time at an offset") {
     CHECK(*store.labeled_submit_at(1, std::nullopt) == t1);
     CHECK_FALSE(store.labeled_submit_at(2, std::nullopt));
 }
+
+}  // namespace test_history_store

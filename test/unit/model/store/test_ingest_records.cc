@@ -5,6 +5,8 @@
 #include "model/store/store_schema.h"
 #include "test_support.h"
 
+namespace test_ingest_records {
+
 using namespace jfp;
 
 TEST_CASE("store: bad lines are kept with line numbers") {
@@ -70,3 +72,5 @@ TEST_CASE("ingest records: finishing a record keeps its counts and every bad lin
     CHECK(bad[1].reason == "late");
     CHECK(ingest_bad_lines(s.db, id + 1).empty());
 }
+
+}  // namespace test_ingest_records

@@ -5,6 +5,8 @@
 #include "model/store/store_schema.h"
 #include "test_support.h"
 
+namespace test_ingest_writer {
+
 using namespace jfp;
 
 namespace {
@@ -110,3 +112,5 @@ TEST_CASE("ingest writer: an ingest not finished is rolled back whole") {
     REQUIRE(q.step());
     CHECK(q.int_at(0) == 0);
 }
+
+}  // namespace test_ingest_writer

@@ -4,6 +4,8 @@
 #include "model/store/store_schema.h"
 #include "test_support.h"
 
+namespace test_job_lookup {
+
 using namespace jfp;
 
 namespace {
@@ -66,3 +68,5 @@ TEST_CASE("job lookup: a store without fingerprints reads none") {
     CHECK(with->script_fingerprint == 42);
     CHECK(without->script_fingerprint == 0);
 }
+
+}  // namespace test_job_lookup

@@ -5,6 +5,8 @@
 #include "model/store/store_schema.h"
 #include "test_support.h"
 
+namespace test_queue_tokens {
+
 using namespace jfp;
 
 TEST_CASE("queue tokens: saving replaces what the store held; loading gives them back") {
@@ -24,3 +26,5 @@ TEST_CASE("queue tokens: saving replaces what the store held; loading gives them
     save_queue_tokens(s.db, {});
     CHECK(load_queue_tokens(s.db).empty());
 }
+
+}  // namespace test_queue_tokens

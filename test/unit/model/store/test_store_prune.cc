@@ -7,6 +7,8 @@
 #include "model/util/time_util.h"
 #include "test_support.h"
 
+namespace test_store_prune {
+
 using namespace jfp;
 
 namespace {
@@ -65,3 +67,5 @@ TEST_CASE("store: after a prune that removed the newest rows, change numbers sti
     CHECK(store.last_change() > before);
     CHECK(store.prune_count() == 1);
 }
+
+}  // namespace test_store_prune

@@ -7,6 +7,8 @@
 #include "model/store/store_schema.h"
 #include "test_support.h"
 
+namespace test_store_schema {
+
 using namespace jfp;
 
 namespace {
@@ -134,3 +136,5 @@ TEST_CASE("store schema: ended and not ended split every job row") {
     REQUIRE(n.step());
     CHECK(n.int_at(0) == 2);
 }
+
+}  // namespace test_store_schema

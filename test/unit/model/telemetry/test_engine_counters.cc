@@ -6,6 +6,8 @@
 #include "model/telemetry/engine_counters.h"
 #include "model/telemetry/metrics_file.h"
 
+namespace test_engine_counters {
+
 using namespace jfp;
 
 TEST_CASE("engine counters: each counts alone, and the metrics file writes each named one with its value") {
@@ -33,3 +35,5 @@ TEST_CASE("engine counters: each counts alone, and the metrics file writes each 
         CHECK(text.find(std::string("# TYPE ") + n.family + " counter\n") != std::string::npos);
     }
 }
+
+}  // namespace test_engine_counters

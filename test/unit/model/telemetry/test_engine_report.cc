@@ -9,6 +9,8 @@
 #include "model/util/log.h"
 #include "test_support.h"
 
+namespace test_engine_report {
+
 using namespace jfp;
 
 namespace {
@@ -82,3 +84,5 @@ TEST_CASE("engine report: the metrics file is written at its interval, or now; n
     r.reporter.write_metrics(true, st, lock, budget, "c");
     CHECK_THAT(read(), HasText("decision=\"scored\"} 8\n"));
 }
+
+}  // namespace test_engine_report

@@ -9,6 +9,8 @@
 #include "model/telemetry/metrics_file.h"
 #include "test_support.h"
 
+namespace test_metrics_file {
+
 using namespace jfp;
 
 TEST_CASE("metrics file: a label value is escaped as the format asks and cut at 200 bytes") {
@@ -64,3 +66,5 @@ TEST_CASE("metrics file: written whole, mode 0644; a directory that is not there
         CHECK_THAT(std::string(e.what()), HasText(dir.file("no/such/jfp.prom")));
     }
 }
+
+}  // namespace test_metrics_file

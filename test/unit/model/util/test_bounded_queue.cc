@@ -7,6 +7,8 @@
 #include "catch.h"
 #include "model/util/bounded_queue.h"
 
+namespace test_bounded_queue {
+
 using namespace jfp;
 
 TEST_CASE("queue: bounded, never blocks, nothing lost or duplicated across threads") {
@@ -42,3 +44,4 @@ TEST_CASE("queue: bounded, never blocks, nothing lost or duplicated across threa
     CHECK_FALSE(none.try_push(1));
 }
 
+}  // namespace test_bounded_queue

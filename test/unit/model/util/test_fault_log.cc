@@ -8,6 +8,8 @@
 #include "catch.h"
 #include "model/util/log.h"
 
+namespace test_fault_log {
+
 using namespace jfp;
 
 namespace {
@@ -44,3 +46,5 @@ TEST_CASE("fault log: a kind of fault that keeps changing is said once per inter
     CHECK(g_lines[3] == "model M not used: refused: M is writable by group or others (mode 664); chmod go-w it");
     set_log_sink(nullptr);  // back to the default
 }
+
+}  // namespace test_fault_log

@@ -2,6 +2,8 @@
 #include "catch.h"
 #include "model/util/latency_histogram.h"
 
+namespace test_latency_histogram {
+
 using namespace jfp;
 
 TEST_CASE("latency histogram: buckets within 25%, quantiles of what was recorded since the last take") {
@@ -35,3 +37,4 @@ TEST_CASE("latency histogram: buckets within 25%, quantiles of what was recorded
     CHECK(one.p99_us == Approx(89.0));
 }
 
+}  // namespace test_latency_histogram

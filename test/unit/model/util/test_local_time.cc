@@ -6,6 +6,8 @@
 #include "catch.h"
 #include "model/util/time_util.h"
 
+namespace test_local_time {
+
 namespace {
 // POSIX rule strings: glibc needs no zoneinfo files for these, so the test means the same everywhere.
 struct ZoneScope {
@@ -65,3 +67,5 @@ TEST_CASE("local offset cache: equals localtime_r through DST changes, half-hour
     CHECK(now >= before);
     CHECK(now <= after);
 }
+
+}  // namespace test_local_time

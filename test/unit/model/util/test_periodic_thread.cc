@@ -7,6 +7,8 @@
 #include "catch.h"
 #include "model/util/periodic_thread.h"
 
+namespace test_periodic_thread {
+
 using namespace jfp;
 using namespace std::chrono_literals;
 
@@ -62,3 +64,5 @@ TEST_CASE("periodic thread: the interval alone runs the task; wait_first says fa
     CHECK(t.wait_first(10s));
     CHECK(eventually([&] { return rounds.load() >= 3; }));
 }
+
+}  // namespace test_periodic_thread

@@ -18,6 +18,8 @@
 #include "model/writer/batch_writer.h"
 #include "test_support.h"
 
+namespace test_batch_writer {
+
 using namespace jfp;
 
 namespace {
@@ -222,3 +224,5 @@ TEST_CASE("batch writer: stopping writes what is queued first; a burst ends in i
     CHECK(rig.sink.written == 150);
     CHECK(rig.sink.closes == 1);
 }
+
+}  // namespace test_batch_writer

@@ -8,6 +8,8 @@
 #include "test_support.h"
 #include "tools/check/check_report.h"
 
+namespace test_check_report {
+
 using namespace jfp;
 
 namespace {
@@ -60,3 +62,5 @@ TEST_CASE("check report: a site with no jfp.conf is a problem, said under the pa
     CHECK_THAT(text, HasText("  PROBLEM  "));
     CHECK_THAT(text, HasText("jfp check: " + std::to_string(problems) + (problems == 1 ? " problem, " : " problems, ")));
 }
+
+}  // namespace test_check_report

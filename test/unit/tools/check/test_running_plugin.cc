@@ -9,6 +9,8 @@
 #include "test_support.h"
 #include "tools/check/running_plugin.h"
 
+namespace test_running_plugin {
+
 using namespace jfp;
 
 TEST_CASE("running plugin: the mapping of job_submit_jfp.so in /proc/PID/maps, deleted or not") {
@@ -68,3 +70,5 @@ TEST_CASE("running plugin: a slurmctld whose plugin file was replaced since it s
     CHECK(deleted[0].stale);
     CHECK(deleted[0].mapped.deleted);
 }
+
+}  // namespace test_running_plugin

@@ -10,6 +10,8 @@
 #include "tools/ingest/synth.h"
 #include "test_support.h"
 
+namespace test_metrics_traits {
+
 using namespace jfp;
 
 TEST_CASE("metrics: ROC-AUC and average precision on hand-checked cases") {
@@ -221,3 +223,5 @@ TEST_CASE("synth: the export written to a file is the workload generate_workload
     CHECK(header.find("JobIDRaw") != std::string::npos);
     CHECK_THROWS_WITH(write_synthetic_export(opt, dir.file("no/such/dir/x.txt"), true), HasText("cannot write"));
 }
+
+}  // namespace test_metrics_traits

@@ -10,6 +10,8 @@
 #include "test_support.h"
 #include "tools/evaluate/model_evaluation.h"
 
+namespace test_model_evaluation {
+
 using namespace jfp;
 
 TEST_CASE("eval: the model's and the rules' metrics are those of the same rows, scored by the sweep", "[eval]") {
@@ -72,3 +74,5 @@ TEST_CASE("eval: no finished job after --after is an error saying what to do", "
     o.after = *parse_sacct_time("2099-01-01");
     CHECK_THROWS_WITH(evaluate_model(store, bundle, o), HasText("choose an earlier --after"));
 }
+
+}  // namespace test_model_evaluation

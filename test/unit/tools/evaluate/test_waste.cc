@@ -9,6 +9,9 @@
 #include "model/jobs/cluster_defaults.h"
 #include "model/policy/policy.h"
 #include "model/policy/user_message.h"
+#include "tools/evaluate/waste.h"
+
+namespace test_waste {
 
 using namespace jfp;
 
@@ -396,7 +399,6 @@ TEST_CASE("waste property: never refused under its budget, never cheap when unbo
 }
 
 // ---- the waste measures (tools/evaluate/waste.h)
-#include "tools/evaluate/waste.h"
 
 namespace {
 WasteJob wj(float p, double cost, double burnt, int label, int64_t submit = 0) {
@@ -498,3 +500,5 @@ TEST_CASE("waste measures property: a budget's refusals never exceed the limit's
         }
     }
 }
+
+}  // namespace test_waste

@@ -11,6 +11,8 @@
 #include "tools/ingest/ingest_source.h"
 #include "tools/ingest/sacct_window.h"
 
+namespace test_ingest_run {
+
 using namespace jfp;
 
 TEST_CASE("the sacct window starts at the latest end minus the overlap, never after now", "[ingest]") {
@@ -105,3 +107,5 @@ TEST_CASE("a .gz export is read through gzip, and a cut one is an error naming t
         CHECK(w.find("; the file is damaged or truncated; what was read before the damage is stored") != std::string::npos);
     }
 }
+
+}  // namespace test_ingest_run

@@ -9,6 +9,8 @@
 #include "tools/ingest/store_writer.h"
 #include "tools/ingest/synth.h"
 
+namespace test_store_writer {
+
 using namespace jfp;
 
 TEST_CASE("store writer: rows written on the second thread equal rows written directly") {
@@ -73,3 +75,5 @@ TEST_CASE("store writer: a store that cannot be written fails the ingest with SQ
     }
     CHECK(threw);
 }
+
+}  // namespace test_store_writer

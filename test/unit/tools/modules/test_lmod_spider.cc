@@ -10,6 +10,8 @@
 #include "tools/modules/lmod_spider.h"
 #include "tools/process/subprocess.h"
 
+namespace test_lmod_spider {
+
 using namespace jfp;
 
 namespace {
@@ -61,3 +63,5 @@ TEST_CASE("lmod spider: its output from a file others could not have written", "
     ::mkdir(dir.file("sub").c_str(), 0755);
     CHECK_THAT(error_of(dir.file("sub")), HasText("is not a regular file"));
 }
+
+}  // namespace test_lmod_spider

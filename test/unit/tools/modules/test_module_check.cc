@@ -5,6 +5,8 @@
 #include "test_support.h"
 #include "tools/modules/module_check.h"
 
+namespace test_module_check {
+
 using namespace jfp;
 
 namespace {
@@ -48,3 +50,5 @@ TEST_CASE("module check: an unreadable script stops the run after the ones befor
     CHECK_THROWS_WITH(check_scripts_modules(dir.file("absent.json"), {dir.file("good.sh")}, [](const ScriptModuleReport &) {}),
                       HasText("cannot read the module index " + dir.file("absent.json")));
 }
+
+}  // namespace test_module_check

@@ -13,6 +13,8 @@
 #include "test_support.h"
 #include "tools/modules/module_index_build.h"
 
+namespace test_module_index_build {
+
 using namespace jfp;
 
 namespace {
@@ -148,3 +150,5 @@ TEST_CASE("module index build: the spider's output from a file (--from) instead 
     r.from = t.dir.file("absent.json");
     CHECK_THAT(error_of(r), HasText("cannot read " + r.from + " (--from): "));
 }
+
+}  // namespace test_module_index_build

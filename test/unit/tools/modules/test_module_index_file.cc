@@ -8,6 +8,8 @@
 #include "test_support.h"
 #include "tools/modules/module_index_file.h"
 
+namespace test_module_index_file {
+
 using namespace jfp;
 
 TEST_CASE("module index file: read and parsed, or an error naming the file", "[modules]") {
@@ -37,3 +39,5 @@ TEST_CASE("module index file: reads stop at their cap", "[modules]") {
     const UniqueFd fd(::open(dir.file("big").c_str(), O_RDONLY | O_CLOEXEC));
     CHECK_FALSE(read_fd_capped(fd.get(), 1000));
 }
+
+}  // namespace test_module_index_file

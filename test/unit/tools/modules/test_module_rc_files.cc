@@ -9,6 +9,8 @@
 #include "test_support.h"
 #include "tools/modules/module_rc_files.h"
 
+namespace test_module_rc_files {
+
 using namespace jfp;
 
 TEST_CASE("module rc files: the names a tree's rc files make loadable, and the index that lists them", "[modules]") {
@@ -40,3 +42,5 @@ TEST_CASE("module rc files: the names a tree's rc files make loadable, and the i
     CHECK(after.modules() == 3);   // the version kept under python
     CHECK(after.lookup("python/3.11-latest").result == ModuleLookup::Result::Found);
 }
+
+}  // namespace test_module_rc_files

@@ -9,6 +9,8 @@
 #include "test_support.h"
 #include "tools/modules/module_tree.h"
 
+namespace test_module_tree {
+
 using namespace jfp;
 
 namespace {
@@ -51,3 +53,5 @@ TEST_CASE("module tree: MODULEPATH's directories, each there and not empty", "[m
     CHECK_THROWS_WITH(check_modulepath_mounted(empty), HasText("module directory " + empty + " (in --modulepath) is empty"));
     CHECK_THROWS_WITH(check_modulepath_mounted(full + "/x.lua"), HasText("is not a directory here"));
 }
+
+}  // namespace test_module_tree

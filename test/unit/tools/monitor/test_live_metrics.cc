@@ -5,6 +5,8 @@
 #include "catch.h"
 #include "tools/monitor/live_metrics.h"
 
+namespace test_live_metrics {
+
 using namespace jfp;
 
 namespace {
@@ -59,3 +61,5 @@ TEST_CASE("live metrics: nothing flagged or failed leaves precision and recall w
     CHECK_THAT(text, HasText("jfp_live_max_feature_psi{model=\"m\"} 0\n"));
     CHECK_THAT(text, HasText("jfp_live_alerts{model=\"m\"} 0\n"));
 }
+
+}  // namespace test_live_metrics

@@ -12,6 +12,8 @@
 #include "tools/evaluate/metrics.h"
 #include "tools/monitor/user_capped.h"
 
+namespace test_live_per_user {
+
 using namespace jfp;
 
 namespace {
@@ -280,3 +282,5 @@ TEST_CASE("live per user: the red team's 12 warned jobs that succeeded, from one
         CHECK(s.drift.front().psi > rules.max_psi);  // drift is judged (three users scored), without the attacker's jobs
     }
 }
+
+}  // namespace test_live_per_user

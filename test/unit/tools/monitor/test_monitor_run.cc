@@ -12,6 +12,8 @@
 #include "test_support.h"
 #include "tools/monitor/monitor_run.h"
 
+namespace test_monitor_run {
+
 using namespace jfp;
 
 namespace {
@@ -126,3 +128,5 @@ TEST_CASE("monitor run: a model that cannot be read is an error before anything 
     CHECK_THROWS_WITH(run_live_monitor(o, out), HasText("none.json"));
     CHECK(out.str().empty());
 }
+
+}  // namespace test_monitor_run

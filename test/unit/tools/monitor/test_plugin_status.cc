@@ -6,6 +6,8 @@
 #include "test_support.h"
 #include "tools/monitor/plugin_status.h"
 
+namespace test_plugin_status {
+
 using namespace jfp;
 
 namespace {
@@ -123,3 +125,5 @@ TEST_CASE("plugin status: a missing file and a file the plugin has not written y
     CHECK_THAT(out.str(), HasText("model     m-2024 (tree)"));
     CHECK_FALSE(report_plugin_status(dir.file("jfp.prom"), kNow + 86400, out));
 }
+
+}  // namespace test_plugin_status

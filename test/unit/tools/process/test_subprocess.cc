@@ -10,6 +10,8 @@
 #include "test_support.h"
 #include "tools/process/subprocess.h"
 
+namespace test_subprocess {
+
 using namespace jfp;
 
 namespace {
@@ -137,3 +139,5 @@ TEST_CASE("a program is waited for once", "[subprocess]") {
     CHECK(r.finish().exit_status == 0);
     CHECK_THROWS_AS(r.finish(), SubprocessError);
 }
+
+}  // namespace test_subprocess

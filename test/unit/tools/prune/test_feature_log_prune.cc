@@ -10,6 +10,8 @@
 #include "test_support.h"
 #include "tools/prune/feature_log_prune.h"
 
+namespace test_feature_log_prune {
+
 using namespace jfp;
 
 namespace {
@@ -76,3 +78,5 @@ TEST_CASE("prune feature log: under 30 days needs --force; no log yet is nothing
                       HasText("--older-than 10d would remove rows of jobs scored in the last 30 days"));
     CHECK(read_feature_log(log).size() == 5);
 }
+
+}  // namespace test_feature_log_prune

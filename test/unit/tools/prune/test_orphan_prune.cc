@@ -11,6 +11,8 @@
 #include "test_support.h"
 #include "tools/prune/orphan_prune.h"
 
+namespace test_orphan_prune {
+
 using namespace jfp;
 
 namespace {
@@ -109,3 +111,5 @@ TEST_CASE("prune orphans: a store with no token says so and removes nothing; a s
     r.age_text = "1d";
     CHECK_THROWS_WITH(prune_orphans(r, out), HasText("--grace 1d is under 7 days"));
 }
+
+}  // namespace test_orphan_prune

@@ -10,6 +10,8 @@
 #include "test_support.h"
 #include "tools/prune/store_prune.h"
 
+namespace test_store_prune {
+
 using namespace jfp;
 
 namespace {
@@ -78,3 +80,5 @@ TEST_CASE("prune store: an age under 30 days needs --force, and a missing store 
     CHECK_THROWS_WITH(prune_store(older_than(dir.file("none.db"), 365), out),
                       HasText("no history store at " + dir.file("none.db") + ": nothing to prune (check --db"));
 }
+
+}  // namespace test_store_prune

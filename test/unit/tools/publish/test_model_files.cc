@@ -15,6 +15,8 @@
 #include "model/scoring/rules.h"
 #include "tools/publish/model_files.h"
 
+namespace test_model_files {
+
 using namespace jfp;
 
 namespace {
@@ -92,3 +94,5 @@ TEST_CASE("model files: the installed model, absent, loadable, or not loadable w
     CHECK_FALSE(why.empty());
     CHECK_THROWS_WITH(read_file_text(dir.file("none")), HasText(dir.file("none") + ": cannot read: No such file"));
 }
+
+}  // namespace test_model_files

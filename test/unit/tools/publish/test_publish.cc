@@ -17,6 +17,8 @@
 #include "tools/publish/model_files.h"
 #include "tools/publish/publish.h"
 
+namespace test_publish {
+
 using namespace jfp;
 
 namespace {
@@ -155,3 +157,5 @@ TEST_CASE("publish: an unreadable bundle is refused before the target is looked 
     std::ostringstream out, err;
     CHECK_THROWS_WITH(publish_model(r, out, err), HasText(dir.file("none.json") + ": cannot read"));
 }
+
+}  // namespace test_publish

@@ -12,6 +12,8 @@
 #include "test_support.h"
 #include "tools/publish/publish_lock.h"
 
+namespace test_publish_lock {
+
 using namespace jfp;
 
 TEST_CASE("publish lock: a second publisher waits for the first, and is told it waits") {
@@ -50,3 +52,5 @@ TEST_CASE("publish lock: a lock file that cannot be made is an error naming it")
     CHECK_THROWS_WITH(PublishLock(dir.file("no/such/dir/model.json"), nullptr),
                       HasText("cannot open " + dir.file("no/such/dir/model.json.lock")));
 }
+
+}  // namespace test_publish_lock

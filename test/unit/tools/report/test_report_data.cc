@@ -15,6 +15,8 @@
 #include "tools/report/report_data.h"
 #include "tools/report/report_page.h"
 
+namespace test_report_data {
+
 using namespace jfp;
 
 TEST_CASE("report data: every finished job from --after scored as the sweep scores it", "[report]") {
@@ -85,3 +87,5 @@ TEST_CASE("report data: no finished job after --after is an error saying what to
     in.progress = false;
     CHECK_THROWS_WITH(compute_report(in), HasText("choose an earlier --after"));
 }
+
+}  // namespace test_report_data

@@ -10,6 +10,8 @@
 #include "test_support.h"
 #include "tools/report/report_run.h"
 
+namespace test_report_run {
+
 using namespace jfp;
 
 TEST_CASE("report run: writes the whole page it drew; no job to evaluate writes nothing", "[report]") {
@@ -31,3 +33,5 @@ TEST_CASE("report run: writes the whole page it drew; no job to evaluate writes 
     CHECK_THROWS_WITH(run_report(in, none), HasText("choose an earlier --after"));
     CHECK_FALSE(std::filesystem::exists(none));
 }
+
+}  // namespace test_report_run

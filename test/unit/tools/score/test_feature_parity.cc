@@ -10,6 +10,8 @@
 #include "test_support.h"
 #include "tools/score/feature_parity.h"
 
+namespace test_feature_parity {
+
 using namespace jfp;
 
 namespace {
@@ -101,3 +103,5 @@ TEST_CASE("parity: only jobs submitted in [after, before) are compared; none at 
     CHECK(compare_logged_features(store, logged, o).jobs == all - before_mid);
     CHECK_THROWS_WITH(compare_logged_features(store, {}, o), HasText("carries a token found in fl.db"));
 }
+
+}  // namespace test_feature_parity

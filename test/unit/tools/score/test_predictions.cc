@@ -12,6 +12,8 @@
 #include "test_support.h"
 #include "tools/score/predictions.h"
 
+namespace test_predictions {
+
 using namespace jfp;
 
 namespace {
@@ -75,3 +77,5 @@ TEST_CASE("predict: one row per job from --after, scored and flagged as the bund
     for (const auto &l : lines_of(some.str())) empty_messages += !l.empty() && l.back() == ',';
     CHECK(empty_messages == keys.size() - flagged);
 }
+
+}  // namespace test_predictions

@@ -5,6 +5,8 @@
 #include "test_support.h"
 #include "tools/scripts/archive_paths.h"
 
+namespace test_archive_paths {
+
 using namespace jfp;
 
 namespace {
@@ -62,3 +64,5 @@ TEST_CASE("archive paths: no archive named is an error that says how to name one
     CHECK_FALSE(conf_keeps_no_scripts(conf));
     CHECK_FALSE(conf_keeps_no_scripts(dir.file("missing.conf")));
 }
+
+}  // namespace test_archive_paths

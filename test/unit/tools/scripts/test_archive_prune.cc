@@ -6,6 +6,8 @@
 #include "scripts_fixture.h"
 #include "tools/scripts/archive_prune.h"
 
+namespace test_archive_prune {
+
 using namespace jfp;
 
 TEST_CASE("archive prune: counts on a dry run, removes only what is older, vacuums when asked", "[scripts]") {
@@ -51,3 +53,5 @@ TEST_CASE("archive prune: counts on a dry run, removes only what is older, vacuu
     CHECK_THAT(said[0], HasText("removed 2 submissions"));
     CHECK_THAT(said[1], HasText("jfp scripts prune: vacuumed; the file is now "));
 }
+
+}  // namespace test_archive_prune

@@ -6,6 +6,8 @@
 #include "scripts_fixture.h"
 #include "tools/scripts/archive_stats.h"
 
+namespace test_archive_stats {
+
 using namespace jfp;
 
 TEST_CASE("archive stats: byte sizes as people read them", "[scripts]") {
@@ -38,3 +40,5 @@ TEST_CASE("archive stats: submissions, unique scripts and dedup, in text and JSO
     CHECK_THAT(archive_stats_text("x.db", empty), !HasText("submitted  "));
     CHECK(nlohmann::json::parse(archive_stats_json(empty))["last"].is_null());
 }
+
+}  // namespace test_archive_stats

@@ -4,6 +4,8 @@
 #include "tools/scripts/script_diff.h"
 #include "tools/scripts/script_location.h"
 
+namespace test_script_diff {
+
 using namespace jfp;
 
 namespace {
@@ -46,3 +48,5 @@ TEST_CASE("scripts diff: what changed on the way to the newer run, whichever job
     d.last_ok = true;
     CHECK_THROWS_WITH(diff_scripts(fx.paths(false), d), HasText("--last-ok needs the history store"));
 }
+
+}  // namespace test_script_diff

@@ -7,6 +7,8 @@
 #include "scripts_fixture.h"
 #include "tools/scripts/script_find.h"
 
+namespace test_script_find {
+
 using namespace jfp;
 
 namespace {
@@ -80,3 +82,5 @@ TEST_CASE("scripts find: the table and the JSON say the same rows", "[scripts]")
     CHECK(j[2]["env_kept"] == false);
     CHECK(j[2]["user"] == "amy");
 }
+
+}  // namespace test_script_find

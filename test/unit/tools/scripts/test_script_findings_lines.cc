@@ -3,6 +3,8 @@
 #include "test_support.h"
 #include "tools/scripts/script_findings_lines.h"
 
+namespace test_script_findings_lines {
+
 using namespace jfp;
 
 namespace {
@@ -28,3 +30,5 @@ TEST_CASE("script findings lines: ignored #SBATCH lines, modules the index lacks
     CHECK_THAT(script_findings_lines("#!/bin/bash\n", std::nullopt, dir.file("absent.json")),
                HasText("# module loads not checked: cannot read the module index " + dir.file("absent.json")));
 }
+
+}  // namespace test_script_findings_lines

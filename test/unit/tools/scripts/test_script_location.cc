@@ -7,6 +7,8 @@
 #include "scripts_fixture.h"
 #include "tools/scripts/script_location.h"
 
+namespace test_script_location {
+
 using namespace jfp;
 
 namespace {
@@ -99,3 +101,5 @@ TEST_CASE("script location: the user's last completed run of the same name befor
         CHECK_THAT(e.what(), HasText("(0 completed runs with a jfp token in the store, none archived)"));
     }
 }
+
+}  // namespace test_script_location

@@ -5,6 +5,8 @@
 #include "scripts_fixture.h"
 #include "tools/scripts/script_show.h"
 
+namespace test_script_show {
+
 using namespace jfp;
 
 namespace {
@@ -50,3 +52,5 @@ TEST_CASE("scripts show: a submission without its environment says how to keep o
                       HasText(": no environment kept (script_archive_env = yes in jfp.conf keeps it)"));
     CHECK(env_lines(std::string("A=1\0B=2\0", 8)) == "A=1\nB=2\n");
 }
+
+}  // namespace test_script_show

@@ -13,6 +13,8 @@
 #include "test_support.h"
 #include "tools/simulate/simulation.h"
 
+namespace test_simulation {
+
 using namespace jfp;
 
 TEST_CASE("simulate: each mode acts on exactly the jobs the bundle flags, counted overall and per user", "[simulate]") {
@@ -109,3 +111,5 @@ TEST_CASE("simulate run: the jobs CSV holds one row per job replayed, with the a
     REQUIRE(want.all.warned > 0);
     CHECK(warned == want.all.warned);
 }
+
+}  // namespace test_simulation

@@ -11,6 +11,8 @@
 #include "test_support.h"
 #include "tools/train/bundle_threshold.h"
 
+namespace test_bundle_threshold {
+
 using namespace jfp;
 
 TEST_CASE("a drafted bundle gets jfp train's threshold, choice and metrics", "[bundle]") {
@@ -90,3 +92,5 @@ TEST_CASE("finish-bundle's files: the draft and the scores read, the finished bu
     CHECK_THROWS_WITH(finish_bundle_files(dir.file("missing.json"), dir.file("scores.csv"), dir.file("x.json")),
                       HasText("cannot read"));
 }
+
+}  // namespace test_bundle_threshold

@@ -11,6 +11,8 @@
 #include "test_support.h"
 #include "tools/train/feature_export.h"
 
+namespace test_feature_export {
+
 using namespace jfp;
 using jfp::test::TempDir;
 
@@ -175,3 +177,5 @@ TEST_CASE("export-features run: opens the store and exports what export_features
     // A second run into the same directory without --replace is refused, as export_features refuses it.
     CHECK_THROWS_WITH(run_export(db, opt, out, true), HasText("--replace"));
 }
+
+}  // namespace test_feature_export

@@ -21,6 +21,8 @@
 #include "tools/train/trainer.h"
 #include "tools/train/xgb.h"
 
+namespace test_model {
+
 using namespace jfp;
 
 namespace {
@@ -377,3 +379,5 @@ TEST_CASE("train: --ignore-feature keeps the model off a feature, and names an u
     opt.ignore_features = {"no_such_feature"};
     CHECK_THROWS_WITH(train_bundle(store, opt, s), HasText("--ignore-feature no_such_feature: no such feature"));
 }
+
+}  // namespace test_model

@@ -6,6 +6,8 @@
 #include "test_support.h"
 #include "tools/train/train_run.h"
 
+namespace test_train_run {
+
 using namespace jfp;
 
 TEST_CASE("train run: writes the bundle it trained, which loads as the plugin loads it", "[train]") {
@@ -45,3 +47,5 @@ TEST_CASE("train run: too little history is an error and leaves no bundle", "[tr
     CHECK_THROWS_WITH(run_train(r), HasText("jfp needs at least 50"));
     CHECK_FALSE(std::filesystem::exists(r.out));
 }
+
+}  // namespace test_train_run

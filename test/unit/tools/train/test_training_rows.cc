@@ -8,6 +8,8 @@
 #include "model/jobs/cluster_defaults.h"
 #include "tools/train/training_rows.h"
 
+namespace test_training_rows {
+
 using namespace jfp;
 
 namespace {
@@ -77,3 +79,5 @@ TEST_CASE("training rows: cost weights are relative to the median, mean 1; an un
     // Nothing priced: every row weighs 1.
     CHECK(cost_weights(std::vector<WasteJob>(3), "cost") == std::vector<float>{1, 1, 1});
 }
+
+}  // namespace test_training_rows
