@@ -4,6 +4,7 @@
 #include <cstring>
 
 #include "model/script/heredoc.h"
+#include "model/script/script_mentions.h"
 #include "model/util/text.h"
 
 namespace jfp {
@@ -21,6 +22,13 @@ std::string trimmed_text(std::string_view s) { return std::string(trim(s).substr
 }  // namespace
 
 DirectiveScan find_ignored_directives(std::string_view script, size_t max_found, size_t max_bytes) {
+    const std::string_view head = script.substr(0, max_bytes);
+    ScriptMentions said = find_script_mentions(head);
+    if (head.size() > kDirectiveScanBytes) said.last_sbatch = head.rfind("#SBATCH");  // past the pass's range
+    return find_ignored_directives(script, said, max_found, max_bytes);
+}
+
+DirectiveScan find_ignored_directives(std::string_view script, const ScriptMentions &said, size_t max_found, size_t max_bytes) {
     DirectiveScan out;
     if (script.size() > max_bytes) {
         script = script.substr(0, max_bytes);
@@ -50,8 +58,9 @@ DirectiveScan find_ignored_directives(std::string_view script, size_t max_found,
             } else {
                 out.first_command_line = lineno;
                 // The usual script: no "#SBATCH" after its first command, so nothing to find (a finding is
-                // a line that starts with it); one search instead of reading every line for here-documents.
-                if (script.find("#SBATCH", pos) == std::string_view::npos) break;
+                // a line that starts with it); the pass over the bytes said where the last one is, so the
+                // lines are not read for here-documents.
+                if (said.last_sbatch == std::string_view::npos || said.last_sbatch < pos) break;
                 heredocs.command(line);
             }
         } else if (directive_shape(rest) && !heredocs.continued()) {

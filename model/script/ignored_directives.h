@@ -11,6 +11,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/script/script_mentions.h"
+
 namespace jfp {
 
 struct IgnoredDirective {
@@ -28,7 +30,10 @@ struct DirectiveScan {
 };
 
 // Reads at most max_bytes of the script (a user sizes it) and reports at most max_found lines.
-DirectiveScan find_ignored_directives(std::string_view script, size_t max_found = 8, size_t max_bytes = 65536);
+DirectiveScan find_ignored_directives(std::string_view script, size_t max_found = 8, size_t max_bytes = kDirectiveScanBytes);
+// The same, after the pass over the script's bytes (find_script_mentions) over at least its first max_bytes.
+DirectiveScan find_ignored_directives(std::string_view script, const ScriptMentions &mentions, size_t max_found = 8,
+                                      size_t max_bytes = kDirectiveScanBytes);
 
 // The model's feature script_ignored_sbatch: how many such lines the scan above reports (at most its
 // max_found), the same count in the plugin and in the trainer.

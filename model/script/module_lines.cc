@@ -3,12 +3,9 @@
 #include <initializer_list>
 #include <algorithm>
 #include <cstring>
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#include <immintrin.h>
-#endif
 
 #include "model/script/heredoc.h"
+#include "model/script/script_mentions.h"
 #include "model/util/text.h"
 
 namespace jfp {
@@ -77,102 +74,24 @@ bool ml_subcommand(std::string_view w) {
                        "isLoaded", "isAvail"});
 }
 
-// Whether the text holds the command word "module" or "ml" at all, and "MODULEPATH": one vectorised pass
-// over 'm' followed by 'o' or 'l' and 'M' followed by 'O' (glibc's memmem, three times, was ~10x slower on
-// 16 KiB), and only the few candidates are compared. A command word starts a line or follows a blank or
-// one of ;&|( and ends at a blank or the line's end: "run.nml", "html" and "yaml" do not wake the line
-// scan (they did, and a script with no module line cost 5.7 us instead of a pass).
-struct Mentions {
-    bool modules = false, path = false;
-};
-// Blanks as the line scan sees them (is_space: trim and words_of), so that the two never disagree.
-inline bool word_before(const char *p, size_t i) {
-    if (i == 0) return true;
-    char c = p[i - 1];
-    return is_space(c) || c == '\n' || c == ';' || c == '&' || c == '|' || c == '(';
-}
-inline bool word_after(const char *p, size_t i, size_t n) {
-    if (i >= n) return true;
-    char c = p[i];
-    return is_space(c) || c == '\n' || c == ';' || c == '\0';  // NUL: where the line scan ends the text
-}
-#if defined(__x86_64__)
-bool has_avx2() {
-    static const bool yes = __builtin_cpu_supports("avx2");
-    return yes;
-}
-// The AVX2 pass of mentions(): the index where the SSE2 and byte loops go on.
-template <class Check>
-__attribute__((target("avx2"))) size_t mentions_avx2(const char *p, size_t n, Check &check, const Mentions &out) {
-    const __m256i m = _mm256_set1_epi8('m'), o = _mm256_set1_epi8('o'), l = _mm256_set1_epi8('l');
-    const __m256i M = _mm256_set1_epi8('M'), O = _mm256_set1_epi8('O');
-    size_t i = 0;
-    for (; i + 33 <= n && !(out.modules && out.path); i += 32) {
-        __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i));
-        __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i + 1));
-        __m256i hit = _mm256_or_si256(
-            _mm256_and_si256(_mm256_cmpeq_epi8(b0, m), _mm256_or_si256(_mm256_cmpeq_epi8(b1, o), _mm256_cmpeq_epi8(b1, l))),
-            _mm256_and_si256(_mm256_cmpeq_epi8(b0, M), _mm256_cmpeq_epi8(b1, O)));
-        for (uint32_t bits = static_cast<uint32_t>(_mm256_movemask_epi8(hit)); bits; bits &= bits - 1)
-            check(i + static_cast<size_t>(__builtin_ctz(bits)));
-    }
-    return i;
-}
-#endif
-
-Mentions mentions(std::string_view s) {
-    Mentions out;
-    const char *p = s.data();
-    const size_t n = s.size();
-    auto check = [&](size_t i) {
-        if (p[i] == 'm') {
-            if (!word_before(p, i)) return;
-            out.modules |= (i + 6 <= n && std::memcmp(p + i, "module", 6) == 0 && word_after(p, i + 6, n)) ||
-                           (p[i + 1] == 'l' && word_after(p, i + 2, n));
-        } else {
-            out.path |= i + 10 <= n && std::memcmp(p + i, "MODULEPATH", 10) == 0;
-        }
-    };
-    size_t i = 0;
-#if defined(__x86_64__)
-    // 32 bytes a step where the CPU has AVX2 (a 7 KiB script without module lines: 1.6 -> see
-    // docs/performance.md), else 16 with SSE2, which every x86-64 has.
-    if (has_avx2()) i = mentions_avx2(p, n, check, out);
-#endif
-#if defined(__SSE2__)
-    const __m128i m = _mm_set1_epi8('m'), o = _mm_set1_epi8('o'), l = _mm_set1_epi8('l');
-    const __m128i M = _mm_set1_epi8('M'), O = _mm_set1_epi8('O');
-    for (; i + 17 <= n && !(out.modules && out.path); i += 16) {
-        __m128i b0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
-        __m128i b1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i + 1));
-        __m128i hit = _mm_or_si128(
-            _mm_and_si128(_mm_cmpeq_epi8(b0, m), _mm_or_si128(_mm_cmpeq_epi8(b1, o), _mm_cmpeq_epi8(b1, l))),
-            _mm_and_si128(_mm_cmpeq_epi8(b0, M), _mm_cmpeq_epi8(b1, O)));
-        for (uint32_t bits = static_cast<uint32_t>(_mm_movemask_epi8(hit)); bits; bits &= bits - 1)
-            check(i + static_cast<size_t>(__builtin_ctz(bits)));
-    }
-#endif
-    for (; i + 1 < n; ++i)
-        if ((p[i] == 'm' && (p[i + 1] == 'o' || p[i + 1] == 'l')) || (p[i] == 'M' && p[i + 1] == 'O')) check(i);
-    return out;
-}
-
 }  // namespace
 
-ModuleScan find_module_loads(std::string_view script, size_t max_loads, size_t max_bytes) {
+ModuleScan find_module_loads(std::string_view script, size_t max_loads) {
+    return find_module_loads(script, find_script_mentions(script), max_loads);
+}
+
+ModuleScan find_module_loads(std::string_view script, const ScriptMentions &said, size_t max_loads) {
     ModuleScan out;
-    if (script.size() > max_bytes) {
-        script = script.substr(0, max_bytes);
+    if (script.size() > kModuleScanBytes) {
+        script = script.substr(0, kModuleScanBytes);
         out.complete = false;
     }
-    // The quick test reads past a NUL (what it finds there only sends the script to the line scan);
-    // the line scan stops at it, as the shell does (slurmctld writes the script up to it). So a script
-    // without module lines is read once, not twice.
-    const Mentions said = mentions(script);
-    if (!said.modules) return out;
+    // The pass over the bytes (find_script_mentions) read past a NUL; the line scan stops at it, as the
+    // shell does (slurmctld writes the script up to it). A script without module lines is read once.
+    if (!said.module_word) return out;
     if (const void *z = std::memchr(script.data(), '\0', script.size()))
         script = script.substr(0, static_cast<size_t>(static_cast<const char *>(z) - script.data()));
-    const bool mentions_path = said.path;
+    const bool mentions_path = said.module_path;
     HeredocTracker heredocs;
     uint32_t lineno = 0, path_change = 0;
     size_t next_lt = 0;

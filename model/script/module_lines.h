@@ -13,6 +13,8 @@
 #include <string_view>
 #include <vector>
 
+#include "model/script/script_mentions.h"
+
 namespace jfp {
 
 struct ModuleLoad {
@@ -30,8 +32,10 @@ struct ModuleScan {
     bool complete = true;  // false: the scan stopped at max_bytes or max_loads
 };
 
-// Reads at most max_bytes of the script (a user sizes it; module lines sit at the top, as #SBATCH lines
-// do: the first 16 KiB, as the trait scan reads) and reports at most max_loads names.
-ModuleScan find_module_loads(std::string_view script, size_t max_loads = 32, size_t max_bytes = 16384);
+// Reads at most the first kModuleScanBytes of the script (a user sizes it; module lines sit at the top, as
+// #SBATCH lines do, and the trait scan reads as much) and reports at most max_loads names.
+ModuleScan find_module_loads(std::string_view script, size_t max_loads = 32);
+// The same, after the pass over the script's bytes the submit path makes once for both line scans.
+ModuleScan find_module_loads(std::string_view script, const ScriptMentions &mentions, size_t max_loads = 32);
 
 }  // namespace jfp
