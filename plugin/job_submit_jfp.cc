@@ -78,9 +78,14 @@ void flush_at_exit() {
     try {
         if (::getpid() != g_init_pid || !g_engine_mu.try_lock_for(std::chrono::milliseconds(500))) return;
         std::lock_guard<std::timed_mutex> lk(g_engine_mu, std::adopt_lock);
-        if (jfp::Engine *e = g_engine.load())
+        if (jfp::Engine *e = g_engine.load()) {
             if (!e->flush_for_exit(std::chrono::milliseconds(2000)))
                 jfp::log_error("exit: the feature log or script archive was not written within 2 s; what was queued is lost");
+            // Then no jfp thread may run while exit() destroys static objects: one waking then would use
+            // what is being destroyed.
+            if (!e->stop_threads_for_exit(std::chrono::milliseconds(500)))
+                jfp::log_error("exit: a jfp thread did not end within 0.5 s (a file system not answering?); left running");
+        }
     } catch (...) {
     }
 }

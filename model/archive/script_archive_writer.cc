@@ -49,6 +49,7 @@ void ScriptArchiveWriter::push(ScriptArchiveEntry &&e, int64_t bytes) {
 void ScriptArchiveWriter::flush() { flush_for(std::chrono::milliseconds::max()); }
 
 bool ScriptArchiveWriter::flush_for(std::chrono::milliseconds limit) { return writer_.flush_for(limit); }
+bool ScriptArchiveWriter::stop_within(std::chrono::milliseconds limit) { return writer_.stop_within(limit); }
 
 ScriptArchiveCounters ScriptArchiveWriter::counters() const {
     return {archived_.load(), new_scripts_.load(), dropped_.load(), failed_.load(), over_budget_.load()};

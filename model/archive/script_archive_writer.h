@@ -52,6 +52,8 @@ public:
     void flush();
     // The same, waiting at most `limit` (slurmctld's exit: a hung file system must not hold it). true: done.
     bool flush_for(std::chrono::milliseconds limit);
+    // slurmctld's exit: the thread ended within limit (BatchWriter::stop_within). true: it has.
+    bool stop_within(std::chrono::milliseconds limit);
 
     ScriptArchiveCounters counters() const;
     const std::string &path() const { return path_; }

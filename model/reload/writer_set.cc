@@ -63,4 +63,16 @@ bool WriterSet::flush(const EngineWriters &w, std::chrono::milliseconds limit) {
     return done;
 }
 
+bool WriterSet::stop_within(const EngineWriters &w, std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    auto left = [&] {
+        return std::max(std::chrono::milliseconds(0),
+                        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
+    };
+    bool done = true;
+    if (w.feature_log) done = w.feature_log->stop_within(left()) && done;
+    if (w.script_archive) done = w.script_archive->stop_within(left()) && done;
+    return done;
+}
+
 }  // namespace jfp

@@ -29,6 +29,8 @@ public:
     const UserWriteBudget &budget() const { return *budget_; }
     // What w's writers hold in memory, written within limit in all; false when the limit passed first.
     static bool flush(const EngineWriters &w, std::chrono::milliseconds limit);
+    // slurmctld's exit: w's writer threads ended within limit in all (each writes its queue first).
+    static bool stop_within(const EngineWriters &w, std::chrono::milliseconds limit);
 
     static constexpr size_t kArchiveQueueEntries = 65536;  // the byte budget (jfp.conf) usually binds first
 

@@ -292,6 +292,15 @@ bool Engine::flush_for_exit(std::chrono::milliseconds limit) {
     return !st || WriterSet::flush(st->writers, limit);
 }
 
+bool Engine::stop_threads_for_exit(std::chrono::milliseconds limit) {
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    bool done = thread_.stop_within(limit);
+    const auto left = std::max(std::chrono::milliseconds(0), std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                                  deadline - std::chrono::steady_clock::now()));
+    auto st = state();
+    return (!st || WriterSet::stop_within(st->writers, left)) && done;
+}
+
 // One look at the files; what changed is published. The snapshot this poll started from may hold a writer
 // the loader just retired: it is let go before the retired writers are closed.
 void Engine::poll(bool load_history) {

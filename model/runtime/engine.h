@@ -88,6 +88,10 @@ public:
     // slurmctld is exiting (fini is not called then): what the feature log and the archive hold in memory is
     // written, within `limit` in all; false when the limit passed first (a hung file system).
     bool flush_for_exit(std::chrono::milliseconds limit);
+    // Then, still at exit: the reload thread and the writer threads end within limit, so that none runs
+    // while exit() destroys static objects (fini is not called at slurmctld's exit).
+    // Submissions still in flight are judged as before; what they queue is not written. true: all ended.
+    bool stop_threads_for_exit(std::chrono::milliseconds limit);
 
     // The plugin caught an exception and let a job through (jfp_faults_total).
     void count_fault() { counters_.add(Counter::Faults); }

@@ -97,6 +97,8 @@ public:
     void flush();
     // The same, waiting at most `limit` (slurmctld's exit: a hung file system must not hold it). true: done.
     bool flush_for(std::chrono::milliseconds limit);
+    // slurmctld's exit: the thread ended within limit (BatchWriter::stop_within). true: it has.
+    bool stop_within(std::chrono::milliseconds limit);
 
     uint64_t written() const { return written_.load(); }
     uint64_t dropped() const { return dropped_.load(); }

@@ -141,6 +141,7 @@ bool FeatureLogWriter::push(FeatureLogEntry &&e) {
 void FeatureLogWriter::flush() { flush_for(std::chrono::milliseconds::max()); }
 
 bool FeatureLogWriter::flush_for(std::chrono::milliseconds limit) { return writer_.flush_for(limit); }
+bool FeatureLogWriter::stop_within(std::chrono::milliseconds limit) { return writer_.stop_within(limit); }
 
 bool FeatureLogWriter::take() { return queue_.try_pop(held_); }
 

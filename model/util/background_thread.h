@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -39,6 +40,22 @@ bool wait_for_count(uint64_t target, Done done, std::chrono::milliseconds limit)
         if (std::chrono::steady_clock::now() >= deadline) return false;
         std::this_thread::sleep_for(std::chrono::milliseconds(2));
     }
+    return true;
+}
+
+// At slurmctld's exit, which calls no fini: a thread already told to stop is joined once `ended` says its
+// function has returned, within limit; past it, it is detached (a hung file system must not hold the exit).
+// Joined, it can no longer touch what exit() destroys (static objects of jfp and the libraries it uses).
+inline bool join_within(std::thread &t, const std::atomic<bool> &ended, std::chrono::milliseconds limit) {
+    if (!t.joinable()) return true;
+    const auto deadline = std::chrono::steady_clock::now() + limit;
+    while (!ended.load() && std::chrono::steady_clock::now() < deadline)
+        std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    if (!ended.load()) {
+        t.detach();
+        return false;
+    }
+    t.join();
     return true;
 }
 

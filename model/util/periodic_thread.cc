@@ -7,7 +7,10 @@ namespace jfp {
 void PeriodicThread::start(std::string name, Task task, Interval interval) {
     task_ = std::move(task);
     interval_ = std::move(interval);
-    thread_ = std::thread([this, name = std::move(name)] { loop(name); });
+    thread_ = std::thread([this, name = std::move(name)] {
+        loop(name);
+        ended_.store(true);
+    });
 }
 
 void PeriodicThread::loop(const std::string &name) {
@@ -40,6 +43,15 @@ void PeriodicThread::stop() {
     }
     wake_.notify_all();
     if (thread_.joinable()) thread_.join();
+}
+
+bool PeriodicThread::stop_within(std::chrono::milliseconds limit) {
+    {
+        std::lock_guard<std::mutex> lk(wake_mu_);
+        stop_.store(true);
+    }
+    wake_.notify_all();
+    return join_within(thread_, ended_, limit);
 }
 
 }  // namespace jfp

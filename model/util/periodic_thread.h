@@ -34,13 +34,16 @@ public:
         if (!kick_.exchange(true)) wake_.notify_one();
     }
     void stop();  // joins; the task is not run again
+    // At exit: stops as stop() does, but waits for a task in progress (a history load) at most limit, then
+    // leaves the thread detached. true: the thread has ended.
+    bool stop_within(std::chrono::milliseconds limit);
 
 private:
     void loop(const std::string &name);
 
     Task task_;
     Interval interval_;
-    std::atomic<bool> stop_{false}, kick_{false};
+    std::atomic<bool> stop_{false}, kick_{false}, ended_{false};
     std::mutex wake_mu_;
     std::condition_variable wake_;
     std::mutex first_mu_;

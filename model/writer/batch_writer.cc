@@ -18,7 +18,10 @@ BatchWriter::BatchWriter(std::string path, BatchSink &sink, Options opt)
 BatchWriter::~BatchWriter() { stop(); }
 
 void BatchWriter::start() {
-    if (!thread_.joinable()) thread_ = std::thread([this] { run(); });
+    if (!thread_.joinable()) thread_ = std::thread([this] {
+        run();
+        ended_.store(true);
+    });
 }
 
 void BatchWriter::stop() {
@@ -29,6 +32,16 @@ void BatchWriter::stop() {
     }
     cv_.notify_all();
     if (thread_.joinable()) thread_.join();
+}
+
+bool BatchWriter::stop_within(std::chrono::milliseconds limit) {
+    {
+        std::lock_guard<std::mutex> lk(mu_);
+        stop_.store(true);
+        attention_ = true;
+    }
+    cv_.notify_all();
+    return join_within(thread_, ended_, limit);
 }
 
 void BatchWriter::pushed() {

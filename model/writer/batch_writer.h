@@ -82,6 +82,9 @@ public:
     // Writes what is queued, then ends the thread. The sink's owner calls it first thing in its
     // destructor, while everything the thread touches is still whole.
     void stop();
+    // At exit: stop() within limit (what is queued is written first); past it the thread is left detached.
+    // true: the thread has ended.
+    bool stop_within(std::chrono::milliseconds limit);
 
     // After an entry went into the sink's queue (never blocks): counts it, and wakes the writer by the
     // rules above.
@@ -105,6 +108,7 @@ private:
     const size_t wake_depth_;  // kWakeDepth, or half a smaller queue
     std::atomic<uint64_t> pushed_{0}, done_{0}, wakes_{0};
     std::atomic<bool> stop_{false};
+    std::atomic<bool> ended_{false};    // run() has returned
     std::atomic<bool> woken_{false};    // a push has woken the writer since it last slept
     std::atomic<bool> polling_{false};  // the writer looks within kBusyWait by itself: a push need not wake it
     std::mutex mu_;

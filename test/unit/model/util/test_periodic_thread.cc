@@ -65,4 +65,36 @@ TEST_CASE("periodic thread: the interval alone runs the task; wait_first says fa
     CHECK(eventually([&] { return rounds.load() >= 3; }));
 }
 
+TEST_CASE("periodic thread: at exit it ends within the limit, or is left detached past it without waiting") {
+    SECTION("idle: ended and joined at once; the task is not run again") {
+        std::atomic<int> rounds{0};
+        PeriodicThread t;
+        t.start("jfp-test", [&](bool) { ++rounds; }, [] { return std::chrono::milliseconds(3600 * 1000); });
+        REQUIRE(t.wait_first(10s));
+        auto t0 = std::chrono::steady_clock::now();
+        CHECK(t.stop_within(5000ms));
+        CHECK(std::chrono::steady_clock::now() - t0 < 1s);
+        t.kick();
+        std::this_thread::sleep_for(50ms);
+        CHECK(rounds == 1);
+    }
+    SECTION("in a long task (a history load): false after the limit, not after the task") {
+        std::atomic<bool> release{false}, ran{false};
+        PeriodicThread t;
+        t.start("jfp-test", [&](bool) {
+            ran = true;
+            while (!release.load()) std::this_thread::sleep_for(1ms);
+        }, [] { return std::chrono::milliseconds(3600 * 1000); });
+        REQUIRE(eventually([&] { return ran.load(); }));
+        auto t0 = std::chrono::steady_clock::now();
+        CHECK_FALSE(t.stop_within(100ms));
+        auto took = std::chrono::steady_clock::now() - t0;
+        CHECK(took >= 100ms);
+        CHECK(took < 5s);
+        // The detached thread still uses t: it must end before t goes (at exit, the process ends instead).
+        release = true;
+        std::this_thread::sleep_for(200ms);
+    }
+}
+
 }  // namespace test_periodic_thread

@@ -121,6 +121,16 @@ bool written_within(const MemorySink &s, uint64_t n) {
 
 }  // namespace
 
+TEST_CASE("batch writer: at exit its thread writes what is queued and ends within the limit") {
+    Rig rig(4096, std::chrono::hours(1));
+    for (int i = 0; i < 30; ++i) REQUIRE(rig.push(i));  // fewer than the wake depth, and an hour's timer
+    auto t0 = std::chrono::steady_clock::now();
+    CHECK(rig.writer.stop_within(std::chrono::seconds(30)));
+    CHECK(std::chrono::steady_clock::now() - t0 < std::chrono::seconds(10));
+    CHECK(rig.sink.written == 30);
+    CHECK(rig.sink.closes == 1);
+}
+
 TEST_CASE("batch writer: a push wakes it only once the wake depth waits; the timer drains the rest") {
     Rig rig(4096, std::chrono::hours(1));  // an hour's timer: only a wake drains a burst
     REQUIRE(rig.push(0));
