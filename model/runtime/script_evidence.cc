@@ -12,14 +12,16 @@ namespace jfp {
 ScriptEvidence find_script_evidence(const Config &config, const ModuleIndex *modules, const SubmitRequest &req) {
     ScriptEvidence ev;
     if (!req.has_script) return ev;
-    // One pass over the script's bytes tells both line scans whether they have anything to read.
-    const ScriptMentions said = find_script_mentions(req.script);
+    // One pass over the script's bytes tells both line scans whether they have anything to read; the
+    // module words only when the module check runs (the scan is what `off` saves).
+    const bool module_check = modules && config.missing_modules != FindingAction::Off;
+    const ScriptMentions said = find_script_mentions(req.script, module_check);
     // Counted even when jfp.conf turns the finding off: the model's feature must not depend on the setting.
     DirectiveScan directives = find_ignored_directives(req.script, said);
     ev.counts.ignored_sbatch = count_ignored_directives(directives);
     if (config.ignored_directives != FindingAction::Off) ev.directives = std::move(directives);
     // Only with an index, and not when turned off (the scan is what `off` saves).
-    if (modules && config.missing_modules != FindingAction::Off) {
+    if (module_check) {
         ModuleScan scan = find_module_loads(req.script, said);
         if (!scan.loads.empty()) ev.modules = missing_modules(scan, *modules, &ev.not_told);
         ev.counts.missing_modules = static_cast<double>(ev.modules.size());

@@ -23,7 +23,7 @@ std::string trimmed_text(std::string_view s) { return std::string(trim(s).substr
 
 DirectiveScan find_ignored_directives(std::string_view script, size_t max_found, size_t max_bytes) {
     const std::string_view head = script.substr(0, max_bytes);
-    ScriptMentions said = find_script_mentions(head);
+    ScriptMentions said = find_script_mentions(head, false);
     if (head.size() > kDirectiveScanBytes) said.last_sbatch = head.rfind("#SBATCH");  // past the pass's range
     return find_ignored_directives(script, said, max_found, max_bytes);
 }

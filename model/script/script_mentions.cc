@@ -54,7 +54,8 @@ bool has_avx2() {
     static const bool yes = __builtin_cpu_supports("avx2");
     return yes;
 }
-// 32 bytes a step; returns where the SSE2 and byte loops go on.
+// 32 bytes a step; returns where the SSE2 and byte loops go on. Without the module words: "#S" alone.
+template <bool kModules>
 __attribute__((target("avx2"))) size_t pass_avx2(const char *p, size_t n, Candidates &check) {
     const __m256i m = _mm256_set1_epi8('m'), o = _mm256_set1_epi8('o'), l = _mm256_set1_epi8('l');
     const __m256i M = _mm256_set1_epi8('M'), O = _mm256_set1_epi8('O');
@@ -63,11 +64,12 @@ __attribute__((target("avx2"))) size_t pass_avx2(const char *p, size_t n, Candid
     for (; i + 33 <= n; i += 32) {
         __m256i b0 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i));
         __m256i b1 = _mm256_loadu_si256(reinterpret_cast<const __m256i *>(p + i + 1));
-        __m256i hit = _mm256_or_si256(
-            _mm256_or_si256(
-                _mm256_and_si256(_mm256_cmpeq_epi8(b0, m), _mm256_or_si256(_mm256_cmpeq_epi8(b1, o), _mm256_cmpeq_epi8(b1, l))),
-                _mm256_and_si256(_mm256_cmpeq_epi8(b0, M), _mm256_cmpeq_epi8(b1, O))),
-            _mm256_and_si256(_mm256_cmpeq_epi8(b0, hash), _mm256_cmpeq_epi8(b1, S)));
+        __m256i hit = _mm256_and_si256(_mm256_cmpeq_epi8(b0, hash), _mm256_cmpeq_epi8(b1, S));
+        if (kModules)
+            hit = _mm256_or_si256(
+                hit, _mm256_or_si256(_mm256_and_si256(_mm256_cmpeq_epi8(b0, m),
+                                                      _mm256_or_si256(_mm256_cmpeq_epi8(b1, o), _mm256_cmpeq_epi8(b1, l))),
+                                     _mm256_and_si256(_mm256_cmpeq_epi8(b0, M), _mm256_cmpeq_epi8(b1, O))));
         for (uint32_t bits = static_cast<uint32_t>(_mm256_movemask_epi8(hit)); bits; bits &= bits - 1)
             check(i + static_cast<size_t>(__builtin_ctz(bits)));
     }
@@ -77,13 +79,14 @@ __attribute__((target("avx2"))) size_t pass_avx2(const char *p, size_t n, Candid
 
 }  // namespace
 
-ScriptMentions find_script_mentions(std::string_view script) {
+ScriptMentions find_script_mentions(std::string_view script, bool modules) {
     const char *p = script.data();
     const size_t n = std::min(script.size(), kDirectiveScanBytes);
-    Candidates check{p, std::min(n, kModuleScanBytes), n, {}};
+    // Without the module words, a module range of 0: no candidate there is looked at.
+    Candidates check{p, modules ? std::min(n, kModuleScanBytes) : 0, n, {}};
     size_t i = 0;
 #if defined(__x86_64__)
-    if (has_avx2()) i = pass_avx2(p, n, check);
+    if (has_avx2()) i = modules ? pass_avx2<true>(p, n, check) : pass_avx2<false>(p, n, check);
 #endif
 #if defined(__SSE2__)
     const __m128i m = _mm_set1_epi8('m'), o = _mm_set1_epi8('o'), l = _mm_set1_epi8('l');
@@ -92,10 +95,10 @@ ScriptMentions find_script_mentions(std::string_view script) {
     for (; i + 17 <= n; i += 16) {
         __m128i b0 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i));
         __m128i b1 = _mm_loadu_si128(reinterpret_cast<const __m128i *>(p + i + 1));
-        __m128i hit = _mm_or_si128(
-            _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(b0, m), _mm_or_si128(_mm_cmpeq_epi8(b1, o), _mm_cmpeq_epi8(b1, l))),
-                         _mm_and_si128(_mm_cmpeq_epi8(b0, M), _mm_cmpeq_epi8(b1, O))),
-            _mm_and_si128(_mm_cmpeq_epi8(b0, hash), _mm_cmpeq_epi8(b1, S)));
+        __m128i hit = _mm_and_si128(_mm_cmpeq_epi8(b0, hash), _mm_cmpeq_epi8(b1, S));
+        if (modules)
+            hit = _mm_or_si128(hit, _mm_or_si128(_mm_and_si128(_mm_cmpeq_epi8(b0, m), _mm_or_si128(_mm_cmpeq_epi8(b1, o), _mm_cmpeq_epi8(b1, l))),
+                                                 _mm_and_si128(_mm_cmpeq_epi8(b0, M), _mm_cmpeq_epi8(b1, O))));
         for (uint32_t bits = static_cast<uint32_t>(_mm_movemask_epi8(hit)); bits; bits &= bits - 1)
             check(i + static_cast<size_t>(__builtin_ctz(bits)));
     }
@@ -107,10 +110,11 @@ ScriptMentions find_script_mentions(std::string_view script) {
     return check.out;
 }
 
-ScriptMentions find_script_mentions_reference(std::string_view script) {
+ScriptMentions find_script_mentions_reference(std::string_view script, bool modules) {
     ScriptMentions out;
     const std::string_view d = script.substr(0, kDirectiveScanBytes), m = script.substr(0, kModuleScanBytes);
     out.last_sbatch = d.rfind("#SBATCH");
+    if (!modules) return out;
     out.module_path = m.find("MODULEPATH") != std::string_view::npos;
     for (std::string_view word : {std::string_view("module"), std::string_view("ml")}) {
         for (size_t i = m.find(word); i != std::string_view::npos && !out.module_word; i = m.find(word, i + 1))

@@ -21,9 +21,11 @@ struct ScriptMentions {
 };
 
 // Reads past a NUL (what it finds there only sends the script to a line scan, which stops at it).
-ScriptMentions find_script_mentions(std::string_view script);
+// modules false (no module check configured): only "#SBATCH" is looked for, a cheaper pass; the module
+// fields stay false.
+ScriptMentions find_script_mentions(std::string_view script, bool modules = true);
 
 // The same facts the slow, obvious way; tests compare the two on random scripts.
-ScriptMentions find_script_mentions_reference(std::string_view script);
+ScriptMentions find_script_mentions_reference(std::string_view script, bool modules = true);
 
 }  // namespace jfp

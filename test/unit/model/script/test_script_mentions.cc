@@ -47,6 +47,9 @@ TEST_CASE("script mentions: the vector pass finds what the obvious reading finds
         ScriptMentions fast = find_script_mentions(s), slow = find_script_mentions_reference(s);
         INFO("size " << s.size());
         REQUIRE(same(fast, slow));
+        // Without the module words: the same last "#SBATCH", and nothing said of modules.
+        REQUIRE(same(find_script_mentions(s, false), find_script_mentions_reference(s, false)));
+        REQUIRE(find_script_mentions(s, false).last_sbatch == slow.last_sbatch);
         ++checked;
     }
     CHECK(checked == 4000);
