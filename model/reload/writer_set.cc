@@ -51,28 +51,30 @@ void WriterSet::close_retired() {
     live_.fetch_sub(closed);
 }
 
-bool WriterSet::flush(const EngineWriters &w, std::chrono::milliseconds limit) {
+namespace {
+
+// Each of w's writers given what is left of one limit; true when every call said done.
+template <class Call>
+bool each_within(const EngineWriters &w, std::chrono::milliseconds limit, Call call) {
     const auto deadline = std::chrono::steady_clock::now() + limit;
     auto left = [&] {
         return std::max(std::chrono::milliseconds(0),
                         std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
     };
     bool done = true;
-    if (w.feature_log) done = w.feature_log->flush_for(left()) && done;
-    if (w.script_archive) done = w.script_archive->flush_for(left()) && done;
+    if (w.feature_log) done = call(*w.feature_log, left()) && done;
+    if (w.script_archive) done = call(*w.script_archive, left()) && done;
     return done;
 }
 
+}  // namespace
+
+bool WriterSet::flush(const EngineWriters &w, std::chrono::milliseconds limit) {
+    return each_within(w, limit, [](auto &writer, std::chrono::milliseconds left) { return writer.flush_for(left); });
+}
+
 bool WriterSet::stop_within(const EngineWriters &w, std::chrono::milliseconds limit) {
-    const auto deadline = std::chrono::steady_clock::now() + limit;
-    auto left = [&] {
-        return std::max(std::chrono::milliseconds(0),
-                        std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now()));
-    };
-    bool done = true;
-    if (w.feature_log) done = w.feature_log->stop_within(left()) && done;
-    if (w.script_archive) done = w.script_archive->stop_within(left()) && done;
-    return done;
+    return each_within(w, limit, [](auto &writer, std::chrono::milliseconds left) { return writer.stop_within(left); });
 }
 
 }  // namespace jfp
