@@ -5,6 +5,7 @@
 #include <cstdio>
 
 #include "model/policy/policy.h"
+#include "model/script/script_mentions.h"
 #include "model/util/text.h"
 
 namespace jfp {
@@ -67,10 +68,11 @@ std::string ignored_directive_sentence(const IgnoredDirective &d, uint32_t first
 
 std::vector<std::string> script_finding_sentences(std::string_view script, const ModuleIndex *index, const JobRequest &r) {
     std::vector<std::string> out;
-    DirectiveScan scan = find_ignored_directives(script);
+    const ScriptMentions said = find_script_mentions(script, index != nullptr);  // one pass, as the plugin's
+    DirectiveScan scan = find_ignored_directives(script, said);
     for (const auto &d : scan.ignored) out.push_back(ignored_directive_sentence(d, scan.first_command_line, r));
     if (index) {
-        for (const auto &f : missing_modules(find_module_loads(script), *index)) out.push_back(missing_module_sentence(f));
+        for (const auto &f : missing_modules(find_module_loads(script, said), *index)) out.push_back(missing_module_sentence(f));
     }
     return out;
 }

@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include "model/policy/script_findings.h"
+#include "model/script/script_mentions.h"
 
 namespace jfp {
 
@@ -20,13 +21,15 @@ void replay_script_findings(const ScriptArchive &archive, const ModuleIndex *ind
         }
         j.script_archived = true;
         // Comments are not in the store: an override a user wrote is not seen (as for the model's policy).
-        DirectiveScan scan = find_ignored_directives(script);
+        // One pass over the bytes for both line scans, as the plugin makes it.
+        const ScriptMentions said = find_script_mentions(script, index != nullptr);
+        DirectiveScan scan = find_ignored_directives(script, said);
         ScriptFindingsVerdict dv = judge_script_findings(cfg, j.request, scan, "", j.request.privileged);
         j.ignored_sbatch = !scan.ignored.empty();
         std::vector<ModuleFinding> found;
         // Found whatever the setting (as the ignored lines are): missing_modules = off only stops the action.
         if (index) {
-            ModuleScan loads = find_module_loads(script);
+            ModuleScan loads = find_module_loads(script, said);
             if (!loads.loads.empty()) found = missing_modules(loads, *index);
         }
         j.missing_module = !found.empty();

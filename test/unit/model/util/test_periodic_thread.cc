@@ -81,9 +81,11 @@ TEST_CASE("periodic thread: at exit it ends within the limit, or is left detache
     SECTION("in a long task (a history load): false after the limit, not after the task") {
         std::atomic<bool> release{false}, ran{false};
         PeriodicThread t;
+        // Bounded, so that a stop_within that waited for the task fails the checks below instead of hanging.
         t.start("jfp-test", [&](bool) {
             ran = true;
-            while (!release.load()) std::this_thread::sleep_for(1ms);
+            const auto end = std::chrono::steady_clock::now() + 10s;
+            while (!release.load() && std::chrono::steady_clock::now() < end) std::this_thread::sleep_for(1ms);
         }, [] { return std::chrono::milliseconds(3600 * 1000); });
         REQUIRE(eventually([&] { return ran.load(); }));
         auto t0 = std::chrono::steady_clock::now();
