@@ -11,10 +11,13 @@
 
 namespace jfp {
 
+// A rule must beat the best so far by more than a tie (kVerdictTie): two rules that rank the jobs alike
+// differ only in float rounding, and the choice would follow it (train_e2e chose user+stem over the last
+// run's outcome at 0.547 against 0.547, and failed on the later jobs). A tie goes to the earlier rule.
 Rule best_rule(const std::array<BinaryMetrics, kNumRules> &m) {
     size_t best = 0;
     for (size_t r = 1; r < kNumRules; ++r)
-        if (m[r].pr_auc > m[best].pr_auc) best = r;
+        if (m[r].pr_auc > m[best].pr_auc + kVerdictTie) best = r;
     return kRules[best];
 }
 
