@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
 # Benchmark: slurmctld's submission rate through sbatch with JobSubmitPlugins empty, =jfp (annotate
 # mode, a trained model and a history store) and =lua (one rule: the stock alternative), alternating
-# in one throwaway cluster so that noise on the shared machine hits all three alike. The reported ratio is
-# the median over rounds of each round's jfp/none ratio. Jobs are held
-# (--hold): nothing runs, only submission is measured. Also slurmctld's RSS and thread count with no
-# plugin and after jfp has loaded its model and history.
+# in one throwaway cluster so that noise on the shared machine hits all three alike. Each run reads three
+# figures: jobs per second, sdiag's mean time of the submission RPC (the whole handler, plugins included)
+# and slurmctld's CPU per job (all its threads, jfp's writers included). bench/rate_stats.py compares each
+# round's runs and reports means over rounds with 95% confidence intervals. Jobs are held (--hold):
+# nothing runs, only submission is measured. Also slurmctld's RSS and thread count with no plugin and
+# after jfp has loaded its model and history.
 #
-#   bench/slurmctld_throughput.sh [--quick] [--jobs N] [--rounds R] [--clients C]
+#   bench/slurmctld_throughput.sh [--quick] [--jobs N] [--rounds R] [--clients C] [--perf FILE]
+#
+# --perf FILE: also a system-wide `perf record -g` of the last jfp run into FILE (a profile of slurmctld
+# with jfp; read it with `perf report -i FILE --comm slurmctld`).
 #
 # Prints a table and one JSON object as its last line. Needs root (it starts Slurm's daemons).
 set -euo pipefail
@@ -16,14 +21,15 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export JFP_SRCDIR=${JFP_SRCDIR:-$(dirname "$here")}
 export JFP_BUILDDIR=${JFP_BUILDDIR:-$JFP_SRCDIR/build}
-JOBS=2000 ROUNDS=5 CLIENTS=4
+JOBS=1000 ROUNDS=12 CLIENTS=4 PERF=""
 while [ $# -gt 0 ]; do
     case "$1" in
-        --quick) JOBS=200 ROUNDS=1 ;;
+        --quick) JOBS=200 ROUNDS=3 ;;
         --jobs) JOBS=$2; shift ;;
         --rounds) ROUNDS=$2; shift ;;
         --clients) CLIENTS=$2; shift ;;
-        *) echo "usage: $0 [--quick] [--jobs N] [--rounds R] [--clients C]" >&2; exit 2 ;;
+        --perf) PERF=$2; shift ;;
+        *) echo "usage: $0 [--quick] [--jobs N] [--rounds R] [--clients C] [--perf FILE]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -96,8 +102,10 @@ set_plugins() {
     sleep 1
 }
 
-# rpc_usec FIRST LAST: median and 90th percentile of slurmctld's own time per submission RPC (the usec=
-# it logs for _slurm_rpc_submit_batch_job, which includes the job_submit plugins) for those job ids.
+# rpc_usec FIRST LAST: median and 90th percentile of the usec= slurmctld logs per job in
+# _slurm_rpc_submit_batch_job, for those job ids. That timer restarts once the job write lock is held
+# (proc_req.c, "Restart after we have locks"): it times job_allocate, not the job_submit plugins, which
+# run before, under the read locks. The handler's whole time is sdiag's (submit_rpc_stats).
 rpc_usec() {
     awk -v lo="$1" -v hi="$2" '/_slurm_rpc_submit_batch_job: JobId=/ {
             id = $0; sub(/.*JobId=/, "", id); sub(/ .*/, "", id)
@@ -107,9 +115,40 @@ rpc_usec() {
         awk '{ v[NR] = $1 } END { if (NR == 0) print "0 0"; else printf "%d %d", v[int(NR * 0.5) + 1], v[int(NR * 0.9) + 1] }'
 }
 
-# submit_all N: N held jobs from CLIENTS parallel sbatch loops; prints jobs per second.
+# submit_rpc_stats: sdiag's count and total microseconds of REQUEST_SUBMIT_BATCH_JOB since its last reset:
+# slurmctld times the whole handler (slurmctld_req), job_submit plugins and lock waits included.
+submit_rpc_stats() {
+    sdiag | awk '$1 == "REQUEST_SUBMIT_BATCH_JOB" {
+            c = $0; sub(/.*count:/, "", c); sub(/ .*/, "", c)
+            t = $0; sub(/.*total_time:/, "", t); sub(/ .*/, "", t)
+            print c + 0, t + 0; found = 1 }
+        END { if (!found) print 0, 0 }'
+}
+
+# ctld_cpu_us: slurmctld's CPU so far in microseconds, all its threads, ended ones included. From a cgroup
+# of its own when one can be made (to the microsecond), else from /proc (clock ticks: 10 ms).
+CPU_CG=""
+ctld_cgroup() {
+    local base=/sys/fs/cgroup/unified cg
+    [ -f $base/cgroup.procs ] || base=/sys/fs/cgroup
+    [ -f $base/cgroup.procs ] || return 0
+    cg="$base/jfp-bench.$$"
+    mkdir "$cg" 2>/dev/null || return 0
+    if ctld_pid >"$cg/cgroup.procs" 2>/dev/null && grep -q '^usage_usec' "$cg/cpu.stat" 2>/dev/null; then
+        CPU_CG=$cg
+        CLEANUP_HOOK="$CLEANUP_HOOK; for p in \$(cat '$cg/cgroup.procs' 2>/dev/null); do echo \$p >'$base/cgroup.procs'; done; rmdir '$cg'"
+    else
+        rmdir "$cg" 2>/dev/null || true
+    fi
+}
+ctld_cpu_us() {
+    if [ -n "$CPU_CG" ]; then awk '$1 == "usage_usec" { print $2 }' "$CPU_CG/cpu.stat"
+    else awk -v t="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) * 1e6 / t }' "/proc/$(ctld_pid)/stat"; fi
+}
+
+# submit_all N: N held jobs from CLIENTS parallel sbatch loops; prints the seconds they took, sets ids.
 submit_all() {
-    local n=$1 per=$(( $1 / CLIENTS )) c t0 t1 ok
+    local per=$(( $1 / CLIENTS )) c t0 t1 ok
     rm -f "$work"/client.*
     t0=$(date +%s.%N)
     for c in $(seq 1 "$CLIENTS"); do
@@ -124,7 +163,7 @@ submit_all() {
     ok=$(cat "$work"/client.* | grep -c "^Submitted batch job" || true)
     [ "$ok" -eq $((per * CLIENTS)) ] || fail "only $ok of $((per * CLIENTS)) submissions succeeded: $(grep -hv '^Submitted' "$work"/client.* | head -3)"
     ids=$(cat "$work"/client.* | awk '/^Submitted batch job/ { print $4 }' | sort -n | awk 'NR == 1 { lo = $1 } { hi = $1 } END { print lo, hi }')
-    awk -v n="$ok" -v a="$t0" -v b="$t1" 'BEGIN { printf "%.2f", n / (b - a) }'
+    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'
 }
 
 clear_queue() {
@@ -135,25 +174,42 @@ clear_queue() {
     done
 }
 
-declare -A total_jobs total_time rpc_med round_rate
-ratios_jfp="" ratios_lua=""
-for k in none jfp lua; do total_jobs[$k]=0; total_time[$k]=0; done
-rates=""
 # What loading jfp adds to slurmctld, read before any job exists: once runs have come and gone,
 # slurmctld's own job records and glibc's trimming move its RSS by more than the plugin does.
 rss_none=$(proc_field VmRSS); thr_none=$(proc_field Threads)
 set_plugins jfp
 rss_jfp=$(proc_field VmRSS); thr_jfp=$(proc_field Threads)
 set_plugins ""
+ctld_cgroup
+echo "slurmctld's CPU read from ${CPU_CG:-/proc/PID/stat (10 ms ticks: no cgroup could be made)}" >&2
+runs="$work/runs.tsv"
+echo "round config jobs seconds rpc_us locked_us cpu_us" >"$runs"
 order=(none jfp lua)
-for r in $(seq 1 "$ROUNDS"); do
-    # Each round starts one further along, so no configuration always runs first after a reconfigure.
+# Round 0 warms the cluster up and is not counted: the first runs after its start read up to 9 times
+# slower under the write lock (slurmdbd's first records, cold files).
+for r in $(seq 0 "$ROUNDS"); do
+    # Each round starts one further along, so no configuration always runs first after a reconfigure
+    # (rounds a multiple of 3 give each configuration each place equally often).
     for o in 0 1 2; do
         k=${order[$(( (r - 1 + o) % 3 ))]}
         case $k in none) set_plugins "" ;; jfp) set_plugins jfp ;; lua) set_plugins lua ;; esac
-        ids=""
+        sdiag -r >/dev/null
+        cpu0=$(ctld_cpu_us)
+        perf_pid=""
+        if [ -n "$PERF" ] && [ "$k" = jfp ] && [ "$r" = "$ROUNDS" ]; then
+            perf record -a -g -o "$PERF" -- sleep 600 >/dev/null 2>"$work/perf.err" &
+            perf_pid=$!
+            sleep 1
+        fi
         submit_all "$JOBS" >"$work/rate"
-        rate=$(cat "$work/rate")
+        if [ -n "$perf_pid" ]; then
+            pkill -TERM -P "$perf_pid" sleep 2>/dev/null || true  # (a background job ignores SIGINT)
+            wait "$perf_pid" || true
+        fi
+        sleep 0.5  # what jfp's writer threads do for these jobs counts as this run's CPU
+        cpu1=$(ctld_cpu_us)
+        read -r count total <<<"$(submit_rpc_stats)"
+        [ "$count" -ge $((JOBS / CLIENTS * CLIENTS)) ] || fail "sdiag counted $count submissions, expected $((JOBS / CLIENTS * CLIENTS))"
         if [ "$k" = jfp ]; then
             last=$(squeue -h -u root -o "%i %k" --sort=-i | awk 'NR == 1')
             case "$last" in *"jfp:p="*) ;; *) fail "jfp did not annotate: $last" ;; esac
@@ -163,45 +219,38 @@ for r in $(seq 1 "$ROUNDS"); do
             case "$last" in *"lua:checked"*) ;; *) fail "the lua rule did not run: $last" ;; esac
         fi
         # shellcheck disable=SC2086
-        read -r med p90 <<<"$(rpc_usec $ids)"
-        rpc_med[$k]="${rpc_med[$k]:-} $med"
-        rates="$rates $k:$rate(rpc ${med}us)"
-        round_rate[$k]=$rate
-        total_jobs[$k]=$(( ${total_jobs[$k]} + JOBS / CLIENTS * CLIENTS ))
-        total_time[$k]=$(awk -v t="${total_time[$k]}" -v n="$((JOBS / CLIENTS * CLIENTS))" -v r="$rate" 'BEGIN { print t + n / r }')
+        read -r locked _ <<<"$(rpc_usec $ids)"
+        awk -v r="$r" -v k="$k" -v n="$count" -v secs="$(cat "$work/rate")" -v tot="$total" -v l="$locked" \
+            -v c="$((cpu1 - cpu0))" \
+            'BEGIN { printf "%d %s %d %.4f %.2f %d %.2f\n", r, k, n, secs, tot / n, l, c / n }' >>"$runs.all"
+        [ "$r" = 0 ] || tail -n1 "$runs.all" >>"$runs"
         clear_queue
     done
-    # The three runs of a round lie minutes apart at most: their ratio is less exposed to the machine's
-    # drift than rates pooled over the whole benchmark.
-    ratios_jfp="$ratios_jfp $(awk -v a="${round_rate[jfp]}" -v b="${round_rate[none]}" 'BEGIN { printf "%.4f", a / b }')"
-    ratios_lua="$ratios_lua $(awk -v a="${round_rate[lua]}" -v b="${round_rate[none]}" 'BEGIN { printf "%.4f", a / b }')"
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{ v[NR] = $1 } END { if (NR % 2) print v[(NR + 1) / 2]; else printf "%.4f", (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-# median over rounds of each run's median RPC time
-rpc_of() { printf '%s\n' ${rpc_med[$1]} | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] }'; }
-rpc_none=$(rpc_of none); rpc_jfp=$(rpc_of jfp); rpc_lua=$(rpc_of lua)
-rate_of() { awk -v n="${total_jobs[$1]}" -v t="${total_time[$1]}" 'BEGIN { printf "%.2f", n / t }'; }
-none=$(rate_of none); jfp=$(rate_of jfp); lua=$(rate_of lua)
-pooled_jfp=$(awk -v a="$jfp" -v b="$none" 'BEGIN { printf "%.4f", a / b }')
-pooled_lua=$(awk -v a="$lua" -v b="$none" 'BEGIN { printf "%.4f", a / b }')
-# shellcheck disable=SC2086
-ratio_jfp=$(median $ratios_jfp)
-# shellcheck disable=SC2086
-ratio_lua=$(median $ratios_lua)
 
 echo "slurmctld submission rate: $JOBS held jobs per run from $CLIENTS sbatch clients, $ROUNDS rounds alternating"
-echo "  runs (jobs/s):$rates"
-printf '  %-24s %10s %14s %14s\n' "JobSubmitPlugins" "jobs/s" "ratio (pooled)" "ratio (median of rounds)"
-printf '  %-24s %10s %14s %14s\n' "(none)" "$none" "1.0000" "1.0000"
-printf '  %-24s %10s %14s %14s\n' "jfp (annotate)" "$jfp" "$pooled_jfp" "$ratio_jfp"
-printf '  %-24s %10s %14s %14s\n' "lua (one rule)" "$lua" "$pooled_lua" "$ratio_lua"
-echo "  per-round ratios: jfp$ratios_jfp; lua$ratios_lua"
-echo "  slurmctld's own time per submission RPC (median of run medians, usec as it logs them): none $rpc_none, jfp $rpc_jfp, lua $rpc_lua"
-# The plugin's own stats lines: job_submit's time measured inside slurmctld (the busiest interval).
-inside=$(grep -o 'stats: [0-9]* submissions.*max [0-9.]* us' "$CTLD_LOG" | sort -t' ' -k2,2n | tail -n1 || true)
+echo "  runs (round config jobs seconds rpc_us locked_us cpu_us):"
+sed 1d "$runs" | awk '{ printf "    %s\n", $0 }'
+/usr/bin/python3 "$here/rate_stats.py" "$runs" >"$work/stats"
+sed '$d' "$work/stats"
+# The busiest interval's wall time of job_submit, and the thread's CPU time of a sample of the same calls:
+# the difference is time the thread waited for a core, which the bench's back-to-back calls do not see.
+inside=$(grep -o 'stats: [0-9]* submissions.*max [0-9.]* us; on-CPU ([0-9]* sampled) p50 [0-9.]* us, p99 [0-9.]* us' "$CTLD_LOG" |
+    sort -t' ' -k2,2n | tail -n1 || true)
 echo "  inside slurmctld, busiest ${inside:-stats: (no stats line)}"
-p50_inside=$(printf '%s' "$inside" | sed -n 's/.*p50 \([0-9.]*\) us.*/\1/p'); p50_inside=${p50_inside:-0}
-p99_inside=$(printf '%s' "$inside" | sed -n 's/.*p99 \([0-9.]*\) us.*/\1/p'); p99_inside=${p99_inside:-0}
+p50_inside=$(printf '%s' "$inside" | sed -n 's/.*job_submit p50 \([0-9.]*\) us.*/\1/p'); p50_inside=${p50_inside:-0}
+p99_inside=$(printf '%s' "$inside" | sed -n 's/.*job_submit p50 [0-9.]* us, p99 \([0-9.]*\) us.*/\1/p'); p99_inside=${p99_inside:-0}
+cpu50_inside=$(printf '%s' "$inside" | sed -n 's/.*sampled) p50 \([0-9.]*\) us.*/\1/p'); cpu50_inside=${cpu50_inside:-0}
+cpu99_inside=$(printf '%s' "$inside" | sed -n 's/.*sampled) p50 [0-9.]* us, p99 \([0-9.]*\) us.*/\1/p'); cpu99_inside=${cpu99_inside:-0}
 echo "  slurmctld RSS before any job: ${rss_none} kB without a plugin, ${rss_jfp} kB with jfp's model and history loaded; threads: $thr_none -> $thr_jfp"
-printf '{"slurmctld_throughput_ratio": %s, "slurmctld_lua_ratio": %s, "slurmctld_throughput_ratio_pooled": %s, "slurmctld_jobs_per_s": {"none": %s, "jfp": %s, "lua": %s}, "slurmctld_rss_kib": {"none": %s, "jfp_loaded": %s}, "slurmctld_threads": {"none": %s, "jfp_loaded": %s}, "slurmctld_jobs_per_run": %s, "slurmctld_rounds": %s, "slurmctld_rpc_usec_median": {"none": %s, "jfp": %s, "lua": %s}, "job_submit_in_slurmctld_us": {"p50": %s, "p99": %s}}\n' \
-    "$ratio_jfp" "$ratio_lua" "$pooled_jfp" "$none" "$jfp" "$lua" "$rss_none" "$rss_jfp" "$thr_none" "$thr_jfp" "$((JOBS / CLIENTS * CLIENTS))" "$ROUNDS" "$rpc_none" "$rpc_jfp" "$rpc_lua" "$p50_inside" "$p99_inside"
+# The summary's JSON plus what this script read itself.
+/usr/bin/python3 - "$work/stats" <<EOF
+import json, sys
+out = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
+out.update({"slurmctld_rss_kib": {"none": $rss_none, "jfp_loaded": $rss_jfp},
+            "slurmctld_threads": {"none": $thr_none, "jfp_loaded": $thr_jfp},
+            "slurmctld_jobs_per_run": $((JOBS / CLIENTS * CLIENTS)),
+            "job_submit_in_slurmctld_us": {"p50": $p50_inside, "p99": $p99_inside},
+            "job_submit_in_slurmctld_cpu_us": {"p50": $cpu50_inside, "p99": $cpu99_inside}})
+print(json.dumps(out, sort_keys=True))
+EOF

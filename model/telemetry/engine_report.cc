@@ -23,6 +23,7 @@ void EngineReporter::log_stats(bool final, double interval) {
     if (!final && elapsed < interval) return;
     stats_last_ = now;
     LatencyHistogram::Summary s = src_.submit.take();
+    LatencyHistogram::Summary cpu = src_.submit_cpu.take();
     const CounterValues cur = src_.counters.values();
     const CounterValues prev = stats_prev_;
     stats_prev_ = cur;
@@ -36,6 +37,11 @@ void EngineReporter::log_stats(bool final, double interval) {
     if (s.count > 0) {
         std::snprintf(line, sizeof line, "job_submit p50 %.1f us, p99 %.1f us, max %.1f us; ", s.p50_us, s.p99_us, s.max_us);
         msg += line;
+        if (cpu.count > 0) {
+            std::snprintf(line, sizeof line, "on-CPU (%" PRIu64 " sampled) p50 %.1f us, p99 %.1f us; ", cpu.count, cpu.p50_us,
+                          cpu.p99_us);
+            msg += line;
+        }
     }
     std::snprintf(line, sizeof line,
                   "scored %" PRIu64 ", annotated %" PRIu64 ", warned %" PRIu64 ", rejected %" PRIu64 ", unscored %" PRIu64,

@@ -21,6 +21,7 @@ public:
     struct Sources {
         const EngineCounters &counters;
         LatencyHistogram &submit;
+        LatencyHistogram &submit_cpu;  // a sample of the same calls: the thread's CPU time
         UpdateLatency &update;
     };
     explicit EngineReporter(Sources sources) : src_(sources) {}

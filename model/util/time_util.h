@@ -61,4 +61,12 @@ inline uint64_t monotonic_ns() {
     return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
 }
 
+// The calling thread's CPU time in nanoseconds: what it ran, not what it waited for a core. A system
+// call (the vDSO has no thread clocks), so sampled, never taken on every submission.
+inline uint64_t thread_cpu_ns() {
+    timespec ts{};
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return static_cast<uint64_t>(ts.tv_sec) * 1000000000u + static_cast<uint64_t>(ts.tv_nsec);
+}
+
 }  // namespace jfp

@@ -20,9 +20,9 @@ void capture(LogLevel, const char *m) { g_said.emplace_back(m); }
 
 struct Reporting {
     EngineCounters counters;
-    LatencyHistogram submit;
+    LatencyHistogram submit, submit_cpu;
     UpdateLatency update;
-    EngineReporter reporter{{counters, submit, update}};
+    EngineReporter reporter{{counters, submit, submit_cpu, update}};
     // The lines log_stats said.
     std::vector<std::string> stats(bool final, double interval) {
         g_said.clear();
@@ -48,6 +48,14 @@ TEST_CASE("engine report: the stats line says the interval's submissions and dec
     CHECK_THAT(said[0], HasText("(plugin unloading); job_submit p50"));
     CHECK_THAT(said[0], HasText("scored 3, annotated 0, warned 1, rejected 0, unscored 0"));
     CHECK(said[0].find("updates") == std::string::npos);
+    CHECK(said[0].find("on-CPU") == std::string::npos);  // no call sampled: no on-CPU figure
+    // The sampled calls' CPU time is said beside the wall time, from its own histogram.
+    r.submit.record(40000);
+    r.submit_cpu.record(9000);
+    said = r.stats(true, 3600);
+    REQUIRE(said.size() == 1);
+    CHECK_THAT(said[0], HasText("job_submit p50 4"));
+    CHECK_THAT(said[0], HasText("on-CPU (1 sampled) p50 9."));
     // The next line counts from this one.
     r.submit.record(2000);
     r.counters.add(Counter::Scored);
