@@ -7,7 +7,8 @@ plugin (and jfp against Lua), as means with 95% confidence intervals over the ro
 RUNS.tsv has a header and one row per run: round, config (none|jfp|lua), jobs, seconds, rpc_us (sdiag's
 mean time of REQUEST_SUBMIT_BATCH_JOB: the whole handler, job_submit plugins and lock waits included),
 locked_us (median usec slurmctld logs per job: job_allocate under the job write lock, restarted after the
-locks, so no plugin in it), cpu_us (slurmctld's CPU, all its threads, per job submitted).
+locks, so no plugin in it), cpu_us (slurmctld's CPU, all its threads, per job submitted), jfp_threads_us (the
+share of cpu_us jfp's own threads ran during the run, per job: 0 without jfp).
 
 The three runs of a round lie seconds apart, so a round's difference is less exposed to the machine's
 drift than pooled figures. Prints a table, then one JSON object as its last line.
@@ -44,7 +45,7 @@ def main():
     for r in rows:
         runs.setdefault(int(r["round"]), {})[r["config"]] = {
             "rate": int(r["jobs"]) / float(r["seconds"]), "rpc": float(r["rpc_us"]),
-            "locked": float(r["locked_us"]), "cpu": float(r["cpu_us"])}
+            "locked": float(r["locked_us"]), "cpu": float(r["cpu_us"]), "writer": float(r.get("jfp_threads_us", 0))}
     rounds = [runs[k] for k in sorted(runs) if {"none", "jfp", "lua"} <= set(runs[k])]
     if not rounds:
         sys.exit("rate_stats: no complete round (none, jfp and lua) in %s" % sys.argv[1])
@@ -75,6 +76,9 @@ def main():
         out["slurmctld_jfp_minus_lua_%s" % key] = round(m, 1)
         out["slurmctld_jfp_minus_lua_%s_ci95" % key] = None if h is None else round(h, 1)
         lines.append(("%s: jfp - lua" % label, fmt(m, h, 1)))
+    m, h = per_round(lambda r: r["jfp"]["writer"])
+    out["slurmctld_jfp_threads_cpu_us"] = round(m, 1)
+    lines.append(("jfp's own threads, CPU per job (us)", fmt(m, h, 1)))
     for k in ("none", "jfp", "lua"):
         out.setdefault("slurmctld_jobs_per_s", {})[k] = round(statistics.median(r[k]["rate"] for r in rounds), 2)
         out.setdefault("slurmctld_rpc_us", {})[k] = round(statistics.median(r[k]["rpc"] for r in rounds), 1)

@@ -46,9 +46,11 @@ give_to_slurm_user "$work/site"  # slurmctld runs as SlurmUser: the site is its 
 
 export JFP_JOB_SUBMIT_PLUGINS=""
 export JFP_SLURM_CONF_EXTRA="MaxJobCount=200000"
+# As a site runs it: the feature log on (what the next model trains on), its writer's work counted.
 export JFP_CONF="mode = annotate
 model = $work/site/model.json
 store = $work/site/history.db
+feature_log = $work/site/features.db
 stats_interval = 2"
 cluster_start >/dev/null
 conf="$CLUSTER_DIR/etc/slurm.conf"
@@ -141,6 +143,19 @@ ctld_cgroup() {
         rmdir "$cg" 2>/dev/null || true
     fi
 }
+# jfp_threads_us: the CPU so far of jfp's own threads in slurmctld (jfp-background, and the writers when
+# configured), in microseconds; 0 without jfp. Their work for a submission is off the RPC's path but on the
+# machine's cores. A run's figure is the difference between its start and its end (the same threads: the
+# plugin is not reloaded within a run; the history load at its start is not counted).
+jfp_threads_us() {
+    local t total=0 us
+    for t in /proc/"$(ctld_pid)"/task/*; do
+        case "$(cat "$t/comm" 2>/dev/null)" in jfp-*) ;; *) continue ;; esac
+        us=$(awk -v t="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%d", ($12 + $13) * 1e6 / t }' "$t/stat" 2>/dev/null || echo 0)
+        total=$((total + ${us:-0}))
+    done
+    echo "$total"
+}
 ctld_cpu_us() {
     if [ -n "$CPU_CG" ]; then awk '$1 == "usage_usec" { print $2 }' "$CPU_CG/cpu.stat"
     else awk -v t="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) * 1e6 / t }' "/proc/$(ctld_pid)/stat"; fi
@@ -148,7 +163,7 @@ ctld_cpu_us() {
 
 # submit_all N: N held jobs from CLIENTS parallel sbatch loops; prints the seconds they took, sets ids.
 submit_all() {
-    local per=$(( $1 / CLIENTS )) c t0 t1 ok
+    local per=$(( $1 / CLIENTS )) c t0 t1 ok pids=()
     rm -f "$work"/client.*
     t0=$(date +%s.%N)
     for c in $(seq 1 "$CLIENTS"); do
@@ -157,8 +172,9 @@ submit_all() {
                 sbatch --hold -J "bench_${c}_$((i % 20))" "$script" || echo "sbatch failed" >&2
             done >"$work/client.$c" 2>&1
         ) &
+        pids+=($!)
     done
-    wait
+    wait "${pids[@]}"  # the clients only: a profiler running beside them is not waited for
     t1=$(date +%s.%N)
     ok=$(cat "$work"/client.* | grep -c "^Submitted batch job" || true)
     [ "$ok" -eq $((per * CLIENTS)) ] || fail "only $ok of $((per * CLIENTS)) submissions succeeded: $(grep -hv '^Submitted' "$work"/client.* | head -3)"
@@ -183,7 +199,7 @@ set_plugins ""
 ctld_cgroup
 echo "slurmctld's CPU read from ${CPU_CG:-/proc/PID/stat (10 ms ticks: no cgroup could be made)}" >&2
 runs="$work/runs.tsv"
-echo "round config jobs seconds rpc_us locked_us cpu_us" >"$runs"
+echo "round config jobs seconds rpc_us locked_us cpu_us jfp_threads_us" >"$runs"
 order=(none jfp lua)
 # Round 0 warms the cluster up and is not counted: the first runs after its start read up to 9 times
 # slower under the write lock (slurmdbd's first records, cold files).
@@ -195,6 +211,7 @@ for r in $(seq 0 "$ROUNDS"); do
         case $k in none) set_plugins "" ;; jfp) set_plugins jfp ;; lua) set_plugins lua ;; esac
         sdiag -r >/dev/null
         cpu0=$(ctld_cpu_us)
+        threads0=$(jfp_threads_us)
         perf_pid=""
         if [ -n "$PERF" ] && [ "$k" = jfp ] && [ "$r" = "$ROUNDS" ]; then
             perf record -a -g -o "$PERF" -- sleep 600 >/dev/null 2>"$work/perf.err" &
@@ -208,6 +225,7 @@ for r in $(seq 0 "$ROUNDS"); do
         fi
         sleep 0.5  # what jfp's writer threads do for these jobs counts as this run's CPU
         cpu1=$(ctld_cpu_us)
+        threads1=$(jfp_threads_us)
         read -r count total <<<"$(submit_rpc_stats)"
         [ "$count" -ge $((JOBS / CLIENTS * CLIENTS)) ] || fail "sdiag counted $count submissions, expected $((JOBS / CLIENTS * CLIENTS))"
         if [ "$k" = jfp ]; then
@@ -221,27 +239,29 @@ for r in $(seq 0 "$ROUNDS"); do
         # shellcheck disable=SC2086
         read -r locked _ <<<"$(rpc_usec $ids)"
         awk -v r="$r" -v k="$k" -v n="$count" -v secs="$(cat "$work/rate")" -v tot="$total" -v l="$locked" \
-            -v c="$((cpu1 - cpu0))" \
-            'BEGIN { printf "%d %s %d %.4f %.2f %d %.2f\n", r, k, n, secs, tot / n, l, c / n }' >>"$runs.all"
+            -v c="$((cpu1 - cpu0))" -v w="$((threads1 - threads0))" \
+            'BEGIN { printf "%d %s %d %.4f %.2f %d %.2f %.2f\n", r, k, n, secs, tot / n, l, c / n, w / n }' >>"$runs.all"
         [ "$r" = 0 ] || tail -n1 "$runs.all" >>"$runs"
         clear_queue
     done
 done
 
 echo "slurmctld submission rate: $JOBS held jobs per run from $CLIENTS sbatch clients, $ROUNDS rounds alternating"
-echo "  runs (round config jobs seconds rpc_us locked_us cpu_us):"
+echo "  runs (round config jobs seconds rpc_us locked_us cpu_us jfp_threads_us):"
 sed 1d "$runs" | awk '{ printf "    %s\n", $0 }'
 /usr/bin/python3 "$here/rate_stats.py" "$runs" >"$work/stats"
 sed '$d' "$work/stats"
-# The busiest interval's wall time of job_submit, and the thread's CPU time of a sample of the same calls:
-# the difference is time the thread waited for a core, which the bench's back-to-back calls do not see.
-inside=$(grep -o 'stats: [0-9]* submissions.*max [0-9.]* us; on-CPU ([0-9]* sampled) p50 [0-9.]* us, p99 [0-9.]* us' "$CTLD_LOG" |
+# The busiest interval's wall time of job_submit; of a sample of the same calls the thread's CPU time (the
+# difference is time the thread waited for a core) and the tree walks' time in them: the in-place reference
+# for jfp's own cost, as bench/hotpath's bare walk is with warm caches.
+inside=$(grep -o 'stats: [0-9]* submissions.*max [0-9.]* us; on-CPU ([0-9]* sampled) p50 [0-9.]* us, p99 [0-9.]* us; their tree walks p50 [0-9.]* us, p99 [0-9.]* us' "$CTLD_LOG" |
     sort -t' ' -k2,2n | tail -n1 || true)
 echo "  inside slurmctld, busiest ${inside:-stats: (no stats line)}"
 p50_inside=$(printf '%s' "$inside" | sed -n 's/.*job_submit p50 \([0-9.]*\) us.*/\1/p'); p50_inside=${p50_inside:-0}
 p99_inside=$(printf '%s' "$inside" | sed -n 's/.*job_submit p50 [0-9.]* us, p99 \([0-9.]*\) us.*/\1/p'); p99_inside=${p99_inside:-0}
 cpu50_inside=$(printf '%s' "$inside" | sed -n 's/.*sampled) p50 \([0-9.]*\) us.*/\1/p'); cpu50_inside=${cpu50_inside:-0}
 cpu99_inside=$(printf '%s' "$inside" | sed -n 's/.*sampled) p50 [0-9.]* us, p99 \([0-9.]*\) us.*/\1/p'); cpu99_inside=${cpu99_inside:-0}
+walk50_inside=$(printf '%s' "$inside" | sed -n 's/.*tree walks p50 \([0-9.]*\) us.*/\1/p'); walk50_inside=${walk50_inside:-0}
 echo "  slurmctld RSS before any job: ${rss_none} kB without a plugin, ${rss_jfp} kB with jfp's model and history loaded; threads: $thr_none -> $thr_jfp"
 # The summary's JSON plus what this script read itself.
 /usr/bin/python3 - "$work/stats" <<EOF
@@ -251,6 +271,7 @@ out.update({"slurmctld_rss_kib": {"none": $rss_none, "jfp_loaded": $rss_jfp},
             "slurmctld_threads": {"none": $thr_none, "jfp_loaded": $thr_jfp},
             "slurmctld_jobs_per_run": $((JOBS / CLIENTS * CLIENTS)),
             "job_submit_in_slurmctld_us": {"p50": $p50_inside, "p99": $p99_inside},
-            "job_submit_in_slurmctld_cpu_us": {"p50": $cpu50_inside, "p99": $cpu99_inside}})
+            "job_submit_in_slurmctld_cpu_us": {"p50": $cpu50_inside, "p99": $cpu99_inside},
+            "tree_walks_in_slurmctld_p50_us": $walk50_inside})
 print(json.dumps(out, sort_keys=True))
 EOF

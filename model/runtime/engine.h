@@ -149,6 +149,7 @@ private:
     EngineCounters counters_;
     alignas(64) LatencyHistogram submit_latency_;  // every evaluate(), logged by the background thread
     alignas(64) LatencyHistogram submit_cpu_;      // the thread's CPU time of a sample of them
+    alignas(64) LatencyHistogram submit_walk_;     // the tree walks' time in the same sample
     alignas(64) UpdateLatency update_latency_;     // every evaluate_update(), per record and per RPC
     std::atomic<uint64_t> update_rpcs_{0};         // the last update RPC's id
     // Readers of the published history against the loader's in-place updates; its generation tells
@@ -157,7 +158,7 @@ private:
     StateLoader loader_;
     UserNames user_names_;
 
-    EngineReporter reporter_{{counters_, submit_latency_, submit_cpu_, update_latency_}};  // background thread only
+    EngineReporter reporter_{{counters_, submit_latency_, submit_cpu_, submit_walk_, update_latency_}};  // background thread only
 
     NameIdentityCache names_;  // job names' identities, shared by every thread's judgements
 

@@ -8,6 +8,7 @@
 #include "model/request/request_caps.h"
 #include "model/script/script_fingerprint.h"
 #include "model/util/log.h"
+#include "model/util/time_util.h"
 
 namespace jfp {
 
@@ -48,7 +49,9 @@ void judge_request(const PublishedState &st, NameIdentityCache &names, const Sub
             std::copy(facts->script.begin(), facts->script.end(), c.x.begin() + F_script_bytes);
     };
     auto decide = [&](Candidate &c) {
+        const uint64_t t0 = ctx.walk_ns ? monotonic_ns() : 0;
         c.s = model.score_failure(c.x);
+        if (t0) *ctx.walk_ns += monotonic_ns() - t0;
         if (st.config.decide_by == DecideBy::Waste) {
             WasteInput w = price_job(c.r, c.hv, *st.defaults, model.waste_budget(), model.waste_unit());
             apply_policy(st.config, c.r, c.hv, ctx.comment, model.threshold(), c.s, c.d, model.below_target(), &w);
@@ -59,7 +62,9 @@ void judge_request(const PublishedState &st, NameIdentityCache &names, const Sub
         // warning or a refusal always is), or in a debug line; below it the class trees, most of the
         // walk, are not walked.
         if (c.d.flagged || c.d.action == Action::Warn || c.d.action == Action::Reject || debug_enabled()) {
+            const uint64_t t1 = ctx.walk_ns ? monotonic_ns() : 0;
             model.classify(c.x, c.s);
+            if (t1) *ctx.walk_ns += monotonic_ns() - t1;
             c.d.top_class = c.s.top_class;
         }
     };

@@ -24,6 +24,7 @@ struct JudgeContext {
     ScriptScan scan = ScriptScan::Now;
     const SubmissionFacts *facts = nullptr;  // an update: the array and script traits the submission had
     FindingCounts findings;                  // the script's certain findings (the model's features)
+    uint64_t *walk_ns = nullptr;             // when set, the tree walks' time is added to it (a sampled call)
 };
 
 // st must have a model; its history is read under the caller's HistoryLock. names: job names' identities,

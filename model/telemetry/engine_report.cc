@@ -23,7 +23,7 @@ void EngineReporter::log_stats(bool final, double interval) {
     if (!final && elapsed < interval) return;
     stats_last_ = now;
     LatencyHistogram::Summary s = src_.submit.take();
-    LatencyHistogram::Summary cpu = src_.submit_cpu.take();
+    LatencyHistogram::Summary cpu = src_.submit_cpu.take(), walk = src_.submit_walk.take();
     const CounterValues cur = src_.counters.values();
     const CounterValues prev = stats_prev_;
     stats_prev_ = cur;
@@ -41,6 +41,10 @@ void EngineReporter::log_stats(bool final, double interval) {
             std::snprintf(line, sizeof line, "on-CPU (%" PRIu64 " sampled) p50 %.1f us, p99 %.1f us; ", cpu.count, cpu.p50_us,
                           cpu.p99_us);
             msg += line;
+            if (walk.count > 0) {
+                std::snprintf(line, sizeof line, "their tree walks p50 %.1f us, p99 %.1f us; ", walk.p50_us, walk.p99_us);
+                msg += line;
+            }
         }
     }
     std::snprintf(line, sizeof line,

@@ -21,7 +21,8 @@ public:
     struct Sources {
         const EngineCounters &counters;
         LatencyHistogram &submit;
-        LatencyHistogram &submit_cpu;  // a sample of the same calls: the thread's CPU time
+        LatencyHistogram &submit_cpu;   // a sample of the same calls: the thread's CPU time
+        LatencyHistogram &submit_walk;  // and the tree walks' time in them
         UpdateLatency &update;
     };
     explicit EngineReporter(Sources sources) : src_(sources) {}

@@ -232,6 +232,28 @@ TEST_CASE("engine: the load line says what the threshold reached on validation, 
     set_log_sink(nullptr);
 }
 
+TEST_CASE("engine: the stats line times a sample of the calls: the thread's CPU and the tree walks in them") {
+    Site site;
+    site.config("mode = annotate\nthreshold = 0.0\n");  // every job at the threshold: the class trees walked too
+    g_logged.clear();
+    set_log_sink(capture_log);
+    {
+        Engine e(site.options());
+        for (int i = 0; i < 2000; ++i) e.evaluate(request("sim"));
+    }  // unloading says the last interval's line
+    set_log_sink(nullptr);
+    auto line = std::find_if(g_logged.begin(), g_logged.end(), [](const std::string &l) { return l.find("stats: ") == 0; });
+    REQUIRE(line != g_logged.end());
+    CHECK_THAT(*line, HasText("stats: 2000 submissions"));
+    CHECK_THAT(*line, HasText("their tree walks p50 "));
+    // About one call in 16 (the clock's bits pick them): not none, not most.
+    const auto at = line->find("on-CPU (");
+    REQUIRE(at != std::string::npos);
+    const long sampled = std::strtol(line->c_str() + at + 8, nullptr, 10);
+    CHECK(sampled > 30);
+    CHECK(sampled < 500);
+}
+
 TEST_CASE("engine: fail open on a corrupt model, keep the last good one on a bad reload") {
     Site site;
     site.config("mode = annotate\n");

@@ -20,9 +20,9 @@ void capture(LogLevel, const char *m) { g_said.emplace_back(m); }
 
 struct Reporting {
     EngineCounters counters;
-    LatencyHistogram submit, submit_cpu;
+    LatencyHistogram submit, submit_cpu, submit_walk;
     UpdateLatency update;
-    EngineReporter reporter{{counters, submit, submit_cpu, update}};
+    EngineReporter reporter{{counters, submit, submit_cpu, submit_walk, update}};
     // The lines log_stats said.
     std::vector<std::string> stats(bool final, double interval) {
         g_said.clear();
@@ -56,6 +56,13 @@ TEST_CASE("engine report: the stats line says the interval's submissions and dec
     REQUIRE(said.size() == 1);
     CHECK_THAT(said[0], HasText("job_submit p50 4"));
     CHECK_THAT(said[0], HasText("on-CPU (1 sampled) p50 9."));
+    CHECK(said[0].find("tree walks") == std::string::npos);  // none timed: none said
+    r.submit.record(40000);
+    r.submit_cpu.record(9000);
+    r.submit_walk.record(5000);
+    said = r.stats(true, 3600);
+    REQUIRE(said.size() == 1);
+    CHECK_THAT(said[0], HasText("their tree walks p50 5."));
     // The next line counts from this one.
     r.submit.record(2000);
     r.counters.add(Counter::Scored);
