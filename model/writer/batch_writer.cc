@@ -83,7 +83,7 @@ void BatchWriter::wait_idle(bool busy) {
     const uint64_t done = done_.load(), pushed = pushed_.load();
     const bool waiting = pushed > done && pushed - done >= wake_depth_;
     if (waiting) polling_.store(true);
-    cv_.wait_for(lk, busy || waiting ? kBusyWait : opt_.idle_wait, [&] { return attention_ || woken_.load(); });
+    cv_.wait_for(lk, waiting ? kBusyWait : busy ? busy_wait_ : opt_.idle_wait, [&] { return attention_ || woken_.load(); });
     attention_ = false;
 }
 
@@ -153,6 +153,11 @@ void BatchWriter::run() {
             failure = "unknown error";
         }
         if (failure.empty()) {
+            // The busy look's interval follows the batches: doubled after a small one, halved after a
+            // large one (see the header).
+            // At most a hold (and the idle timer), so that the writer sees its busy cadence end in time.
+            if (b.written < kWakeDepth / 4) busy_wait_ = std::min({opt_.idle_wait, kBusyHold, busy_wait_ * 2});
+            else if (b.written >= kWakeDepth) busy_wait_ = std::max(kBusyWait, busy_wait_ / 2);
             written_in_hold += b.written;
             if (written_in_hold >= kWakeDepth / 4) {
                 busy_until = std::chrono::steady_clock::now() + kBusyHold;

@@ -6,8 +6,11 @@
 //
 // When the writer looks (the wake policy): a push wakes it only in a burst, since a futex wake is a system
 // call on slurmctld's thread, and it shows in the submit call's p99 (docs/performance.md). Otherwise the
-// writer drains on its own timer: every kBusyWait once kWakeDepth / 4 are written between two idle looks,
-// for as long as kWakeDepth / 4 keep coming within each kBusyHold, else every idle_wait. A push wakes it
+// writer drains on its own timer: in its busy cadence once kWakeDepth / 4 are written between two idle
+// looks, for as long as kWakeDepth / 4 keep coming within each kBusyHold, else every idle_wait. In the
+// busy cadence it looks every busy_wait_, between kBusyWait and kBusyHold, so that a transaction holds
+// kWakeDepth / 4 to kWakeDepth entries: a 2 ms look at a few hundred jobs a second wrote one row per
+// transaction, and each transaction rewrites whole pages (docs/performance.md §2). A push wakes it
 // when the wake depth waits (kWakeDepth, or half a smaller queue) and the writer is not in its busy
 // cadence, or when half the queue waits whatever its cadence.
 #pragma once
@@ -110,7 +113,8 @@ private:
     std::atomic<bool> stop_{false};
     std::atomic<bool> ended_{false};    // run() has returned
     std::atomic<bool> woken_{false};    // a push has woken the writer since it last slept
-    std::atomic<bool> polling_{false};  // the writer looks within kBusyWait by itself: a push need not wake it
+    std::atomic<bool> polling_{false};  // the writer looks within busy_wait_ by itself: a push need not wake it
+    std::chrono::milliseconds busy_wait_ = kBusyWait;  // the writer's thread only
     std::mutex mu_;
     bool attention_ = false;  // under mu_: a flush or stop() asks the writer to look now
     std::condition_variable cv_;

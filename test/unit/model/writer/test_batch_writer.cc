@@ -33,14 +33,18 @@ public:
     std::atomic<int> fail_opens{0};   // the next this many opens throw
     std::atomic<int> fail_batch{0};   // the batch with this number (1-based) throws; 0: none
     std::atomic<bool> throw_odd{false};  // the failing batch throws an int, not a std::exception
-    std::atomic<int> opens{0}, closes{0}, rotated_closes{0}, quiets{0};
+    std::atomic<int> opens{0}, closes{0}, rotated_closes{0}, quiets{0}, empty_looks{0};
     std::atomic<uint64_t> written{0}, failed{0};
     std::vector<int> rows() {
         std::lock_guard<std::mutex> lk(mu_);
         return rows_;
     }
 
-    bool take() override { return queue.try_pop(held_); }
+    bool take() override {
+        if (queue.try_pop(held_)) return true;
+        ++empty_looks;  // the writer found nothing and goes to wait
+        return false;
+    }
     void open() override {
         if (fail_opens > 0) {
             --fail_opens;
@@ -233,6 +237,23 @@ TEST_CASE("batch writer: stopping writes what is queued first; a burst ends in i
     rig.writer.stop();
     CHECK(rig.sink.written == 150);
     CHECK(rig.sink.closes == 1);
+}
+
+TEST_CASE("batch writer: a steady stream is written in batches: its busy look slows until each finds several") {
+    // 1,000 entries a second, more than the busy cadence's threshold: with a 2 ms look the writer found about
+    // one entry at each, a transaction each; the look now doubles while it finds fewer than the wake depth / 4.
+    Rig rig;
+    const auto t0 = std::chrono::steady_clock::now();
+    int i = 0;
+    for (; std::chrono::steady_clock::now() - t0 < std::chrono::seconds(1); ++i) {
+        REQUIRE(rig.push(i));
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    }
+    REQUIRE(written_within(rig.sink, static_cast<uint64_t>(i)));
+    INFO(i << " entries pushed in 1 s, " << rig.sink.empty_looks.load() << " empty looks");
+    REQUIRE(i > 300);  // the stream reached the busy cadence (16 in 50 ms)
+    // 2 ms looks: several hundred; at most a hold's look (50 ms) apart, some 20 to 60 in the second.
+    CHECK(rig.sink.empty_looks < 150);
 }
 
 }  // namespace test_batch_writer
