@@ -4,6 +4,7 @@
 
 #include "model/util/json_number.h"
 
+#include <algorithm>
 #include <cmath>
 #include <deque>
 #include <stdexcept>
@@ -120,6 +121,9 @@ TreeEnsemble TreeEnsemble::from_xgboost_json(const nlohmann::json &model, int ex
         }
         e.nodes_.resize(root + order.size());
         e.node_mean_.resize(root + order.size());
+        // Breadth-first, so a node's parent comes before it: depths in one pass.
+        std::vector<uint32_t> depth(order.size(), 0);
+        uint32_t deepest = 0;
         for (int64_t old : order) {
             size_t o = static_cast<size_t>(old);
             Node &nd = e.nodes_[root + new_id[o]];
@@ -140,6 +144,8 @@ TreeEnsemble TreeEnsemble::from_xgboost_json(const nlohmann::json &model, int ex
                 uint32_t f = static_cast<uint32_t>(feat);
                 if (json_int(dl[o], INT32_MIN, INT32_MAX, "default_left") != 0) f |= kDefaultLeft;
                 nd = {value, f, new_id[static_cast<size_t>(l)]};
+                depth[nd.left] = depth[nd.left + 1] = depth[new_id[o]] + 1;
+                deepest = std::max(deepest, depth[nd.left]);
             }
             e.node_mean_[root + new_id[o]] = to_float(num(bw[o]), "base_weights");
         }
@@ -155,6 +161,7 @@ TreeEnsemble TreeEnsemble::from_xgboost_json(const nlohmann::json &model, int ex
         double scale = leaf_w != 0 ? leaf_v / leaf_w : 1.0;
         for (size_t i = root; i < e.nodes_.size(); ++i) e.node_mean_[i] = static_cast<float>(e.node_mean_[i] * scale);
         e.tree_root_.push_back(root);
+        e.tree_depth_.push_back(deepest);
         e.tree_group_.push_back(static_cast<uint16_t>(group));
     }
     return e;
@@ -171,20 +178,56 @@ inline float TreeEnsemble::walk(size_t tree, const float *x) const {
     return n->value;
 }
 
+// kLanes trees at once, each for the same number of steps (the deepest of them; a leaf stays where it is):
+// no branch per node to mispredict, and kLanes independent chains of loads whose cache misses overlap,
+// which matters most inside slurmctld, where other work has evicted the trees between two submissions
+// (docs/performance.md). The leaves are then added in tree order, so every sum is the plain walk's.
+template <class Add>
+void TreeEnsemble::each_leaf(const float *x, Add &&add) const {
+    const size_t trees = tree_root_.size();
+    size_t t = 0;
+    for (; t + kLanes <= trees; t += kLanes) {
+        const Node *base[kLanes];
+        uint32_t at[kLanes];
+        uint32_t steps = 0;
+        for (size_t k = 0; k < kLanes; ++k) {
+            base[k] = nodes_.data() + tree_root_[t + k];
+            at[k] = 0;
+            steps = std::max(steps, tree_depth_[t + k]);
+        }
+        for (uint32_t s = 0; s < steps; ++s)
+            for (size_t k = 0; k < kLanes; ++k) {
+                const Node &n = base[k][at[k]];
+                const float v = x[n.feat & ~kDefaultLeft];  // a leaf's feature is 0: a read, never used
+                // x < split, or missing (NaN compares false) with default_left; written without branches.
+                const bool left = (v < n.value) | ((v != v) & ((n.feat & kDefaultLeft) != 0));
+                const uint32_t next = n.left + (left ? 0u : 1u);
+                at[k] = n.left != 0 ? next : at[k];
+            }
+        for (size_t k = 0; k < kLanes; ++k) add(t + k, base[k][at[k]].value);
+    }
+    for (; t < trees; ++t) add(t, walk(t, x));
+}
+
 void TreeEnsemble::margins(const float *x, float *out) const {
     for (int g = 0; g < num_groups_; ++g) out[g] = base_margin_[static_cast<size_t>(g)];
     if (num_groups_ == 1) {
         float m = out[0];
-        for (size_t t = 0; t < tree_root_.size(); ++t) m += walk(t, x);
+        each_leaf(x, [&](size_t, float v) { m += v; });
         out[0] = m;
         return;
     }
+    each_leaf(x, [&](size_t t, float v) { out[tree_group_[t]] += v; });
+}
+
+void TreeEnsemble::margins_one_by_one(const float *x, float *out) const {
+    for (int g = 0; g < num_groups_; ++g) out[g] = base_margin_[static_cast<size_t>(g)];
     for (size_t t = 0; t < tree_root_.size(); ++t) out[tree_group_[t]] += walk(t, x);
 }
 
 float TreeEnsemble::predict_binary(const float *x) const {
     float m = base_margin_[0];
-    for (size_t t = 0; t < tree_root_.size(); ++t) m += walk(t, x);
+    each_leaf(x, [&](size_t, float v) { m += v; });
     return 1.0f / (1.0f + std::exp(-m));
 }
 

@@ -39,6 +39,8 @@ public:
     void predict_multi(const float *x, float *out) const;
     // Raw margins per output group (size num_groups).
     void margins(const float *x, float *out) const;
+    // The same, one tree after another: the reference the interleaved walk is held to, bit for bit (tests).
+    void margins_one_by_one(const float *x, float *out) const;
 
     // Per-feature contributions to the binary margin along each tree's decision path (Saabas): how much
     // each feature moved the score. contrib has num_features()+1 entries; the last is the bias. Their
@@ -54,10 +56,15 @@ private:
     static constexpr uint32_t kDefaultLeft = 0x80000000u;
 
     float walk(size_t tree, const float *x) const;
+    // Calls add(tree, leaf value) for every tree, in tree order, walking kLanes trees at a time.
+    template <class Add>
+    void each_leaf(const float *x, Add &&add) const;
+    static constexpr size_t kLanes = 8;
 
     std::vector<Node> nodes_;
     std::vector<float> node_mean_;  // expected margin at each node, for contributions
     std::vector<uint32_t> tree_root_;
+    std::vector<uint32_t> tree_depth_;  // edges from the root to the deepest leaf
     std::vector<uint16_t> tree_group_;
     std::vector<float> base_margin_;  // per group
     int num_features_ = 0;

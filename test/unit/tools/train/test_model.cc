@@ -1,7 +1,9 @@
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <random>
 
@@ -87,6 +89,43 @@ TEST_CASE("tree walk: multi-class softprob equals XGBoost's predictions") {
         ens.predict_multi(&x[r * kNumFeatures], p);
         for (int c = 0; c < kFailureClasses; ++c) REQUIRE(p[c] == Approx(want[r * kFailureClasses + c]).margin(1e-6));
     }
+}
+
+TEST_CASE("tree walk: eight trees at a time give the one-by-one walk's margins bit for bit") {
+    // Trees of every depth up to 9 (early leaves, so the eight lanes' depths differ), counts that leave a
+    // remainder of trees walked one by one, both objectives, and rows with missing, infinite and extreme values.
+    std::mt19937_64 rng(31);
+    std::uniform_real_distribution<float> U(0, 1);
+    for (int classes : {2, kFailureClasses})
+        for (int rounds : {1, 7, 8, 13, 40}) {
+            std::vector<float> x, y;
+            make_random_rows(600, x, y, classes, 100 + static_cast<uint64_t>(rounds));
+            xgb::DMatrix d(x.data(), 600, kNumFeatures);
+            d.set_labels(y);
+            xgb::Booster b({&d});
+            b.set("objective", classes == 2 ? "binary:logistic" : "multi:softprob");
+            if (classes != 2) b.set("num_class", std::to_string(classes));
+            b.set("tree_method", "hist");
+            b.set("max_depth", std::to_string(2 + rounds % 8));
+            b.set("min_child_weight", "0");
+            b.set("nthread", "1");
+            for (int i = 0; i < rounds; ++i) b.update(i, d);
+            auto ens = TreeEnsemble::from_xgboost_json(xgb::parse_model_json(b.save_json()), kNumFeatures);
+            const int groups = classes == 2 ? 1 : classes;
+            std::vector<float> row(kNumFeatures), got(static_cast<size_t>(groups)), want(static_cast<size_t>(groups));
+            for (int r = 0; r < 600; ++r) {
+                for (float &v : row) {
+                    const float u = U(rng);
+                    v = u < 0.15f ? std::nanf("") : u < 0.2f ? INFINITY : u < 0.25f ? -INFINITY : U(rng) * 12 - 3;
+                }
+                if (r < 300) std::copy_n(&x[static_cast<size_t>(r) * kNumFeatures], kNumFeatures, row.begin());
+                ens.margins(row.data(), got.data());
+                ens.margins_one_by_one(row.data(), want.data());
+                for (int g = 0; g < groups; ++g) REQUIRE(std::memcmp(&got[static_cast<size_t>(g)], &want[static_cast<size_t>(g)], sizeof(float)) == 0);
+                if (classes == 2)
+                    REQUIRE(ens.predict_binary(row.data()) == 1.0f / (1.0f + std::exp(-want[0])));
+            }
+        }
 }
 
 TEST_CASE("tree walk: splits at -Infinity (XGBoost 3.3) send present values right, as XGBoost does") {
