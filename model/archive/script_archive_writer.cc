@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
 #include <memory>
 
 #include "model/util/log.h"
@@ -13,6 +14,19 @@ int64_t now_s() {
     return std::chrono::duration_cast<std::chrono::seconds>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 }  // namespace
+
+char *ScriptArchiveEntry::allocate(size_t script_bytes, size_t env_bytes) {
+    text.reset(new char[script_bytes + env_bytes]);
+    script_len = script_bytes;
+    env_len = env_bytes;
+    return text.get();
+}
+
+void ScriptArchiveEntry::assign(std::string_view script, std::string_view env) {
+    char *p = allocate(script.size(), env.size());
+    if (!script.empty()) std::memcpy(p, script.data(), script.size());
+    if (!env.empty()) std::memcpy(p + script.size(), env.data(), env.size());
+}
 
 ScriptArchiveWriter::ScriptArchiveWriter(std::string path, size_t max_entries, int64_t max_bytes,
                                          std::shared_ptr<UserWriteBudget> budget, int64_t log_interval_seconds)
@@ -144,9 +158,9 @@ void ScriptArchiveWriter::write(Batch &b) {
             if (budget_ && !budget_->admit(UserWriteBudget::File::ScriptArchive, e.meta.uid, day)) {
                 ++left_out;
             } else {
-                std::string_view env(e.env);
+                const std::string_view env = e.env();
                 uint64_t added = 0;
-                if (archive_->put(e.meta, e.script, e.has_env ? &env : nullptr, &added)) ++fresh;
+                if (archive_->put(e.meta, e.script(), e.has_env ? &env : nullptr, &added)) ++fresh;
                 charges.charge(e.meta.uid, e.meta.user, day, added);
             }
             ++b.taken;

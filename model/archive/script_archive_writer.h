@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 
 #include "model/archive/script_archive.h"
 #include "model/archive/user_write_budget.h"
@@ -21,8 +22,18 @@ namespace jfp {
 
 struct ScriptArchiveEntry {
     ArchivedSubmission meta;  // token, cluster, submitted, uid, user, name, work_dir
-    std::string script, env;
+    // The script, then the environment: one block, filled on the submit thread (one allocation, not one
+    // per part, and no zero fill first) and freed on the archive's.
+    std::unique_ptr<char[]> text;
+    size_t script_len = 0, env_len = 0;
     bool has_env = false;
+
+    std::string_view script() const { return {text.get(), script_len}; }
+    std::string_view env() const { return {text.get() + script_len, env_len}; }
+    // A block of script_len + env_len bytes, uninitialised: the caller fills it.
+    char *allocate(size_t script_bytes, size_t env_bytes);
+    // Copies script and env into a block of their own (callers with the text at hand).
+    void assign(std::string_view script, std::string_view env = {});
 };
 
 struct ScriptArchiveCounters {

@@ -172,13 +172,13 @@ TEST_CASE("script archive writer: over its budget it drops and counts; an unwrit
         w.count_drop();
         ScriptArchiveEntry e;
         e.meta = meta("a", 1);
-        e.script = std::string(5000, 'x');
+        e.assign(std::string(5000, 'x'));
         w.push(std::move(e), 6000);
         w.flush();
         CHECK(w.reserve(6000));  // the written entry gave its bytes back
         ScriptArchiveEntry e2;
         e2.meta = meta("b", 2);
-        e2.script = std::string(5000, 'x');
+        e2.assign(std::string(5000, 'x'));
         w.push(std::move(e2), 6000);
         w.flush();
         auto c = w.counters();
@@ -355,7 +355,7 @@ TEST_CASE("script archive writer: an archive rotated under it is closed and the 
         REQUIRE(w.reserve(100));
         ScriptArchiveEntry e;
         e.meta = meta(token, 1);
-        e.script = "#!/bin/sh\necho " + token + "\n";
+        e.assign("#!/bin/sh\necho " + token + "\n");
         w.push(std::move(e), 100);
         w.flush();
     };

@@ -90,7 +90,7 @@ struct Site {
         e.meta.user = "user" + std::to_string(uid);
         e.meta.name = std::string(name_bytes, 'n') + std::to_string(i);
         e.meta.work_dir = "/home/" + std::string(dir_bytes, 'd') + std::to_string(i);
-        e.script = random_script(rng, script_bytes);
+        e.assign(random_script(rng, script_bytes));
         REQUIRE(archive->reserve(1000));
         archive->push(std::move(e), 1000);
     }
