@@ -138,7 +138,7 @@ ctld_cgroup() {
     mkdir "$cg" 2>/dev/null || return 0
     if ctld_pid >"$cg/cgroup.procs" 2>/dev/null && grep -q '^usage_usec' "$cg/cpu.stat" 2>/dev/null; then
         CPU_CG=$cg
-        CLEANUP_HOOK="$CLEANUP_HOOK; for p in \$(cat '$cg/cgroup.procs' 2>/dev/null); do echo \$p >'$base/cgroup.procs'; done; rmdir '$cg'"
+        CLEANUP_HOOK="$CLEANUP_HOOK; for p in \$(cat '$cg/cgroup.procs' 2>/dev/null); do echo \$p >'$base/cgroup.procs'; done; rmdir '$cg' 2>/dev/null || true"
     else
         rmdir "$cg" 2>/dev/null || true
     fi
