@@ -100,16 +100,16 @@ HistorySnapshot load_history_snapshot(const HistoryStore &store) {
     HistoryStore::ReadTransaction tx(store);  // one view: a commit during the load is applied next time
     s.seq = store.tracks_changes() ? store.last_change() : -1;
     s.prunes = store.prune_count();
-    auto ended = store.ended_jobs_for_index();
+    store.load_jobs(
+        [&](const HistoryStore::Submission &sub) {
+            ++s.jobs;
+            note_submission(s, sub);
+        },
+        [&](const JobRecord &j) {
+            s.index.add(j);
+            if (j.end > s.latest_end) s.latest_end = j.end;
+        });
     JobRecord j;
-    while (ended.next(j)) {
-        s.index.add(j);
-        if (j.end > s.latest_end) s.latest_end = j.end;
-    }
-    store.for_each_submission([&](const HistoryStore::Submission &sub) {
-        ++s.jobs;
-        note_submission(s, sub);
-    });
     auto tokened = store.unfinished_tokened_jobs();
     while (tokened.next(j)) note_token(s, j);
     s.queue_token_by_job = read_queue_tokens(store);

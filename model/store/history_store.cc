@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "model/jobs/slurm_text.h"
+#include "model/store/end_order_replay.h"
 #include "model/store/ingest_records.h"
 #include "model/store/ingest_writer.h"
 #include "model/store/job_lookup.h"
@@ -76,8 +77,13 @@ JobCursor HistoryStore::ended_jobs_for_index() const {
     return JobCursor(db_, sql);
 }
 
-void HistoryStore::for_each_submission(const std::function<void(const Submission &)> &fn) const {
-    Stmt s(db_, "SELECT cluster, job_key, user, account, qos, uid, submit FROM jobs WHERE user IS NOT NULL");
+void HistoryStore::load_jobs(const std::function<void(const Submission &)> &submission,
+                             const std::function<void(const JobRecord &)> &ended, size_t max_window) const {
+    // Schema 1 has no end_seq: its order (end_time, cluster, job_key) is left to SQLite.
+    const bool keyed = tracks_changes_;
+    Stmt s(db_, (std::string("SELECT cluster, job_key, user, account, qos, uid, submit") +
+                 (keyed ? ", " + ended_sql() + ", end_time, end_seq" : std::string()) + " FROM jobs WHERE user IS NOT NULL ORDER BY rowid").c_str());
+    std::vector<EndKey> keys;
     Submission r;
     while (s.step()) {
         r.cluster = s.view_at(0);
@@ -87,8 +93,20 @@ void HistoryStore::for_each_submission(const std::function<void(const Submission
         r.qos = s.view_at(4);
         r.uid = s.is_null(5) ? -1 : s.int_at(5);
         r.submit = s.int_at(6);
-        fn(r);
+        submission(r);
+        if (keyed && s.int_at(7) != 0) keys.push_back(EndKey{s.int_at(8), s.int_at(9)});
     }
+    ReplayOrder order;
+    if (keyed) order = replay_order(keys);
+    keys = std::vector<EndKey>();
+    if (keyed && order.window <= max_window) {
+        replay_ended_rows(db_, has_script_fp_, order, ended);
+        return;
+    }
+    order = ReplayOrder();
+    auto sorted = ended_jobs_for_index();
+    JobRecord j;
+    while (sorted.next(j)) ended(j);
 }
 
 JobCursor HistoryStore::unfinished_tokened_jobs() const {

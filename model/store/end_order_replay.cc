@@ -1,0 +1,98 @@
+#include "model/store/end_order_replay.h"
+
+#include <algorithm>
+#include <limits>
+#include <stdexcept>
+#include <string>
+
+#include "model/store/store_schema.h"
+
+namespace jfp {
+
+ReplayOrder replay_order(const std::vector<EndKey> &keys) {
+    ReplayOrder out;
+    const size_t n = keys.size();
+    if (n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("more ended jobs than a replay order can number");
+    std::vector<uint32_t> by_place(n);
+    for (size_t i = 0; i < n; ++i) by_place[i] = static_cast<uint32_t>(i);
+    std::sort(by_place.begin(), by_place.end(), [&](uint32_t a, uint32_t b) {
+        const EndKey &x = keys[a], &y = keys[b];
+        if (x.end != y.end) return x.end < y.end;
+        if (x.seq != y.seq) return x.seq < y.seq;
+        return a < b;
+    });
+    out.rank.resize(n);
+    for (size_t place = 0; place < n; ++place) out.rank[by_place[place]] = static_cast<uint32_t>(place);
+    by_place = std::vector<uint32_t>();
+    // The read replayed as replay_ended_rows does it, to size its ring: a row waits from its read until
+    // every place before it is read.
+    std::vector<bool> read(n);
+    size_t next = 0, highest = 0;
+    for (size_t i = 0; i < n; ++i) {
+        const size_t r = out.rank[i];
+        read[r] = true;
+        highest = std::max(highest, r);
+        out.window = std::max(out.window, highest - next + 1);
+        while (next < n && read[next]) ++next;
+    }
+    return out;
+}
+
+namespace {
+
+// The columns HistoryIndex::add reads, and what JobCursor makes of them (a step's OOM verdict, a kill
+// inferred from memory).
+std::string ended_rows_sql(bool script_fp) {
+    return std::string("SELECT array_job, user, account, partition, name, end_time, outcome, exit_signal, req_cpus, "
+                       "req_mem_mb, timelimit_min, elapsed_s, max_rss_mb, step_oom, ") +
+           (script_fp ? "script_fp" : "NULL") + " FROM jobs WHERE user IS NOT NULL AND " + ended_sql() + " ORDER BY rowid";
+}
+
+void read_index_fields(const Stmt &s, JobRecord &j) {
+    j.array_job = s.view_at(0);
+    j.user = s.view_at(1);
+    j.account = s.view_at(2);
+    j.partition = s.view_at(3);
+    j.name = s.view_at(4);
+    j.end = s.int_at(5);
+    j.outcome = static_cast<Outcome>(s.int_at(6));
+    j.exit_signal = static_cast<int>(s.int_at(7));
+    j.req_cpus = s.real_at(8);
+    j.req_mem_mb = s.real_at(9);
+    j.timelimit_min = s.real_at(10);
+    j.elapsed_s = s.real_at(11);
+    j.max_rss_mb = s.real_at(12);
+    if (s.int_at(13) != 0 && j.outcome == Outcome::Failed) j.outcome = Outcome::OutOfMemory;
+    j.script_fingerprint = s.is_null(14) ? 0 : static_cast<uint64_t>(s.int_at(14));
+    infer_memory_kill(j);
+}
+
+std::runtime_error changed_under(const Db &db) {
+    return std::runtime_error(db.path() + ": the ended jobs changed between the two reads of one snapshot load "
+                              "(a bug: both run in one read transaction); load the history again");
+}
+
+}  // namespace
+
+void replay_ended_rows(const Db &db, bool script_fp, const ReplayOrder &order,
+                       const std::function<void(const JobRecord &)> &fn) {
+    const size_t n = order.rank.size();
+    if (n == 0) return;
+    const size_t w = std::max<size_t>(order.window, 1);
+    // A slot's strings keep their capacity from row to row: no allocation per row once the ring is warm.
+    std::vector<JobRecord> ring(w);
+    std::vector<uint32_t> held(w, std::numeric_limits<uint32_t>::max());  // the place each slot holds
+    Stmt s(db, ended_rows_sql(script_fp).c_str());
+    size_t i = 0, next = 0;
+    while (s.step()) {
+        if (i == n) throw changed_under(db);
+        const uint32_t r = order.rank[i++];
+        if (r - next >= w) throw changed_under(db);
+        read_index_fields(s, ring[r % w]);
+        held[r % w] = r;
+        while (next < n && held[next % w] == next) fn(ring[next++ % w]);
+    }
+    if (i != n || next != n) throw changed_under(db);
+}
+
+}  // namespace jfp

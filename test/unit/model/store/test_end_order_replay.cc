@@ -1,0 +1,148 @@
+// The snapshot's full load reads the ended jobs in rowid order and puts them back in replay order itself:
+// whatever order the rows stand in (jobs that ran long, late exports, re-ingests, step verdicts), it must
+// give the jobs exactly as SQLite's ORDER BY end_time, end_seq does, with the same fields; and so must its
+// fallback, when the rows stand too far out of order for its ring.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "catch.h"
+#include "history_workload.h"
+#include "model/store/end_order_replay.h"
+#include "model/store/history_store.h"
+#include "model/store/store_schema.h"
+#include "test_support.h"
+
+namespace test_end_order_replay {
+
+using namespace jfp;
+using jfp::test::TempDir;
+using jfp::test::Workload;
+using jfp::test::put;
+
+namespace {
+
+bool same_number(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
+
+// The fields HistoryIndex::add reads, as one line to compare and print.
+std::string index_fields(const JobRecord &j) {
+    std::string s = j.user + "|" + j.name + "|" + j.partition + "|" + j.account + "|" + j.array_job + "|" +
+                    std::to_string(j.end) + "|" + std::to_string(static_cast<int>(j.outcome)) + "|" +
+                    std::to_string(j.script_fingerprint);
+    for (double d : {j.req_cpus, j.req_mem_mb, j.timelimit_min, j.elapsed_s, j.max_rss_mb})
+        s += "|" + (std::isnan(d) ? std::string("nan") : std::to_string(d));
+    return s;
+}
+
+std::vector<std::string> sorted_by_sqlite(const HistoryStore &store) {
+    std::vector<std::string> out;
+    auto c = store.ended_jobs_for_index();
+    JobRecord j;
+    while (c.next(j)) out.push_back(index_fields(j));
+    return out;
+}
+
+std::vector<std::string> loaded(const HistoryStore &store, size_t max_window, std::vector<std::string> *subs = nullptr) {
+    std::vector<std::string> out;
+    store.load_jobs(
+        [&](const HistoryStore::Submission &s) {
+            if (subs) subs->push_back(std::string(s.job_key) + "|" + std::string(s.user) + "|" + std::to_string(s.submit));
+        },
+        [&](const JobRecord &j) { out.push_back(index_fields(j)); });
+    return out;
+}
+
+// A store whose rows stand far from end order: long runners ended many ingests later, late exports,
+// re-ingests with another outcome, step rows with the OOM verdict, array tasks, fingerprints.
+void fill_out_of_order(HistoryStore &store, Workload &w, int rounds) {
+    for (int round = 0; round < rounds; ++round) {
+        std::vector<JobRecord> batch;
+        std::vector<StepInfo> steps;
+        int action = w.pick(5);
+        if (action <= 1) {
+            for (int i = 0, n = 1 + w.pick(12); i < n; ++i) {
+                w.clock += w.pick(3);  // many jobs end in the same second
+                JobRecord j = w.submit();
+                if (w.pick(3) == 0) j.array_job = "a" + std::to_string(w.pick(4));
+                if (w.pick(2)) j.script_fingerprint = 1 + static_cast<uint64_t>(w.pick(5));
+                if (w.pick(3) == 0) {
+                    w.running.push_back(j);
+                } else {
+                    w.finish(j, w.clock);
+                    w.ended.push_back(j);
+                }
+                batch.push_back(j);
+                if (w.pick(6) == 0) steps.push_back(StepInfo{j.cluster, j.job_key, 4000.0, true});
+            }
+        } else if (action == 2) {  // long runners end, some long after
+            while (!w.running.empty() && batch.size() < 4) {
+                size_t at = static_cast<size_t>(w.pick(static_cast<int>(w.running.size())));
+                JobRecord j = w.running[at];
+                w.running.erase(w.running.begin() + static_cast<long>(at));
+                w.finish(j, w.clock + w.pick(5));
+                w.ended.push_back(j);
+                batch.push_back(j);
+            }
+        } else if (action == 3) {  // a late export: ended before jobs already stored
+            JobRecord j = w.submit();
+            j.submit -= 9000;
+            w.finish(j, w.clock - 1 - w.pick(3000));
+            w.ended.push_back(j);
+            batch.push_back(j);
+        } else if (!w.ended.empty()) {  // re-ingested with another outcome (and more memory)
+            JobRecord &j = w.ended[static_cast<size_t>(w.pick(static_cast<int>(w.ended.size())))];
+            j.outcome = j.outcome == Outcome::Failed ? Outcome::Completed : Outcome::Failed;
+            j.state = j.outcome == Outcome::Failed ? "FAILED" : "COMPLETED";
+            j.exit_signal = w.pick(2) ? 9 : 0;
+            j.max_rss_mb = j.req_mem_mb;
+            batch.push_back(j);
+        }
+        put(store, batch, steps);
+    }
+}
+
+}  // namespace
+
+TEST_CASE("end order replay: places by end then end_seq, ties in rowid order; the ring as wide as rows wait") {
+    ReplayOrder o = replay_order({{30, 3}, {10, 1}, {20, 2}, {20, 1}, {40, 9}});
+    CHECK(o.rank == std::vector<uint32_t>{3, 0, 2, 1, 4});
+    CHECK(o.window == 4);  // {30,3} waits while places 0..2 are read
+    CHECK(replay_order({{1, 1}, {2, 2}, {3, 3}}).window == 1);
+    CHECK(replay_order({{3, 3}, {2, 2}, {1, 1}}).window == 3);
+    CHECK(replay_order({{5, 1}, {5, 1}, {4, 1}}).rank == std::vector<uint32_t>{1, 2, 0});
+    CHECK(replay_order({}).window == 0);
+}
+
+TEST_CASE("end order replay: the snapshot's load gives the ended jobs as SQLite's sort does, ring or fallback") {
+    for (uint64_t seed : {61u, 62u, 63u, 64u, 65u}) {
+        TempDir dir;
+        HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+        Workload w(seed);
+        fill_out_of_order(store, w, 80);
+        const std::vector<std::string> want = sorted_by_sqlite(store);
+        REQUIRE(want.size() > 100);
+        std::vector<std::string> subs_ring, subs_sorted;
+        INFO("seed " << seed);
+        CHECK(loaded(store, HistoryStore::kReplayWindow, &subs_ring) == want);
+        CHECK(loaded(store, 0, &subs_sorted) == want);  // every window is too wide: SQLite sorts
+        CHECK(subs_ring == subs_sorted);
+        CHECK(subs_ring.size() == store.job_count());
+
+        // The ring exactly as wide as the order says, and the reorder without the store's own scan.
+        Db db(dir.file("h.db"), SQLITE_OPEN_READONLY);
+        Stmt k(db, ("SELECT end_time, end_seq FROM jobs WHERE user IS NOT NULL AND " + ended_sql() + " ORDER BY rowid").c_str());
+        std::vector<EndKey> keys;
+        while (k.step()) keys.push_back(EndKey{k.int_at(0), k.int_at(1)});
+        ReplayOrder order = replay_order(keys);
+        CHECK(order.window > 1);  // the workload does put rows out of order
+        std::vector<std::string> got;
+        replay_ended_rows(db, true, order, [&](const JobRecord &j) { got.push_back(index_fields(j)); });
+        CHECK(got == want);
+        // An order of other rows is refused, not followed out of bounds.
+        order.rank.pop_back();
+        CHECK_THROWS_WITH(replay_ended_rows(db, true, order, [](const JobRecord &) {}),
+                          HasText("changed between the two reads"));
+    }
+}
+
+}  // namespace test_end_order_replay
