@@ -5,6 +5,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "model/store/index_fields.h"
 #include "model/store/store_schema.h"
 
 namespace jfp {
@@ -40,31 +41,9 @@ ReplayOrder replay_order(const std::vector<EndKey> &keys) {
 
 namespace {
 
-// The columns HistoryIndex::add reads, and what JobCursor makes of them (a step's OOM verdict, a kill
-// inferred from memory).
 std::string ended_rows_sql(bool script_fp) {
-    return std::string("SELECT array_job, user, account, partition, name, end_time, outcome, exit_signal, req_cpus, "
-                       "req_mem_mb, timelimit_min, elapsed_s, max_rss_mb, step_oom, ") +
-           (script_fp ? "script_fp" : "NULL") + " FROM jobs WHERE user IS NOT NULL AND " + ended_sql() + " ORDER BY rowid";
-}
-
-void read_index_fields(const Stmt &s, JobRecord &j) {
-    j.array_job = s.view_at(0);
-    j.user = s.view_at(1);
-    j.account = s.view_at(2);
-    j.partition = s.view_at(3);
-    j.name = s.view_at(4);
-    j.end = s.int_at(5);
-    j.outcome = static_cast<Outcome>(s.int_at(6));
-    j.exit_signal = static_cast<int>(s.int_at(7));
-    j.req_cpus = s.real_at(8);
-    j.req_mem_mb = s.real_at(9);
-    j.timelimit_min = s.real_at(10);
-    j.elapsed_s = s.real_at(11);
-    j.max_rss_mb = s.real_at(12);
-    if (s.int_at(13) != 0 && j.outcome == Outcome::Failed) j.outcome = Outcome::OutOfMemory;
-    j.script_fingerprint = s.is_null(14) ? 0 : static_cast<uint64_t>(s.int_at(14));
-    infer_memory_kill(j);
+    return std::string("SELECT ") + kIndexOnlyColumns + ", " + (script_fp ? "script_fp" : "NULL") +
+           " FROM jobs WHERE user IS NOT NULL AND " + ended_sql() + " ORDER BY rowid";
 }
 
 std::runtime_error changed_under(const Db &db) {
@@ -88,7 +67,7 @@ void replay_ended_rows(const Db &db, bool script_fp, const ReplayOrder &order,
         if (i == n) throw changed_under(db);
         const uint32_t r = order.rank[i++];
         if (r - next >= w) throw changed_under(db);
-        read_index_fields(s, ring[r % w]);
+        read_index_fields(s, kIndexOnly, ring[r % w]);
         held[r % w] = r;
         while (next < n && held[next % w] == next) fn(ring[next++ % w]);
     }
