@@ -33,7 +33,9 @@ void note_submission(HistorySnapshot &s, const HistoryStore::Submission &j) {
         auto &name = s.uid_names[static_cast<uint32_t>(j.uid)];
         if (name != j.user) name.assign(j.user);
     } else if (!j.user.empty()) {
-        s.users_without_uid.emplace(j.user);
+        // emplace would build a node (an allocation) for every row before finding the user there already.
+        std::string user(j.user);
+        if (s.users_without_uid.find(user) == s.users_without_uid.end()) s.users_without_uid.insert(std::move(user));
     }
     if (j.account.empty() && j.qos.empty()) return;
     auto it = s.last_account.find(std::string(j.user));  // one allocation per row with an account
