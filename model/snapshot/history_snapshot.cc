@@ -97,11 +97,14 @@ const std::string *HistorySnapshot::token_of(const std::string &job_id) const {
     return find_in(token_by_job, job_id);
 }
 
-HistorySnapshot load_history_snapshot(const HistoryStore &store) {
+HistorySnapshot load_history_snapshot(const HistoryStore &store, bool second_thread) {
     HistorySnapshot s;
     HistoryStore::ReadTransaction tx(store);  // one view: a commit during the load is applied next time
     s.seq = store.tracks_changes() ? store.last_change() : -1;
     s.prunes = store.prune_count();
+    HistoryStore::LoadOptions opts;
+    opts.second_thread = second_thread;
+    // Two threads: the submissions' callback touches only the names, accounts and count; the ended jobs' the index.
     store.load_jobs(
         [&](const HistoryStore::Submission &sub) {
             ++s.jobs;
@@ -110,7 +113,8 @@ HistorySnapshot load_history_snapshot(const HistoryStore &store) {
         [&](const JobRecord &j) {
             s.index.add(j);
             if (j.end > s.latest_end) s.latest_end = j.end;
-        });
+        },
+        opts);
     JobRecord j;
     auto tokened = store.unfinished_tokened_jobs();
     while (tokened.next(j)) note_token(s, j);

@@ -62,11 +62,16 @@ public:
         int64_t uid = -1, submit = 0;
     };
     // The same load in two scans in rowid order (end_order_replay.h), no sort: every job row with only who
-    // submitted it, where and when, in rowid order; then the ended jobs as ended_jobs_for_index gives them.
+    // submitted it, where and when, in rowid order; and the ended jobs as ended_jobs_for_index gives them.
     // Rows further out of end order than max_window slots (or a schema-1 store) are sorted by SQLite instead.
-    static constexpr size_t kReplayWindow = size_t{1} << 17;  // ~70 MiB of JobRecord slots at most
+    // second_thread: the submissions are read on another connection meanwhile (job_load.h), so the two
+    // callbacks may run at once on two threads: they must touch nothing in common.
+    struct LoadOptions {
+        size_t max_window = size_t{1} << 17;  // ~70 MiB of JobRecord slots at most
+        bool second_thread = false;
+    };
     void load_jobs(const std::function<void(const Submission &)> &submission,
-                   const std::function<void(const JobRecord &)> &ended, size_t max_window = kReplayWindow) const;
+                   const std::function<void(const JobRecord &)> &ended, const LoadOptions &options) const;
     // Jobs not ended that carry a join token, in submit order.
     JobCursor unfinished_tokened_jobs() const;
     // Tasks per array (cluster + array job id); the feature array_size of each task.

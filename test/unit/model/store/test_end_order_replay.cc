@@ -42,13 +42,20 @@ std::vector<std::string> sorted_by_sqlite(const HistoryStore &store) {
     return out;
 }
 
-std::vector<std::string> loaded(const HistoryStore &store, size_t max_window, std::vector<std::string> *subs = nullptr) {
+// The load's ended jobs and (into subs) its submissions; the two callbacks may run on two threads.
+std::vector<std::string> loaded(const HistoryStore &store, size_t max_window, bool two_threads,
+                                std::vector<std::string> &subs) {
     std::vector<std::string> out;
+    HistoryStore::LoadOptions opts;
+    opts.max_window = max_window;
+    opts.second_thread = two_threads;
+    subs.clear();
     store.load_jobs(
         [&](const HistoryStore::Submission &s) {
-            if (subs) subs->push_back(std::string(s.job_key) + "|" + std::string(s.user) + "|" + std::to_string(s.submit));
+            subs.push_back(std::string(s.job_key) + "|" + std::string(s.user) + "|" + std::to_string(s.uid) + "|" +
+                           std::string(s.account) + "|" + std::string(s.qos) + "|" + std::to_string(s.submit));
         },
-        [&](const JobRecord &j) { out.push_back(index_fields(j)); });
+        [&](const JobRecord &j) { out.push_back(index_fields(j)); }, opts);
     return out;
 }
 
@@ -121,12 +128,17 @@ TEST_CASE("end order replay: the snapshot's load gives the ended jobs as SQLite'
         fill_out_of_order(store, w, 80);
         const std::vector<std::string> want = sorted_by_sqlite(store);
         REQUIRE(want.size() > 100);
-        std::vector<std::string> subs_ring, subs_sorted;
         INFO("seed " << seed);
-        CHECK(loaded(store, HistoryStore::kReplayWindow, &subs_ring) == want);
-        CHECK(loaded(store, 0, &subs_sorted) == want);  // every window is too wide: SQLite sorts
-        CHECK(subs_ring == subs_sorted);
-        CHECK(subs_ring.size() == store.job_count());
+        std::vector<std::string> subs_first, subs;
+        const size_t ring = HistoryStore::LoadOptions().max_window;
+        CHECK(loaded(store, ring, false, subs_first) == want);
+        CHECK(subs_first.size() == store.job_count());
+        CHECK(loaded(store, ring, true, subs) == want);
+        CHECK(subs == subs_first);
+        CHECK(loaded(store, 0, false, subs) == want);  // every window is too wide: SQLite sorts
+        CHECK(subs == subs_first);
+        CHECK(loaded(store, 0, true, subs) == want);
+        CHECK(subs == subs_first);
 
         // The ring exactly as wide as the order says, and the reorder without the store's own scan.
         Db db(dir.file("h.db"), SQLITE_OPEN_READONLY);
@@ -143,6 +155,29 @@ TEST_CASE("end order replay: the snapshot's load gives the ended jobs as SQLite'
         CHECK_THROWS_WITH(replay_ended_rows(db, true, order, [](const JobRecord &) {}),
                           HasText("changed between the two reads"));
     }
+}
+
+TEST_CASE("end order replay: a commit the caller's view has not seen leaves the submissions to the caller's connection") {
+    TempDir dir;
+    const std::string db = dir.file("h.db");
+    HistoryStore writer(db, HistoryStore::Access::ReadWrite);
+    Workload w(71);
+    fill_out_of_order(writer, w, 30);
+    HistoryStore reader(db, HistoryStore::Access::ReadOnly);
+    std::vector<std::string> want_subs, subs;
+    std::vector<std::string> want;
+    {
+        HistoryStore::ReadTransaction tx(reader);
+        const uint64_t before = reader.job_count();  // the view is taken at the first read
+        want = loaded(reader, HistoryStore::LoadOptions().max_window, false, want_subs);
+        fill_out_of_order(writer, w, 10);  // committed beside the open view
+        REQUIRE(writer.job_count() > before);
+        CHECK(loaded(reader, HistoryStore::LoadOptions().max_window, true, subs) == want);
+        CHECK(subs == want_subs);  // the rows of the caller's view, not the newer ones
+        CHECK(subs.size() == before);
+    }
+    CHECK(loaded(reader, HistoryStore::LoadOptions().max_window, true, subs) != want);  // a new view sees them
+    CHECK(subs.size() == writer.job_count());
 }
 
 }  // namespace test_end_order_replay
