@@ -10,25 +10,20 @@
 
 namespace jfp {
 
-ReplayOrder replay_order(const std::vector<EndKey> &keys) {
+ReplayOrder replay_order(std::vector<EndKey> keys) {
     ReplayOrder out;
     const size_t n = keys.size();
     if (n >= std::numeric_limits<uint32_t>::max()) throw std::length_error("more ended jobs than a replay order can number");
-    // Sorted with their row number beside them, not through it: a sort by index misses the cache each compare.
-    struct Keyed {
-        EndKey key;
-        uint32_t row;
-    };
-    std::vector<Keyed> by_place(n);
-    for (size_t i = 0; i < n; ++i) by_place[i] = Keyed{keys[i], static_cast<uint32_t>(i)};
-    std::sort(by_place.begin(), by_place.end(), [](const Keyed &a, const Keyed &b) {
-        if (a.key.end != b.key.end) return a.key.end < b.key.end;
-        if (a.key.seq != b.key.seq) return a.key.seq < b.key.seq;
+    // Sorted with their row number beside them, not through an index: an indirect sort misses the cache each compare.
+    for (size_t i = 0; i < n; ++i) keys[i].row = static_cast<uint32_t>(i);
+    std::sort(keys.begin(), keys.end(), [](const EndKey &a, const EndKey &b) {
+        if (a.end != b.end) return a.end < b.end;
+        if (a.seq != b.seq) return a.seq < b.seq;
         return a.row < b.row;
     });
     out.rank.resize(n);
-    for (size_t place = 0; place < n; ++place) out.rank[by_place[place].row] = static_cast<uint32_t>(place);
-    by_place = std::vector<Keyed>();
+    for (size_t place = 0; place < n; ++place) out.rank[keys[place].row] = static_cast<uint32_t>(place);
+    keys = std::vector<EndKey>();
     // The read replayed as replay_ended_rows does it, to size its ring: a row waits from its read until
     // every place before it is read.
     std::vector<bool> read(n);

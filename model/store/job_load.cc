@@ -12,12 +12,20 @@ namespace jfp {
 
 namespace {
 
+// Room for every job row's key at once: the vector is most of the load's memory, and doubling it
+// would hold up to three times that while it copies.
+void reserve_keys(const Db &db, std::vector<EndKey> &keys) {
+    Stmt c(db, "SELECT count(*) FROM jobs");  // an index's count: milliseconds
+    if (c.step()) keys.reserve(static_cast<size_t>(c.int_at(0)));
+}
+
 // Every job row in rowid order; with keys, the ended rows' (end_time, end_seq) too.
 void scan_submissions(const Db &db, const std::function<void(const HistoryStore::Submission &)> &fn,
                       std::vector<EndKey> *keys) {
     Stmt s(db, (std::string("SELECT cluster, job_key, user, account, qos, uid, submit") +
                 (keys ? ", " + ended_sql() + ", end_time, end_seq" : std::string()) +
                 " FROM jobs WHERE user IS NOT NULL ORDER BY rowid").c_str());
+    if (keys) reserve_keys(db, *keys);
     HistoryStore::Submission r;
     while (s.step()) {
         r.cluster = s.view_at(0);
@@ -34,6 +42,7 @@ void scan_submissions(const Db &db, const std::function<void(const HistoryStore:
 
 std::vector<EndKey> scan_end_keys(const Db &db) {
     std::vector<EndKey> keys;
+    reserve_keys(db, keys);
     Stmt s(db, ("SELECT end_time, end_seq FROM jobs WHERE user IS NOT NULL AND " + ended_sql() + " ORDER BY rowid").c_str());
     while (s.step()) keys.push_back(EndKey{s.int_at(0), s.int_at(1)});
     return keys;
@@ -50,14 +59,12 @@ std::pair<int64_t, int64_t> jobs_state(const Db &db) {
 
 void replay_ended(const JobLoad &load, std::vector<EndKey> keys, const std::function<void(const JobRecord &)> &ended) {
     if (load.keyed) {
-        ReplayOrder order = replay_order(keys);
-        keys = std::vector<EndKey>();
+        ReplayOrder order = replay_order(std::move(keys));
         if (order.window <= load.options.max_window) {
             replay_ended_rows(load.db, load.script_fp, order, ended);
             return;
         }
     }
-    keys = std::vector<EndKey>();
     JobCursor sorted(load.db, ended_for_index_sql(load.keyed, load.script_fp));
     JobRecord j;
     while (sorted.next(j)) ended(j);

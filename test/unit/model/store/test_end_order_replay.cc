@@ -69,37 +69,20 @@ void fill_out_of_order(HistoryStore &store, Workload &w, int rounds) {
         if (action <= 1) {
             for (int i = 0, n = 1 + w.pick(12); i < n; ++i) {
                 w.clock += w.pick(3);  // many jobs end in the same second
-                JobRecord j = w.submit();
+                JobRecord &j = w.arrive(batch, 3);
                 if (w.pick(3) == 0) j.array_job = "a" + std::to_string(w.pick(4));
                 if (w.pick(2)) j.script_fingerprint = 1 + static_cast<uint64_t>(w.pick(5));
-                if (w.pick(3) == 0) {
-                    w.running.push_back(j);
-                } else {
-                    w.finish(j, w.clock);
-                    w.ended.push_back(j);
-                }
-                batch.push_back(j);
                 if (w.pick(6) == 0) steps.push_back(StepInfo{j.cluster, j.job_key, 4000.0, true});
             }
         } else if (action == 2) {  // long runners end, some long after
             while (!w.running.empty() && batch.size() < 4) {
                 size_t at = static_cast<size_t>(w.pick(static_cast<int>(w.running.size())));
-                JobRecord j = w.running[at];
-                w.running.erase(w.running.begin() + static_cast<long>(at));
-                w.finish(j, w.clock + w.pick(5));
-                w.ended.push_back(j);
-                batch.push_back(j);
+                w.end_running(at, w.clock + w.pick(5), batch);
             }
         } else if (action == 3) {  // a late export: ended before jobs already stored
-            JobRecord j = w.submit();
-            j.submit -= 9000;
-            w.finish(j, w.clock - 1 - w.pick(3000));
-            w.ended.push_back(j);
-            batch.push_back(j);
-        } else if (!w.ended.empty()) {  // re-ingested with another outcome (and more memory)
-            JobRecord &j = w.ended[static_cast<size_t>(w.pick(static_cast<int>(w.ended.size())))];
-            j.outcome = j.outcome == Outcome::Failed ? Outcome::Completed : Outcome::Failed;
-            j.state = j.outcome == Outcome::Failed ? "FAILED" : "COMPLETED";
+            w.late(batch, 9000, w.clock, 3000);
+        } else if (!w.ended.empty()) {  // re-ingested with another outcome (and, killed, more memory)
+            JobRecord &j = w.flip();
             j.exit_signal = w.pick(2) ? 9 : 0;
             j.max_rss_mb = j.req_mem_mb;
             batch.push_back(j);
@@ -159,24 +142,23 @@ TEST_CASE("end order replay: the snapshot's load gives the ended jobs as SQLite'
 
 TEST_CASE("end order replay: a commit the caller's view has not seen leaves the submissions to the caller's connection") {
     TempDir dir;
-    const std::string db = dir.file("h.db");
-    HistoryStore writer(db, HistoryStore::Access::ReadWrite);
+    HistoryStore writer(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    HistoryStore reader(dir.file("h.db"), HistoryStore::Access::ReadOnly);
+    const size_t ring = HistoryStore::LoadOptions().max_window;
     Workload w(71);
     fill_out_of_order(writer, w, 30);
-    HistoryStore reader(db, HistoryStore::Access::ReadOnly);
-    std::vector<std::string> want_subs, subs;
-    std::vector<std::string> want;
+    std::vector<std::string> want, want_subs, subs;
     {
         HistoryStore::ReadTransaction tx(reader);
         const uint64_t before = reader.job_count();  // the view is taken at the first read
-        want = loaded(reader, HistoryStore::LoadOptions().max_window, false, want_subs);
+        want = loaded(reader, ring, false, want_subs);
         fill_out_of_order(writer, w, 10);  // committed beside the open view
         REQUIRE(writer.job_count() > before);
-        CHECK(loaded(reader, HistoryStore::LoadOptions().max_window, true, subs) == want);
+        CHECK(loaded(reader, ring, true, subs) == want);
         CHECK(subs == want_subs);  // the rows of the caller's view, not the newer ones
         CHECK(subs.size() == before);
     }
-    CHECK(loaded(reader, HistoryStore::LoadOptions().max_window, true, subs) != want);  // a new view sees them
+    CHECK(loaded(reader, ring, true, subs) != want);  // a new view sees them
     CHECK(subs.size() == writer.job_count());
 }
 
