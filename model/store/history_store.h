@@ -64,6 +64,7 @@ public:
     // The same load in two scans in rowid order (end_order_replay.h), no sort: every job row with only who
     // submitted it, where and when, in rowid order; and the ended jobs as ended_jobs_for_index gives them.
     // Rows further out of end order than max_window slots (or a schema-1 store) are sorted by SQLite instead.
+    // Call it inside a ReadTransaction: its scans must see one state of the store (else it throws).
     // second_thread: the submissions are read on another connection meanwhile (job_load.h), so the two
     // callbacks may run at once on two threads: they must touch nothing in common.
     struct LoadOptions {
