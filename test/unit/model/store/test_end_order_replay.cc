@@ -22,8 +22,6 @@ using jfp::test::put;
 
 namespace {
 
-bool same_number(double a, double b) { return a == b || (std::isnan(a) && std::isnan(b)); }
-
 // The fields HistoryIndex::add reads, as one line to compare and print.
 std::string index_fields(const JobRecord &j) {
     std::string s = j.user + "|" + j.name + "|" + j.partition + "|" + j.account + "|" + j.array_job + "|" +
