@@ -8,7 +8,9 @@ RUNS.tsv has a header and one row per run: round, config (none|jfp|lua), jobs, s
 mean time of REQUEST_SUBMIT_BATCH_JOB: the whole handler, job_submit plugins and lock waits included),
 locked_us (median usec slurmctld logs per job: job_allocate under the job write lock, restarted after the
 locks, so no plugin in it), cpu_us (slurmctld's CPU, all its threads, per job submitted), jfp_threads_us (the
-share of cpu_us jfp's own threads ran during the run, per job: 0 without jfp).
+share of cpu_us jfp's own threads ran during the run, per job: 0 without jfp), machine_us (the whole
+machine's busy CPU per job: sbatch, munge, slurmdbd and MariaDB too; the rate's CPU-bound part without
+the clients' idle gaps).
 
 The three runs of a round lie seconds apart, so a round's difference is less exposed to the machine's
 drift than pooled figures. Prints a table, then one JSON object as its last line.
@@ -45,7 +47,8 @@ def main():
     for r in rows:
         runs.setdefault(int(r["round"]), {})[r["config"]] = {
             "rate": int(r["jobs"]) / float(r["seconds"]), "rpc": float(r["rpc_us"]),
-            "locked": float(r["locked_us"]), "cpu": float(r["cpu_us"]), "writer": float(r.get("jfp_threads_us", 0))}
+            "locked": float(r["locked_us"]), "cpu": float(r["cpu_us"]), "writer": float(r.get("jfp_threads_us", 0)),
+            "machine": float(r.get("machine_us", 0))}
     rounds = [runs[k] for k in sorted(runs) if {"none", "jfp", "lua"} <= set(runs[k])]
     if not rounds:
         sys.exit("rate_stats: no complete round (none, jfp and lua) in %s" % sys.argv[1])
@@ -64,6 +67,13 @@ def main():
         out["slurmctld_%s_rate_ratio" % k] = round(m, 4)
         out["slurmctld_%s_rate_ratio_ci95" % k] = None if h is None else round(h, 4)
         lines.append(("%s jobs/s / none" % k, fmt(m, h, 3)))
+    if all(r[k]["machine"] > 0 for r in rounds for k in ("none", "jfp", "lua")):
+        # The rate a CPU-bound machine would have: the inverse of its CPU per job, against no plugin's.
+        for k in ("jfp", "lua"):
+            m, h = per_round(lambda r: r["none"]["machine"] / r[k]["machine"])
+            out["slurmctld_%s_machine_cpu_ratio" % k] = round(m, 4)
+            out["slurmctld_%s_machine_cpu_ratio_ci95" % k] = None if h is None else round(h, 4)
+            lines.append(("machine CPU per job: none / %s" % k, fmt(m, h, 3)))
     for what, key, label in (("rpc", "rpc_us", "RPC time (sdiag mean, us)"),
                              ("cpu", "cpu_us", "slurmctld CPU per job (us)"),
                              ("locked", "locked_us", "under the write lock (log median, us)")):

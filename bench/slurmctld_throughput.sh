@@ -143,6 +143,11 @@ ctld_cgroup() {
         rmdir "$cg" 2>/dev/null || true
     fi
 }
+# machine_busy_us: the whole machine's busy CPU so far (every core: user, nice, system, irq, softirq,
+# steal), in microseconds. Per job it is what a submission costs everything together, sbatch and munge
+# included, without the idle gaps that make the rate of 4 clients on 2 cores noisy.
+machine_busy_us() { awk -v t="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%d", ($2 + $3 + $4 + $7 + $8 + $9) * 1e6 / t }' /proc/stat; }
+
 # jfp_threads_us: the CPU so far of jfp's own threads in slurmctld (jfp-background, and the writers when
 # configured), in microseconds; 0 without jfp. Their work for a submission is off the RPC's path but on the
 # machine's cores. A run's figure is the difference between its start and its end (the same threads: the
@@ -199,7 +204,7 @@ set_plugins ""
 ctld_cgroup
 echo "slurmctld's CPU read from ${CPU_CG:-/proc/PID/stat (10 ms ticks: no cgroup could be made)}" >&2
 runs="$work/runs.tsv"
-echo "round config jobs seconds rpc_us locked_us cpu_us jfp_threads_us" >"$runs"
+echo "round config jobs seconds rpc_us locked_us cpu_us jfp_threads_us machine_us" >"$runs"
 order=(none jfp lua)
 # Round 0 warms the cluster up and is not counted: the first runs after its start read up to 9 times
 # slower under the write lock (slurmdbd's first records, cold files).
@@ -211,6 +216,7 @@ for r in $(seq 0 "$ROUNDS"); do
         case $k in none) set_plugins "" ;; jfp) set_plugins jfp ;; lua) set_plugins lua ;; esac
         sdiag -r >/dev/null
         cpu0=$(ctld_cpu_us)
+        busy0=$(machine_busy_us)
         threads0=$(jfp_threads_us)
         perf_pid=""
         if [ -n "$PERF" ] && [ "$k" = jfp ] && [ "$r" = "$ROUNDS" ]; then
@@ -225,6 +231,7 @@ for r in $(seq 0 "$ROUNDS"); do
         fi
         sleep 0.5  # what jfp's writer threads do for these jobs counts as this run's CPU
         cpu1=$(ctld_cpu_us)
+        busy1=$(machine_busy_us)
         threads1=$(jfp_threads_us)
         read -r count total <<<"$(submit_rpc_stats)"
         [ "$count" -ge $((JOBS / CLIENTS * CLIENTS)) ] || fail "sdiag counted $count submissions, expected $((JOBS / CLIENTS * CLIENTS))"
@@ -239,15 +246,15 @@ for r in $(seq 0 "$ROUNDS"); do
         # shellcheck disable=SC2086
         read -r locked _ <<<"$(rpc_usec $ids)"
         awk -v r="$r" -v k="$k" -v n="$count" -v secs="$(cat "$work/rate")" -v tot="$total" -v l="$locked" \
-            -v c="$((cpu1 - cpu0))" -v w="$((threads1 - threads0))" \
-            'BEGIN { printf "%d %s %d %.4f %.2f %d %.2f %.2f\n", r, k, n, secs, tot / n, l, c / n, w / n }' >>"$runs.all"
+            -v c="$((cpu1 - cpu0))" -v w="$((threads1 - threads0))" -v m="$((busy1 - busy0))" \
+            'BEGIN { printf "%d %s %d %.4f %.2f %d %.2f %.2f %.2f\n", r, k, n, secs, tot / n, l, c / n, w / n, m / n }' >>"$runs.all"
         [ "$r" = 0 ] || tail -n1 "$runs.all" >>"$runs"
         clear_queue
     done
 done
 
 echo "slurmctld submission rate: $JOBS held jobs per run from $CLIENTS sbatch clients, $ROUNDS rounds alternating"
-echo "  runs (round config jobs seconds rpc_us locked_us cpu_us jfp_threads_us):"
+echo "  runs (round config jobs seconds rpc_us locked_us cpu_us jfp_threads_us machine_us):"
 sed 1d "$runs" | awk '{ printf "    %s\n", $0 }'
 /usr/bin/python3 "$here/rate_stats.py" "$runs" >"$work/stats"
 sed '$d' "$work/stats"
