@@ -11,14 +11,13 @@
 
 namespace jfp {
 
-// A rule must beat the best so far by more than kRuleMargin, else the earlier, simpler rule stays: a
-// difference below it is the window's noise, and the choice would follow it (train_e2e chose user+stem
-// over the last run's outcome at 0.545 against a few ten-thousandths less on 77 jobs, twice on 24.11, and
-// it ranked the later jobs at ROC-AUC 0.47 where the last run's outcome ranked them at 0.87).
+// A rule must beat the best so far by more than a tie (kVerdictTie): two rules that rank the jobs alike
+// differ only in float rounding, and the choice would follow it (train_e2e chose user+stem over the last
+// run's outcome at 0.547 against 0.547, and failed on the later jobs). A tie goes to the earlier rule.
 Rule best_rule(const std::array<BinaryMetrics, kNumRules> &m) {
     size_t best = 0;
     for (size_t r = 1; r < kNumRules; ++r)
-        if (m[r].pr_auc > m[best].pr_auc + kRuleMargin) best = r;
+        if (m[r].pr_auc > m[best].pr_auc + kVerdictTie) best = r;
     return kRules[best];
 }
 

@@ -18,9 +18,6 @@
 namespace jfp {
 
 inline constexpr double kVerdictTie = 0.0005;
-// How much PR-AUC a later rule in kRules (one reading more of the history) must gain over an earlier one
-// to be chosen instead: less is within the noise of the window it was measured on.
-inline constexpr double kRuleMargin = 0.01;
 
 struct Verdict {
     bool fit = false;  // ranks better than chance, on failures and completions, and at least as well as the best rule (PR-AUC)
