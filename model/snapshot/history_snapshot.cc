@@ -33,9 +33,7 @@ void note_submission(HistorySnapshot &s, const HistoryStore::Submission &j) {
         auto &name = s.uid_names[static_cast<uint32_t>(j.uid)];
         if (name != j.user) name.assign(j.user);
     } else if (!j.user.empty()) {
-        // emplace would build a node (an allocation) for every row before finding the user there already.
-        std::string user(j.user);
-        if (s.users_without_uid.find(user) == s.users_without_uid.end()) s.users_without_uid.insert(std::move(user));
+        s.users_without_uid.emplace(j.user);
     }
     if (j.account.empty() && j.qos.empty()) return;
     auto it = s.last_account.find(std::string(j.user));  // one allocation per row with an account
@@ -97,25 +95,21 @@ const std::string *HistorySnapshot::token_of(const std::string &job_id) const {
     return find_in(token_by_job, job_id);
 }
 
-HistorySnapshot load_history_snapshot(const HistoryStore &store, bool second_thread) {
+HistorySnapshot load_history_snapshot(const HistoryStore &store) {
     HistorySnapshot s;
     HistoryStore::ReadTransaction tx(store);  // one view: a commit during the load is applied next time
     s.seq = store.tracks_changes() ? store.last_change() : -1;
     s.prunes = store.prune_count();
-    HistoryStore::LoadOptions opts;
-    opts.second_thread = second_thread;
-    // Two threads: the submissions' callback touches only the names, accounts and count; the ended jobs' the index.
-    store.load_jobs(
-        [&](const HistoryStore::Submission &sub) {
-            ++s.jobs;
-            note_submission(s, sub);
-        },
-        [&](const JobRecord &j) {
-            s.index.add(j);
-            if (j.end > s.latest_end) s.latest_end = j.end;
-        },
-        opts);
+    auto ended = store.ended_jobs_for_index();
     JobRecord j;
+    while (ended.next(j)) {
+        s.index.add(j);
+        if (j.end > s.latest_end) s.latest_end = j.end;
+    }
+    store.for_each_submission([&](const HistoryStore::Submission &sub) {
+        ++s.jobs;
+        note_submission(s, sub);
+    });
     auto tokened = store.unfinished_tokened_jobs();
     while (tokened.next(j)) note_token(s, j);
     s.queue_token_by_job = read_queue_tokens(store);

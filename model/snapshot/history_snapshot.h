@@ -52,9 +52,7 @@ struct HistorySnapshot {
     const std::string *token_of(const std::string &job_id) const;
 };
 
-// second_thread: the store's submissions are read on a second connection and thread meanwhile (for jfp
-// ingest's snapshot, on a machine with a core to spare; the same result).
-HistorySnapshot load_history_snapshot(const HistoryStore &store, bool second_thread = false);
+HistorySnapshot load_history_snapshot(const HistoryStore &store);
 
 // Applies the store's changes since snap.seq in chunks of `chunk` jobs, calling apply(fn) around each
 // chunk's writes (the caller takes its lock there; readers see history up to some end time, never a

@@ -71,7 +71,7 @@ SnapshotRefresh refresh_snapshot(const std::string &store_path) {
     } else {
         out.first = ::access(path.c_str(), F_OK) != 0;
         if (!out.first) out.why_replayed = r.why_not;
-        snap = load_history_snapshot(store, true);  // jfp ingest and prune wait for it: both cores
+        snap = load_history_snapshot(store);
     }
     out.jobs = snap.jobs;
     // Read after the snapshot's own view: an ingest that started since is one the store has too.

@@ -3,7 +3,6 @@
 #include <utility>
 
 #include "model/jobs/slurm_text.h"
-#include "model/store/job_load.h"
 #include "model/store/ingest_records.h"
 #include "model/store/ingest_writer.h"
 #include "model/store/job_lookup.h"
@@ -67,12 +66,29 @@ JobCursor HistoryStore::ended_jobs_by_end() const {
 }
 
 JobCursor HistoryStore::ended_jobs_for_index() const {
-    return JobCursor(db_, ended_for_index_sql(tracks_changes_, has_script_fp_));
+    // kJobColumns' positions, NULL where HistoryIndex::add (and infer_memory_kill) reads nothing: the sort
+    // then carries a few numbers and names per job, not whole rows.
+    static const char *const cols =
+        "cluster, job_key, NULL, array_job, user, account, partition, NULL, name, NULL, NULL, end_time, outcome, NULL, "
+        "NULL, exit_signal, req_cpus, NULL, req_mem_mb, timelimit_min, NULL, elapsed_s, max_rss_mb, NULL, NULL, NULL, "
+        "NULL, step_oom, NULL, ";
+    std::string sql = std::string("SELECT ") + cols + (has_script_fp_ ? "script_fp" : "NULL") + " FROM jobs WHERE user IS NOT NULL AND " + ended_sql() + (tracks_changes_ ? " ORDER BY end_time, end_seq" : " ORDER BY end_time, cluster, job_key");
+    return JobCursor(db_, sql);
 }
 
-void HistoryStore::load_jobs(const std::function<void(const Submission &)> &submission,
-                             const std::function<void(const JobRecord &)> &ended, const LoadOptions &options) const {
-    jfp::load_jobs(JobLoad{db_, tracks_changes_, has_script_fp_, options}, submission, ended);
+void HistoryStore::for_each_submission(const std::function<void(const Submission &)> &fn) const {
+    Stmt s(db_, "SELECT cluster, job_key, user, account, qos, uid, submit FROM jobs WHERE user IS NOT NULL");
+    Submission r;
+    while (s.step()) {
+        r.cluster = s.view_at(0);
+        r.job_key = s.view_at(1);
+        r.user = s.view_at(2);
+        r.account = s.view_at(3);
+        r.qos = s.view_at(4);
+        r.uid = s.is_null(5) ? -1 : s.int_at(5);
+        r.submit = s.int_at(6);
+        fn(r);
+    }
 }
 
 JobCursor HistoryStore::unfinished_tokened_jobs() const {

@@ -55,24 +55,14 @@ public:
     void for_each_job(const std::function<void(JobRecord &&)> &fn) const;
     void for_each_ended_job(const std::function<void(JobRecord &&)> &fn) const;
     // The plugin's full load, which must be quick at tens of millions of jobs: ended jobs in the same
-    // order with only the columns HistoryIndex::add reads (the others empty); SQLite sorts them.
+    // order with only the columns HistoryIndex::add reads (the others empty); and every job row, in no
+    // particular order, with only who submitted it, where, and when.
     JobCursor ended_jobs_for_index() const;
     struct Submission {
         std::string_view cluster, job_key, user, account, qos;
         int64_t uid = -1, submit = 0;
     };
-    // The same load in two scans in rowid order (end_order_replay.h), no sort: every job row with only who
-    // submitted it, where and when, in rowid order; and the ended jobs as ended_jobs_for_index gives them.
-    // Rows further out of end order than max_window slots (or a schema-1 store) are sorted by SQLite instead.
-    // Call it inside a ReadTransaction: its scans must see one state of the store (else it throws).
-    // second_thread: the submissions are read on another connection meanwhile (job_load.h), so the two
-    // callbacks may run at once on two threads: they must touch nothing in common.
-    struct LoadOptions {
-        size_t max_window = size_t{1} << 17;  // ~70 MiB of JobRecord slots at most
-        bool second_thread = false;
-    };
-    void load_jobs(const std::function<void(const Submission &)> &submission,
-                   const std::function<void(const JobRecord &)> &ended, const LoadOptions &options) const;
+    void for_each_submission(const std::function<void(const Submission &)> &fn) const;
     // Jobs not ended that carry a join token, in submit order.
     JobCursor unfinished_tokened_jobs() const;
     // Tasks per array (cluster + array job id); the feature array_size of each task.

@@ -125,17 +125,6 @@ std::string select_jobs(bool ended_only, const char *order, const char *extra_co
     return sql;
 }
 
-std::string ended_for_index_sql(bool tracks_changes, bool script_fp) {
-    // kJobColumns' positions, NULL where HistoryIndex::add (and infer_memory_kill) reads nothing: the sort
-    // then carries a few numbers and names per job, not whole rows.
-    static const char *const cols =
-        "cluster, job_key, NULL, array_job, user, account, partition, NULL, name, NULL, NULL, end_time, outcome, NULL, "
-        "NULL, exit_signal, req_cpus, NULL, req_mem_mb, timelimit_min, NULL, elapsed_s, max_rss_mb, NULL, NULL, NULL, "
-        "NULL, step_oom, NULL, ";
-    return std::string("SELECT ") + cols + (script_fp ? "script_fp" : "NULL") + " FROM jobs WHERE user IS NOT NULL AND " +
-           ended_sql() + (tracks_changes ? " ORDER BY end_time, end_seq" : " ORDER BY end_time, cluster, job_key");
-}
-
 namespace {
 
 // Each ingest record carries a random number: with its number and time it tells one ingest from another

@@ -31,10 +31,6 @@ std::string job_upsert_sql();
 // script_fp false: the store has no script_fp column (NULL read in its place).
 std::string select_jobs(bool ended_only, const char *order, const char *extra_columns = "", bool script_fp = true);
 
-// The ended jobs in replay order with only the columns HistoryIndex::add reads, at kJobColumns' positions
-// (HistoryStore::ended_jobs_for_index). tracks_changes false: a schema-1 store, ordered by key on a tie.
-std::string ended_for_index_sql(bool tracks_changes, bool script_fp);
-
 constexpr int kStoreSchemaVersion = 2;
 
 // A store as opened, and what its version lets a reader ask of it.

@@ -53,45 +53,6 @@ struct Workload {
         return j;
     }
 
-    // A job submitted now, into batch: one time in running_one_in still running, else ended now.
-    JobRecord &arrive(std::vector<JobRecord> &batch, int running_one_in) {
-        JobRecord j = submit();
-        if (pick(running_one_in) == 0) {
-            running.push_back(j);
-        } else {
-            finish(j, clock);
-            ended.push_back(j);
-        }
-        batch.push_back(std::move(j));
-        return batch.back();
-    }
-
-    // A job of a late export, into batch: submitted `back` seconds early, ended up to `spread` seconds before `before`.
-    void late(std::vector<JobRecord> &batch, int64_t back, int64_t before, int spread) {
-        JobRecord j = submit();
-        j.submit -= back;
-        finish(j, before - 1 - pick(spread));
-        ended.push_back(j);
-        batch.push_back(j);
-    }
-
-    // The running job at `at` ends at `end`, into batch.
-    void end_running(size_t at, int64_t end, std::vector<JobRecord> &batch) {
-        JobRecord j = running[at];
-        running.erase(running.begin() + static_cast<std::ptrdiff_t>(at));
-        finish(j, end);
-        ended.push_back(j);
-        batch.push_back(j);
-    }
-
-    // A stored job given the other outcome, to be re-ingested (ended must not be empty).
-    JobRecord &flip() {
-        JobRecord &j = ended[static_cast<size_t>(pick(static_cast<int>(ended.size())))];
-        j.outcome = j.outcome == Outcome::Completed ? Outcome::Failed : Outcome::Completed;
-        j.state = j.outcome == Outcome::Completed ? "COMPLETED" : "FAILED";
-        return j;
-    }
-
     void finish(JobRecord &j, int64_t end) {
         j.outcome = kEnded[pick(7)];
         j.state = j.outcome == Outcome::Completed ? "COMPLETED" : j.outcome == Outcome::Cancelled ? "CANCELLED" : "FAILED";

@@ -43,7 +43,14 @@ void fill(HistoryStore &store, Workload &w, int rounds) {
         std::vector<JobRecord> batch;
         for (int i = 0; i < 10; ++i) {
             w.clock += 1 + w.pick(3);
-            w.arrive(batch, 5);
+            JobRecord j = w.submit();
+            if (w.pick(5) == 0) {
+                w.running.push_back(j);
+            } else {
+                w.finish(j, w.clock);
+                w.ended.push_back(j);
+            }
+            batch.push_back(j);
         }
         put(store, batch);
     }
@@ -129,17 +136,38 @@ TEST_CASE("snapshot file: resumed from any point of any ingest sequence, it equa
             if (action <= 2) {  // new jobs in end order, some still running
                 for (int i = 0, n = 1 + w.pick(10); i < n; ++i) {
                     w.clock += w.pick(3);
-                    w.arrive(batch, 4);
+                    JobRecord j = w.submit();
+                    if (w.pick(4) == 0) {
+                        w.running.push_back(j);
+                    } else {
+                        w.finish(j, w.clock);
+                        w.ended.push_back(j);
+                    }
+                    batch.push_back(j);
                 }
             } else if (action == 3) {  // running jobs end
-                while (!w.running.empty() && batch.size() < 3) w.end_running(w.running.size() - 1, ++w.clock, batch);
+                while (!w.running.empty() && batch.size() < 3) {
+                    JobRecord j = w.running.back();
+                    w.running.pop_back();
+                    w.clock += 1;
+                    w.finish(j, w.clock);
+                    w.ended.push_back(j);
+                    batch.push_back(j);
+                }
             } else if (action == 4 && latest_end) {  // a late export
-                w.late(batch, 7200, latest_end, 600);
+                JobRecord j = w.submit();
+                j.submit -= 7200;
+                w.finish(j, latest_end - 1 - w.pick(600));
+                w.ended.push_back(j);
+                batch.push_back(j);
             } else if (action == 5) {  // jfp ingest writes the snapshot now
                 SnapshotRefresh f = refresh_snapshot(db);
                 CHECK(f.jobs == load_history_snapshot(store).jobs);
             } else if (action == 6 && !w.ended.empty()) {  // a stored job re-ingested with another outcome
-                batch.push_back(w.flip());
+                JobRecord &j = w.ended[static_cast<size_t>(w.pick(static_cast<int>(w.ended.size())))];
+                j.outcome = j.outcome == Outcome::Completed ? Outcome::Failed : Outcome::Completed;
+                j.state = j.outcome == Outcome::Completed ? "COMPLETED" : "FAILED";
+                batch.push_back(j);
             }
             if (!batch.empty()) put(store, batch);
             HistorySnapshot replay = load_history_snapshot(store);
