@@ -25,12 +25,15 @@ resumed_after() { wait_until 120 "no job was accepted after the change" "[ \$(st
 
 # The same requests on whichever controller is active: root's 'doomed' and 'steady', annotated; prints the
 # models named. Their feature-log rows are compared at the end.
+# Each pair's job ids go to $PAIRS with the phase named ($1), for the account printed when a row is missing.
+PAIRS="$W/pairs.txt"
 score_pair() {
     local d s
     d=$(submit --hold -J doomed --wrap true); s=$(submit --hold -J steady --wrap true)
+    echo "$1 $d $s $(date +%s.%N)" >>"$PAIRS"
     printf '%s %s' "$(comment_of "$d" | grep -o 'model=[^ ,]*')" "$(comment_of "$s" | grep -o 'model=[^ ,]*')"
 }
-reference=$(score_pair)
+reference=$(score_pair primary)
 note "on the primary ($host): doomed, steady: $reference"
 [[ "$reference" == model=*\ model=* ]] || fail "the primary's jfp did not annotate both: '$reference'"
 
@@ -65,7 +68,7 @@ wait_until 60 "the backup did not take over" 'active jfpctlb && ! active "$host"
 resumed_after "$n0" "$t0"
 note "takeover: the stream's next job was accepted $RESUMED s after scontrol takeover"
 wait_ids 10
-on_backup=$(score_pair)
+on_backup=$(score_pair takeover)
 [ "$on_backup" = "$reference" ] || fail "after takeover the backup scores '$on_backup', the primary scored '$reference'"
 
 # 2. The primary returns (as an admin restores it) and takes control back.
@@ -74,21 +77,33 @@ sb=$(standbys)
 wait_until 60 "the primary did not take control back (the backup's log shows no return to standby)" '[ "$(standbys)" -gt "$sb" ]'
 wait_until 60 "the primary's jfp did not load the history" '[ "$(grep -c "loaded history of" "$CTLD_LOG")" -ge 2 ]'
 wait_ids 10
-back=$(score_pair)
+back=$(score_pair return)
 [ "$back" = "$reference" ] || fail "the primary, back, scores '$back', it scored '$reference' before"
+# The SIGKILL below takes whatever the primary's writers still queue (up to their 50 ms look): the pair just
+# scored must be in the feature log first, or the phase it stands for has nothing to compare.
+root_rows() { /usr/bin/python3 -c 'import sqlite3, sys; print(sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=30).execute("SELECT count(*) FROM scored WHERE uid = 0").fetchone()[0])' "$W/features.db"; }
+wait_until 30 "the primary's rows for the pair it scored on its return never reached the feature log" '[ "$(root_rows)" -ge 6 ]'
 
 # 3. The primary dies (SIGKILL, no shutdown at all): the backup takes over after SlurmctldTimeout.
-score_pair >/dev/null
+score_pair before-kill >/dev/null
 t0=$SECONDS; n0=$(stream_len)
 kill -KILL "$(cat "$CLUSTER_DIR/run/slurmctld.pid")"
 n_kill=$n0  # the stream's jobs around the kill: their rows may still have been queued in the primary's writers
 resumed_after "$n0" "$t0"
 note "SIGKILL: the stream's next job was accepted $RESUMED s after the primary died (SlurmctldTimeout=6)"
 wait_ids 10
-after_kill=$(score_pair)
+after_kill=$(score_pair after-kill)
 [ "$after_kill" = "$reference" ] || fail "after the primary died the backup scores '$after_kill', the primary scored '$reference'"
 touch "$stop_stream"
 wait "$STREAM_PID" 2>/dev/null || true
+# A barrier: each writer writes its queue in order, so once root's last job is in both files, every job
+# acknowledged before it is too (or lost for a reason the check below names). Reading without it raced the
+# active controller's writers (50 ms looks, nice 10) for the stream's and the last pair's rows.
+bar=$(scontrol show job -o "$(submit --hold -J barrier --wrap true)" | grep -o 'jfp:t=[0-9a-f]\{16\}' | cut -d= -f2 || true)
+[ -n "$bar" ] || fail "the barrier job has no jfp token"
+has_token() { /usr/bin/python3 -c 'import sqlite3, sys; print(sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=30).execute(f"SELECT count(*) FROM {sys.argv[2]} WHERE token = ?", (sys.argv[3],)).fetchone()[0])' "$@"; }
+wait_until 30 "the barrier's feature-log row never came" '[ "$(has_token "$W/features.db" scored "$bar")" = 1 ]'
+wait_until 30 "the barrier's archived script never came" '[ "$(has_token "$W/scripts.db" submissions "$bar")" = 1 ]'
 
 # Every job slurmctld kept: its token, its feature-log row, its archived script; one feature log, one archive.
 scontrol show job -o >"$W/jobs.txt"
@@ -103,7 +118,7 @@ writer_lines() {
         grep -E "job_submit/jfp: (exit|script archive|feature log|init|loaded history)|Running as primary|background mode|JobId=[0-9]+ .*jfp-usera|_slurm_rpc_submit_batch_job: JobId=" "$f" | tail -n 80 || true
     done
 }
-/usr/bin/python3 - "$STREAM" "$W/jobs.txt" "$W/features.db" "$W/scripts.db" "$W/names.txt" "$n_kill" "$CTLD_LOG" <<'PY' || { writer_lines >&2; fail "rows or scripts lost across the failovers (above)"; }
+/usr/bin/python3 - "$STREAM" "$W/jobs.txt" "$W/features.db" "$W/scripts.db" "$W/names.txt" "$n_kill" "$CTLD_LOG" "$PAIRS" <<'PY' || { writer_lines >&2; fail "rows or scripts lost across the failovers (above)"; }
 import re, sqlite3, sys
 ids = [l.strip() for l in open(sys.argv[1]) if l.strip()]
 jobs = {}
@@ -145,6 +160,14 @@ import math, struct
 clock = {"submit_hour", "submit_weekday", "un_hours_since_end", "un_hours_since_fail", "u_hours_since_end", "u_hours_since_fail"}
 names = [l.strip() for l in open(sys.argv[5])]
 assert len(names) > 40 and "un_hours_since_end" in names, f"feature names not read: {names}"
+# Which phase's pair has its rows (a job's token is in slurmctld's comment while it keeps the job).
+token_of = {i: t for i, (_, t) in jobs.items()}
+scored_at = dict(db.execute("SELECT token, scored_at FROM scored WHERE uid = 0"))
+for line in open(sys.argv[8]):
+    phase, d, s, at = line.split()
+    print(f"# {phase} at {at}: " + ", ".join(
+        f"{i} token {token_of.get(i)} row {scored_at.get(token_of.get(i), 'none')}" for i in (d, s)))
+print("# root's rows: " + ", ".join(f"{n}@{t}" for n, t in db.execute("SELECT name, scored_at FROM scored WHERE uid = 0 ORDER BY scored_at")))
 for job in ("doomed", "steady"):
     seq = [(p, struct.unpack(f"{len(f)//4}f", f)) for p, f in
            db.execute("SELECT p_fail, features FROM scored WHERE name = ? AND uid = 0 ORDER BY scored_at", (job,))]
