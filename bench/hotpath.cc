@@ -246,11 +246,25 @@ int main(int argc, char **argv) {
         jfp::build_features(req, snap.index.lookup(req), s.x);
     }
 
+    // Cold caches, as inside slurmctld, where sbatch, munge and slurmctld's own work run between two
+    // submissions: before each cold call (untimed) its thread writes 64 MiB, twice the L3 here. 8 MiB (a
+    // quarter of it) left job_submit at 5.7 us; inside slurmctld it reads 20-50 us with its walks at 8-25
+    // (docs/performance.md §1), which 64 MiB reproduces: slurmctld's passes over its job list, sbatch and
+    // the kernel's file work leave little of jfp in any cache. JFP_BENCH_EVICT_MIB sets another size.
+    const char *evict_env = std::getenv("JFP_BENCH_EVICT_MIB");
+    const size_t evict_mib = evict_env && std::atoi(evict_env) > 0 ? static_cast<size_t>(std::atoi(evict_env)) : 64;
+    std::vector<char> evict_buf(evict_mib << 20);
+    auto evict = [&] {
+        volatile char *b = evict_buf.data();
+        for (size_t k = 0; k < evict_buf.size(); k += 64) b[k] = static_cast<char>(b[k] + 1);
+    };
+
     // ---- where the time goes: each stage alone, one thread, same jobs (for docs/performance.md)
-    auto stage = [&](const std::function<void(const JobSpec &)> &f, bool new_thread = false) {
-        const size_t n = profile ? 1 : calls;  // --profile-hot: job_submit alone
+    auto stage = [&](const std::function<void(const JobSpec &)> &f, bool new_thread = false, bool cold = false) {
+        const size_t n = profile ? 1 : cold ? std::max<size_t>(200, calls / 25) : calls;  // --profile-hot: job_submit alone
         std::vector<double> lat(n);
         for (size_t i = 0; i < n; ++i) {
+            if (cold) evict();
             auto one = [&] {
                 double t0 = now_ns();
                 f(specs[i % kSpecs]);
@@ -322,6 +336,38 @@ int main(int argc, char **argv) {
         stage_sink = stage_sink + static_cast<double>(a.size() + e.size());
     });
     Stats st_score_new = stage([&](const JobSpec &s) { stage_sink = stage_sink + bundle.score(s.x).p_fail; }, true);
+    // The same stages with cold caches (64 MiB written before each): which of them the in-slurmctld cost is.
+    next_script = 0;
+    Stats st_script_pass_cold = stage([&](const JobSpec &) {
+        const std::string &t = no_modules[next_script++ % no_modules.size()];
+        stage_sink = stage_sink + static_cast<double>(jfp::find_ignored_directives(t, jfp::find_script_mentions(t)).ignored.size());
+    }, false, true);
+    // The features stage in its parts, each on the requests the part before made (the script scanned only
+    // when the model reads it, as job_submit does).
+    std::vector<jfp::JobRequest> reqs;
+    for (auto &s : specs) reqs.push_back(jfp::resolve_request(request_of(s), s.user, defaults, &snap));
+    std::vector<jfp::HistoryView> views;
+    for (auto &r : reqs) views.push_back(snap.index.lookup(r));
+    const jfp::ScriptScan scan_as_submit = bundle.uses_script_features() ? jfp::ScriptScan::Now : jfp::ScriptScan::Later;
+    size_t part = 0;
+    Stats st_resolve_cold = stage([&](const JobSpec &s) {
+        stage_sink = stage_sink + static_cast<double>(jfp::resolve_request(request_of(s), s.user, defaults, &snap).name.size());
+    }, false, true);
+    Stats st_identity_cold = stage([&](const JobSpec &) {
+        stage_sink = stage_sink + static_cast<double>(jfp::name_identity(reqs[part++ % reqs.size()].name).name.size());
+    }, false, true);
+    part = 0;
+    Stats st_lookup_cold = stage([&](const JobSpec &) {
+        stage_sink = stage_sink + (snap.index.lookup(reqs[part++ % reqs.size()]).user ? 1.0 : 0.0);
+    }, false, true);
+    part = 0;
+    Stats st_build_cold = stage([&](const JobSpec &) {
+        const size_t k = part++ % reqs.size();
+        jfp::FeatureVector x;
+        jfp::build_features(reqs[k], views[k], x, scan_as_submit);
+        stage_sink = stage_sink + x[0];
+    }, false, true);
+    Stats st_failure_cold = stage([&](const JobSpec &s) { stage_sink = stage_sink + bundle.failure_model().predict_binary(s.x.data()); }, false, true);
 
     // ---- the plugin, as slurmctld loads it, its log at info
     {
@@ -533,14 +579,6 @@ int main(int argc, char **argv) {
     auto warm = run_interleaved(false, {&hot_kind, &walk_kind});
     hot_pool = stats(warm[0]);
     walk_pool = stats(warm[1]);
-    // Cold caches, as inside slurmctld, where sbatch, munge and slurmctld's own work run between two
-    // submissions: before each call (untimed) its thread writes 8 MiB, four times a core's L2, a quarter of
-    // the L3 here. Its share of the in-slurmctld cost that the warm calls above do not show.
-    std::vector<char> evict_buf(size_t{8} << 20);
-    auto evict = [&] {
-        volatile char *b = evict_buf.data();
-        for (size_t k = 0; k < evict_buf.size(); k += 64) b[k] = static_cast<char>(b[k] + 1);
-    };
     const Kind cold_hot = [&](size_t i, double &out) { evict(); hot(i, out); };
     const Kind cold_walk = [&](size_t i, double &out) { evict(); walk(i, out); };
     const Kind cold_walkn = [&](size_t i, double &out) { evict(); walk_needed(i, out); };
@@ -659,7 +697,7 @@ int main(int argc, char **argv) {
     row("  tree walk (all trees), same jobs", walk_above);
     row("job_submit(), warm pool", hot_pool);
     row("tree walk (all trees), warm pool", walk_pool);
-    std::printf("  cold caches (8 MiB written before each call), new thread, %zu calls each:\n", cold_calls);
+    std::printf("  cold caches (%zu MiB written before each call), new thread, %zu calls each:\n", evict_mib, cold_calls);
     row("  job_submit(), cold", hot_cold);
     row("  tree walk (all trees), cold", walk_cold);
     row("  tree walk (what job_submit walks), cold", walkn_cold);
@@ -675,6 +713,13 @@ int main(int argc, char **argv) {
     row("  all the bundle's trees (failure + class)", st_score);
     row("  same, new thread per call", st_score_new);
     row("  copy of the script + environment", st_copy);
+    std::printf("  stages alone, cold caches (%zu MiB written before each), %zu calls each:\n", evict_mib, st_resolve_cold.n);
+    row("  script pass + ignored #SBATCH, cold", st_script_pass_cold);
+    row("  resolve the request, cold", st_resolve_cold);
+    row("  the name's identity, cold", st_identity_cold);
+    row("  history lookup (the identity in it), cold", st_lookup_cold);
+    row("  features (script scan as job_submit), cold", st_build_cold);
+    row("  failure trees, cold", st_failure_cold);
     Stats off_ref = hot_new.p50 <= hot_new_off.p50 ? hot_new : hot_new_off;  // the faster of the two off runs
     std::printf("  script archive on (environment kept), %lld of %zu submissions archived:\n",
                 static_cast<long long>(archived_total), 2 * calls);
@@ -714,6 +759,13 @@ int main(int argc, char **argv) {
         {"cold_jfp_own_p50_us", (hot_cold.p50 - walkn_cold.p50) / 1000},
         {"stage_script_scan_p50_us", st_scan.p50 / 1000},
         {"stage_features_p50_us", st_features.p50 / 1000},
+        {"cold_stage_resolve_p50_us", st_resolve_cold.p50 / 1000},
+        {"cold_stage_name_identity_p50_us", st_identity_cold.p50 / 1000},
+        {"cold_stage_history_lookup_p50_us", st_lookup_cold.p50 / 1000},
+        {"cold_stage_features_p50_us", st_build_cold.p50 / 1000},
+        {"cold_stage_failure_trees_p50_us", st_failure_cold.p50 / 1000},
+        {"cold_stage_script_pass_p50_us", st_script_pass_cold.p50 / 1000},
+        {"cold_evict_mib", evict_mib},
         {"module_scan_no_module_lines_p50_us", st_modules_none.p50 / 1000},
         {"module_scan_p50_us", st_modules.p50 / 1000},
         {"script_pass_with_directives_p50_us", st_script_pass.p50 / 1000},

@@ -10,7 +10,8 @@ locked_us (median usec slurmctld logs per job: job_allocate under the job write 
 locks, so no plugin in it), cpu_us (slurmctld's CPU, all its threads, per job submitted), jfp_threads_us (the
 share of cpu_us jfp's own threads ran during the run, per job: 0 without jfp), machine_us (the whole
 machine's busy CPU per job: sbatch, munge, slurmdbd and MariaDB too; the rate's CPU-bound part without
-the clients' idle gaps).
+the clients' idle gaps), listed (the jobs slurmctld listed at the run's end: the held queue, the run's
+jobs and those of earlier runs not yet purged).
 
 The three runs of a round lie seconds apart, so a round's difference is less exposed to the machine's
 drift than pooled figures. Prints a table, then one JSON object as its last line.
@@ -48,7 +49,7 @@ def main():
         runs.setdefault(int(r["round"]), {})[r["config"]] = {
             "rate": int(r["jobs"]) / float(r["seconds"]), "rpc": float(r["rpc_us"]),
             "locked": float(r["locked_us"]), "cpu": float(r["cpu_us"]), "writer": float(r.get("jfp_threads_us", 0)),
-            "machine": float(r.get("machine_us", 0))}
+            "machine": float(r.get("machine_us", 0)), "listed": int(r.get("listed", 0))}
     rounds = [runs[k] for k in sorted(runs) if {"none", "jfp", "lua"} <= set(runs[k])]
     if not rounds:
         sys.exit("rate_stats: no complete round (none, jfp and lua) in %s" % sys.argv[1])
@@ -101,6 +102,9 @@ def main():
     print("  %d rounds; mean over rounds +- the half-width of its 95%% confidence interval" % len(rounds))
     for name, v in lines:
         print("  %-48s %s" % (name, v))
+    listed = [r[k]["listed"] for r in rounds for k in ("none", "jfp", "lua")]
+    out["slurmctld_listed_jobs"] = {"min": min(listed), "max": max(listed), "median": statistics.median(listed)}
+    print("  jobs listed at each run's end: %d..%d (median %d)" % (min(listed), max(listed), statistics.median(listed)))
     print("  medians over rounds: jobs/s %s; RPC us %s; CPU us per job %s" % (
         out["slurmctld_jobs_per_s"], out["slurmctld_rpc_us"], out["slurmctld_cpu_us_per_job"]))
     print(json.dumps(out, sort_keys=True))

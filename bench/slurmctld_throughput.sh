@@ -8,7 +8,13 @@
 # nothing runs, only submission is measured. Also slurmctld's RSS and thread count with no plugin and
 # after jfp has loaded its model and history.
 #
-#   bench/slurmctld_throughput.sh [--quick] [--jobs N] [--rounds R] [--clients C] [--perf FILE]
+# The job list is held at a stated size, since what slurmctld does per submission grows with it (22.05's
+# job_submit_lua rebuilds a Lua table of every job about once a second; slurmctld's own lists too): a
+# queue of Q held jobs from another user stays all along, and a measured run's jobs, cancelled after it,
+# are purged before the next run starts (MinJobAge=2, then slurmctld's purge every 10 s), so that no run
+# pays for another's purge. Each run records the list's size at its end. (--quick does not wait.)
+#
+#   bench/slurmctld_throughput.sh [--quick] [--jobs N] [--rounds R] [--queue Q] [--clients C] [--perf FILE]
 #
 # --perf FILE: also a system-wide `perf record -g` of the last jfp run into FILE (a profile of slurmctld
 # with jfp; read it with `perf report -i FILE --comm slurmctld`).
@@ -21,15 +27,16 @@ set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 export JFP_SRCDIR=${JFP_SRCDIR:-$(dirname "$here")}
 export JFP_BUILDDIR=${JFP_BUILDDIR:-$JFP_SRCDIR/build}
-JOBS=1000 ROUNDS=12 CLIENTS=4 PERF=""
+JOBS=1000 ROUNDS=12 QUEUE=10000 CLIENTS=4 PERF="" SETTLE=1
 while [ $# -gt 0 ]; do
     case "$1" in
-        --quick) JOBS=200 ROUNDS=3 ;;
+        --quick) JOBS=200 ROUNDS=3 QUEUE=1000 SETTLE="" ;;
         --jobs) JOBS=$2; shift ;;
+        --queue) QUEUE=$2; shift ;;
         --rounds) ROUNDS=$2; shift ;;
         --clients) CLIENTS=$2; shift ;;
         --perf) PERF=$2; shift ;;
-        *) echo "usage: $0 [--quick] [--jobs N] [--rounds R] [--clients C] [--perf FILE]" >&2; exit 2 ;;
+        *) echo "usage: $0 [--quick] [--jobs N] [--rounds R] [--queue Q] [--clients C] [--perf FILE]" >&2; exit 2 ;;
     esac
     shift
 done
@@ -45,7 +52,8 @@ chmod 755 "$work/site"
 give_to_slurm_user "$work/site"  # slurmctld runs as SlurmUser: the site is its own
 
 export JFP_JOB_SUBMIT_PLUGINS=""
-export JFP_SLURM_CONF_EXTRA="MaxJobCount=200000"
+export JFP_SLURM_CONF_EXTRA="MaxJobCount=200000
+MinJobAge=2"
 # As a site runs it: the feature log on (what the next model trains on), its writer's work counted.
 export JFP_CONF="mode = annotate
 model = $work/site/model.json
@@ -166,16 +174,18 @@ ctld_cpu_us() {
     else awk -v t="$(getconf CLK_TCK)" '{ printf "%d", ($14 + $15) * 1e6 / t }' "/proc/$(ctld_pid)/stat"; fi
 }
 
-# submit_all N: N held jobs from CLIENTS parallel sbatch loops; prints the seconds they took, sets ids.
+# submit_all N [USER]: N held jobs from CLIENTS parallel sbatch loops (as USER: root by default); prints
+# the seconds they took, sets ids.
 submit_all() {
-    local per=$(( $1 / CLIENTS )) c t0 t1 ok pids=()
+    local per=$(( $1 / CLIENTS )) as=() c t0 t1 ok pids=()
+    [ -n "${2:-}" ] && as=(runuser -u "$2" --)
     rm -f "$work"/client.*
     t0=$(date +%s.%N)
     for c in $(seq 1 "$CLIENTS"); do
         (
-            for i in $(seq 1 "$per"); do
-                sbatch --hold -J "bench_${c}_$((i % 20))" "$script" || echo "sbatch failed" >&2
-            done >"$work/client.$c" 2>&1
+            "${as[@]}" bash -c 'for i in $(seq 1 "$1"); do
+                    sbatch --hold -J "bench_${2}_$((i % 20))" "$3" || echo "sbatch failed" >&2
+                done' _ "$per" "$c" "$script" >"$work/client.$c" 2>&1
         ) &
         pids+=($!)
     done
@@ -187,12 +197,25 @@ submit_all() {
     awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.4f", b - a }'
 }
 
+# clear_queue: cancels the measured jobs (root's); the held queue (QUEUE_USER's) stays.
 clear_queue() {
     scancel -u root 2>/dev/null || true
     for _ in $(seq 1 300); do
-        [ -z "$(squeue -h -t PD,R -o %i | awk 'NR == 1')" ] && return 0
+        [ -z "$(squeue -h -u root -t PD,R -o %i | awk 'NR == 1')" ] && return 0
         sleep 0.2
     done
+}
+# listed_jobs: how many jobs slurmctld lists (any state), the size Lua's table and slurmctld's lists have.
+listed_jobs() { squeue -h -t all -o %i | wc -l; }
+# settle: waits until the cancelled jobs of the runs before are purged and their state files removed (a
+# second more), so that the next run starts with the held queue alone and pays for no earlier run's purge.
+settle() {
+    [ -n "$SETTLE" ] || return 0
+    for _ in $(seq 1 60); do
+        [ "$(listed_jobs)" -le "$QUEUE" ] && break
+        sleep 0.5
+    done
+    sleep 1
 }
 
 # What loading jfp adds to slurmctld, read before any job exists: once runs have come and gone,
@@ -201,10 +224,15 @@ rss_none=$(proc_field VmRSS); thr_none=$(proc_field Threads)
 set_plugins jfp
 rss_jfp=$(proc_field VmRSS); thr_jfp=$(proc_field Threads)
 set_plugins ""
+QUEUE_USER=jfp-usera
+if [ "$QUEUE" -gt 0 ]; then
+    qs=$(submit_all "$QUEUE" "$QUEUE_USER")
+    echo "the held queue: $QUEUE jobs of $QUEUE_USER submitted in $qs s; $(listed_jobs) jobs listed" >&2
+fi
 ctld_cgroup
 echo "slurmctld's CPU read from ${CPU_CG:-/proc/PID/stat (10 ms ticks: no cgroup could be made)}" >&2
 runs="$work/runs.tsv"
-echo "round config jobs seconds rpc_us locked_us cpu_us jfp_threads_us machine_us" >"$runs"
+echo "round config jobs seconds rpc_us locked_us cpu_us jfp_threads_us machine_us listed" >"$runs"
 order=(none jfp lua)
 # Round 0 warms the cluster up and is not counted: the first runs after its start read up to 9 times
 # slower under the write lock (slurmdbd's first records, cold files).
@@ -213,6 +241,7 @@ for r in $(seq 0 "$ROUNDS"); do
     # (rounds a multiple of 3 give each configuration each place equally often).
     for o in 0 1 2; do
         k=${order[$(( (r - 1 + o) % 3 ))]}
+        settle
         case $k in none) set_plugins "" ;; jfp) set_plugins jfp ;; lua) set_plugins lua ;; esac
         sdiag -r >/dev/null
         cpu0=$(ctld_cpu_us)
@@ -246,15 +275,15 @@ for r in $(seq 0 "$ROUNDS"); do
         # shellcheck disable=SC2086
         read -r locked _ <<<"$(rpc_usec $ids)"
         awk -v r="$r" -v k="$k" -v n="$count" -v secs="$(cat "$work/rate")" -v tot="$total" -v l="$locked" \
-            -v c="$((cpu1 - cpu0))" -v w="$((threads1 - threads0))" -v m="$((busy1 - busy0))" \
-            'BEGIN { printf "%d %s %d %.4f %.2f %d %.2f %.2f %.2f\n", r, k, n, secs, tot / n, l, c / n, w / n, m / n }' >>"$runs.all"
+            -v c="$((cpu1 - cpu0))" -v w="$((threads1 - threads0))" -v m="$((busy1 - busy0))" -v q="$(listed_jobs)" \
+            'BEGIN { printf "%d %s %d %.4f %.2f %d %.2f %.2f %.2f %d\n", r, k, n, secs, tot / n, l, c / n, w / n, m / n, q }' >>"$runs.all"
         [ "$r" = 0 ] || tail -n1 "$runs.all" >>"$runs"
         clear_queue
     done
 done
 
-echo "slurmctld submission rate: $JOBS held jobs per run from $CLIENTS sbatch clients, $ROUNDS rounds alternating"
-echo "  runs (round config jobs seconds rpc_us locked_us cpu_us jfp_threads_us machine_us):"
+echo "slurmctld submission rate: $JOBS held jobs per run from $CLIENTS sbatch clients, $ROUNDS rounds alternating, beside a held queue of $QUEUE jobs"
+echo "  runs (round config jobs seconds rpc_us locked_us cpu_us jfp_threads_us machine_us listed):"
 sed 1d "$runs" | awk '{ printf "    %s\n", $0 }'
 /usr/bin/python3 "$here/rate_stats.py" "$runs" >"$work/stats"
 sed '$d' "$work/stats"
@@ -277,6 +306,7 @@ out = json.loads(open(sys.argv[1]).read().strip().splitlines()[-1])
 out.update({"slurmctld_rss_kib": {"none": $rss_none, "jfp_loaded": $rss_jfp},
             "slurmctld_threads": {"none": $thr_none, "jfp_loaded": $thr_jfp},
             "slurmctld_jobs_per_run": $((JOBS / CLIENTS * CLIENTS)),
+            "slurmctld_held_queue": $QUEUE,
             "job_submit_in_slurmctld_us": {"p50": $p50_inside, "p99": $p99_inside},
             "job_submit_in_slurmctld_cpu_us": {"p50": $cpu50_inside, "p99": $cpu99_inside},
             "tree_walks_in_slurmctld_p50_us": $walk50_inside})

@@ -181,22 +181,22 @@ inline float TreeEnsemble::walk(size_t tree, const float *x) const {
 // kLanes trees at once, each for the same number of steps (the deepest of them; a leaf stays where it is):
 // no branch per node to mispredict, and kLanes independent chains of loads whose cache misses overlap,
 // which matters most inside slurmctld, where other work has evicted the trees between two submissions
-// (docs/performance.md). The leaves are then added in tree order, so every sum is the plain walk's.
+// (docs/performance.md). The last group takes the trees left over. The leaves are then added in tree order,
+// so every sum is the plain walk's. (Wider groups, 16 or 32, were no faster cold: docs/performance.md §1.)
 template <class Add>
 void TreeEnsemble::each_leaf(const float *x, Add &&add) const {
     const size_t trees = tree_root_.size();
-    size_t t = 0;
-    for (; t + kLanes <= trees; t += kLanes) {
+    for (size_t t = 0; t < trees; t += kLanes) {
+        const size_t lanes = std::min(kLanes, trees - t);
         const Node *base[kLanes];
-        uint32_t at[kLanes];
+        uint32_t at[kLanes] = {};
         uint32_t steps = 0;
-        for (size_t k = 0; k < kLanes; ++k) {
+        for (size_t k = 0; k < lanes; ++k) {
             base[k] = nodes_.data() + tree_root_[t + k];
-            at[k] = 0;
             steps = std::max(steps, tree_depth_[t + k]);
         }
         for (uint32_t s = 0; s < steps; ++s)
-            for (size_t k = 0; k < kLanes; ++k) {
+            for (size_t k = 0; k < lanes; ++k) {
                 const Node &n = base[k][at[k]];
                 const float v = x[n.feat & ~kDefaultLeft];  // a leaf's feature is 0: a read, never used
                 // x < split, or missing (NaN compares false) with default_left; written without branches.
@@ -204,9 +204,8 @@ void TreeEnsemble::each_leaf(const float *x, Add &&add) const {
                 const uint32_t next = n.left + (left ? 0u : 1u);
                 at[k] = n.left != 0 ? next : at[k];
             }
-        for (size_t k = 0; k < kLanes; ++k) add(t + k, base[k][at[k]].value);
+        for (size_t k = 0; k < lanes; ++k) add(t + k, base[k][at[k]].value);
     }
-    for (; t < trees; ++t) add(t, walk(t, x));
 }
 
 void TreeEnsemble::margins(const float *x, float *out) const {
