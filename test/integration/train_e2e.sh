@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
 # From a real sacct export of the throwaway cluster to a model that jfp eval scores: real jobs that
 # succeed, fail while "broken" and recover, in waves so each wave sees the previous one's outcomes. The
-# history before the cutoff holds 22 failures, too few for a tree model: jfp train writes the rules bundle
-# a new cluster starts with (issue 26), and it must still rank the later failures.
+# history before the cutoff holds 27 failures, too few for a tree model: jfp train writes the rules bundle
+# a new cluster starts with (issue 26), and it must still rank the later failures. `recovered` fails the
+# first five waves and then never again: the training window itself shows that a name's failure rate keeps
+# accusing a job that has recovered, where its last run does not. Without it the rate rule won the training
+# window by a few thousandths on some runs and ranked the later jobs at chance (ROC-AUC 0.48, 24.11, 3 of 3
+# runs on one machine). With it, 24.11 still chose the rate rule in 2 of 4 runs: the choice follows the
+# runs' timing, with the same outcomes (an open fault in jfp train, not in this test).
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 
 export JFP_JOB_SUBMIT_PLUGINS=""
-# A wave's seven jobs only exit: on a node of the machine's 2 CPUs they ran in four rounds, 11 s a wave.
+# A wave's eight jobs only exit: on a node of the machine's 2 CPUs they ran in four rounds, 11 s a wave.
 export JFP_NODE_CPUS=8
 cluster_start
 
@@ -21,6 +26,7 @@ wave() {  # wave N: one job per application; the exit status depends on the wave
     wave_ids+=("$(submit -J broken_c --wrap "exit $(( n >= 10 && n < 15 ? 1 : 0 ))")")
     wave_ids+=("$(submit -J flaky --wrap "exit $(( n % 5 == 0 ? 1 : 0 ))")")
     wave_ids+=("$(submit -J broken_d --wrap "exit $(( n >= 1 && n <= 6 ? 3 : 0 ))")")
+    wave_ids+=("$(submit -J recovered --wrap "exit $(( n < 5 ? 1 : 0 ))")")
 }
 # Every job of the wave ended, by slurmctld's record of each (scontrol), not by an empty squeue: squeue
 # printing nothing is also what a failed or not-yet-current listing looks like.
@@ -38,10 +44,10 @@ for n in $(seq 0 17); do
     wait_until 120 "wave $n's jobs did not all end" wave_ended
     sleep 1  # the next wave is submitted strictly after this one ended
 done
-wait_accounting_jobs 126
+wait_accounting_jobs 144
 sacct --allusers --parsable2 $SACCT_WINDOW --format="$SACCT_FORMAT" >"$CLUSTER_DIR/export.txt"
 jobs=$(grep -c '^[0-9]*|' "$CLUSTER_DIR/export.txt" || true)
-[ "$jobs" -ge 120 ] || fail "expected 126 jobs in the export, found $jobs"
+[ "$jobs" -ge 137 ] || fail "expected 144 jobs in the export, found $jobs"
 # The premise of every figure below: each wave was submitted after the one before it had ended, as sacct
 # records it (a wave submitted early would hide its predecessor's outcomes from the history).
 /usr/bin/python3 - "$CLUSTER_DIR/export.txt" <<'PY'
@@ -49,7 +55,7 @@ import sys
 rows = [l.rstrip("\n").split("|") for l in open(sys.argv[1])]
 h = rows[0]
 jobs = sorted((r for r in rows[1:] if r[h.index("JobIDRaw")].isdigit()), key=lambda r: int(r[h.index("JobIDRaw")]))
-waves = [jobs[i:i + 7] for i in range(0, len(jobs), 7)]
+waves = [jobs[i:i + 8] for i in range(0, len(jobs), 8)]
 for a, b in zip(waves, waves[1:]):
     end = max(r[h.index("End")] for r in a)
     sub = min(r[h.index("Submit")] for r in b)
@@ -65,8 +71,8 @@ model="$CLUSTER_DIR/model.json"
 /usr/bin/python3 - "$CLUSTER_DIR/eval.json" <<'PY'
 import json, sys
 e = json.load(open(sys.argv[1]))
-assert e["jobs"] == 49, f"expected the 7 later waves x 7 jobs, got {e['jobs']}"
-assert e["model_kind"] == "rules", f"22 failures gave a {e['model_kind']} model, not the rules bundle"
+assert e["jobs"] == 56, f"expected the 7 later waves x 8 jobs, got {e['jobs']}"
+assert e["model_kind"] == "rules", f"27 failures gave a {e['model_kind']} model, not the rules bundle"
 assert e["verdict"]["text"].startswith("verdict: "), e["verdict"]
 assert e["failures"] > 0, "no failures after the cutoff"
 m = e["model"]
@@ -80,5 +86,5 @@ print(f"# model ROC-AUC {m['roc_auc']:.3f} PR-AUC {m['pr_auc']:.3f}; last-outcom
 PY
 "$JFP" predict --db "$db" --model "$model" --after "$cut_time" --output "$CLUSTER_DIR/p.csv"
 lines=$(($(wc -l <"$CLUSTER_DIR/p.csv") - 1))
-expect_eq "$lines" 49 "predicted rows"
+expect_eq "$lines" 56 "predicted rows"
 head -n 3 "$CLUSTER_DIR/p.csv" | sed 's/^/# /'
