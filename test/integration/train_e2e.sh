@@ -4,29 +4,31 @@
 # history before the cutoff holds 27 failures, too few for a tree model: jfp train writes the rules bundle
 # a new cluster starts with (issue 26), and it must still rank the later failures. `recovered` fails the
 # first five waves and then never again: the training window itself shows that a name's failure rate keeps
-# accusing a job that has recovered, where its last run does not. Without it the rate rule won the training
-# window by a few thousandths on some runs and ranked the later jobs at chance (ROC-AUC 0.48, 24.11, 3 of 3
-# runs on one machine). With it, 24.11 still chose the rate rule in 2 of 4 runs: the choice follows the
-# runs' timing, with the same outcomes (an open fault in jfp train, not in this test).
+# accusing a job that has recovered, where its last run does not.
+# Every job sleeps 2 s: a completion answers a failure in the run evidence by the core-seconds it used
+# (HistoryStats::completed_weight), and jobs that only exit took 0 or 1 s by the second their clock crossed.
+# That jitter (8 against 33 of the 88 training jobs at 1 s in two 24.11 runs with the same outcomes) moved
+# the last run's streak and so the rule chosen; the rate rule then ranked the later jobs at chance (ROC-AUC
+# 0.48; 24.11 failed 5 of 7 runs on one machine before this, passed 3 of 3 after).
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 
 export JFP_JOB_SUBMIT_PLUGINS=""
-# A wave's eight jobs only exit: on a node of the machine's 2 CPUs they ran in four rounds, 11 s a wave.
+# A wave's eight jobs run 2 s each: JFP_NODE_CPUS=8 runs them together (on the machine's 2 CPUs they ran in four rounds).
 export JFP_NODE_CPUS=8
 cluster_start
 
 wave() {  # wave N: one job per application; the exit status depends on the wave
     local n=$1
     wave_ids=()
-    wave_ids+=("$(submit -J good_a --wrap 'true')")
-    wave_ids+=("$(submit -J good_b --wrap 'true')")
-    wave_ids+=("$(submit -J broken_a --wrap "exit $(( n < 7 ? 1 : 0 ))")")
-    wave_ids+=("$(submit -J broken_b --wrap "exit $(( n >= 4 && n < 9 ? 2 : 0 ))")")
-    wave_ids+=("$(submit -J broken_c --wrap "exit $(( n >= 10 && n < 15 ? 1 : 0 ))")")
-    wave_ids+=("$(submit -J flaky --wrap "exit $(( n % 5 == 0 ? 1 : 0 ))")")
-    wave_ids+=("$(submit -J broken_d --wrap "exit $(( n >= 1 && n <= 6 ? 3 : 0 ))")")
-    wave_ids+=("$(submit -J recovered --wrap "exit $(( n < 5 ? 1 : 0 ))")")
+    wave_ids+=("$(submit -J good_a --wrap 'sleep 2')")
+    wave_ids+=("$(submit -J good_b --wrap 'sleep 2')")
+    wave_ids+=("$(submit -J broken_a --wrap "sleep 2; exit $(( n < 7 ? 1 : 0 ))")")
+    wave_ids+=("$(submit -J broken_b --wrap "sleep 2; exit $(( n >= 4 && n < 9 ? 2 : 0 ))")")
+    wave_ids+=("$(submit -J broken_c --wrap "sleep 2; exit $(( n >= 10 && n < 15 ? 1 : 0 ))")")
+    wave_ids+=("$(submit -J flaky --wrap "sleep 2; exit $(( n % 5 == 0 ? 1 : 0 ))")")
+    wave_ids+=("$(submit -J broken_d --wrap "sleep 2; exit $(( n >= 1 && n <= 6 ? 3 : 0 ))")")
+    wave_ids+=("$(submit -J recovered --wrap "sleep 2; exit $(( n < 5 ? 1 : 0 ))")")
 }
 # Every job of the wave ended, by slurmctld's record of each (scontrol), not by an empty squeue: squeue
 # printing nothing is also what a failed or not-yet-current listing looks like.
