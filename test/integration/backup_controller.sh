@@ -81,8 +81,10 @@ back=$(score_pair return)
 [ "$back" = "$reference" ] || fail "the primary, back, scores '$back', it scored '$reference' before"
 # The SIGKILL below takes whatever the primary's writers still queue (up to their 50 ms look): the pair just
 # scored must be in the feature log first, or the phase it stands for has nothing to compare.
-root_rows() { /usr/bin/python3 -c 'import sqlite3, sys; print(sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=30).execute("SELECT count(*) FROM scored WHERE uid = 0").fetchone()[0])' "$W/features.db"; }
-wait_until 30 "the primary's rows for the pair it scored on its return never reached the feature log" '[ "$(root_rows)" -ge 6 ]'
+# count_in DB SQL [ARG...]: the one number SQL's query reads from DB (read-only), its ? bound to ARGs.
+count_in() { /usr/bin/python3 -c 'import sqlite3, sys; print(sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=30).execute(sys.argv[2], sys.argv[3:]).fetchone()[0])' "$@"; }
+wait_until 30 "the primary's rows for the pair it scored on its return never reached the feature log" \
+    '[ "$(count_in "$W/features.db" "SELECT count(*) FROM scored WHERE uid = 0")" -ge 6 ]'
 
 # 3. The primary dies (SIGKILL, no shutdown at all): the backup takes over after SlurmctldTimeout.
 score_pair before-kill >/dev/null
@@ -101,9 +103,8 @@ wait "$STREAM_PID" 2>/dev/null || true
 # active controller's writers (50 ms looks, nice 10) for the stream's and the last pair's rows.
 bar=$(scontrol show job -o "$(submit --hold -J barrier --wrap true)" | grep -o 'jfp:t=[0-9a-f]\{16\}' | cut -d= -f2 || true)
 [ -n "$bar" ] || fail "the barrier job has no jfp token"
-has_token() { /usr/bin/python3 -c 'import sqlite3, sys; print(sqlite3.connect(f"file:{sys.argv[1]}?mode=ro", uri=True, timeout=30).execute(f"SELECT count(*) FROM {sys.argv[2]} WHERE token = ?", (sys.argv[3],)).fetchone()[0])' "$@"; }
-wait_until 30 "the barrier's feature-log row never came" '[ "$(has_token "$W/features.db" scored "$bar")" = 1 ]'
-wait_until 30 "the barrier's archived script never came" '[ "$(has_token "$W/scripts.db" submissions "$bar")" = 1 ]'
+wait_until 30 "the barrier's feature-log row never came" '[ "$(count_in "$W/features.db" "SELECT count(*) FROM scored WHERE token = ?" "$bar")" = 1 ]'
+wait_until 30 "the barrier's archived script never came" '[ "$(count_in "$W/scripts.db" "SELECT count(*) FROM submissions WHERE token = ?" "$bar")" = 1 ]'
 
 # Every job slurmctld kept: its token, its feature-log row, its archived script; one feature log, one archive.
 scontrol show job -o >"$W/jobs.txt"
