@@ -10,6 +10,7 @@
 #include <sqlite3.h>
 
 #include "model/files/file_check.h"
+#include "model/files/sqlite_util.h"
 
 namespace jfp {
 
@@ -114,6 +115,7 @@ std::string journal_mode_in_header(const std::string &path) {
     if (::stat(path.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return "";
     sqlite3 *db = nullptr;
     std::string mode;
+    configure_sqlite_once();
     if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READONLY, nullptr) == SQLITE_OK) {
         sqlite3_file *f = nullptr;
         unsigned char h[20] = {0};

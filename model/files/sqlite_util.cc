@@ -104,7 +104,13 @@ static std::string with_readonly_hint(bool writer, const std::string &path, int 
     return why.empty() ? msg : msg + ": " + why;
 }
 
+void configure_sqlite_once() noexcept {
+    static std::once_flag once;
+    std::call_once(once, [] { sqlite3_config(SQLITE_CONFIG_MEMSTATUS, 0); });
+}
+
 Db::Db(const std::string &path, int flags) : path_(path), writer_((flags & SQLITE_OPEN_READWRITE) != 0) {
+    configure_sqlite_once();
     if (!writer_) refuse_wal_on_network_fs(path);
     int rc = sqlite3_open_v2(path.c_str(), &db_, flags | SQLITE_OPEN_NOMUTEX, nullptr);
     if (rc != SQLITE_OK) {

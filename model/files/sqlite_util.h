@@ -106,6 +106,11 @@ private:
 // read-only Db checks this as it opens.
 void refuse_wal_on_network_fs(const std::string &path);
 
+// Once per process, before SQLite's first use: no memory statistics. Kept, they take a global mutex on
+// every sqlite3_malloc and sqlite3_free (a tenth of `jfp ingest`'s writing thread); jfp reads none of
+// them. A no-op when something else in the process initialised SQLite first.
+void configure_sqlite_once() noexcept;
+
 // A write transaction that cannot be left open: BEGIN at construction (IMMEDIATE unless Deferred is asked,
 // so that what a writer reads inside it cannot change before it writes), ROLLBACK at destruction unless
 // commit() ran. An exception or an early return between the two rolls back by itself. A failed COMMIT
