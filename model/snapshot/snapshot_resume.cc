@@ -74,6 +74,9 @@ SnapshotRefresh refresh_snapshot(const std::string &store_path, SnapshotStream *
     if (streamed) {
         HistoryStore::ReadTransaction tx(store);  // the checks, the marks and the queue's tokens: one view
         if (std::optional<HistorySnapshot> snap = streamed->finish(store)) {
+            struct stat st {};
+            out.first = ::stat(path.c_str(), &st) != 0;
+            out.applied = streamed->applied();
             out.written = out.streamed = true;
             out.jobs = snap->jobs;
             out.bytes = write_snapshot_file(path, *snap, store.lineage(), store.newest_ingest_mark(), store_path);

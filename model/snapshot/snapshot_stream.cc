@@ -40,7 +40,7 @@ void SnapshotStream::step_written(const StepInfo &step, const WrittenRow &w) {
     h->seqs.seq = w.seqs.seq;  // a step changes neither when the row became a job nor when it ended
 }
 
-void SnapshotStream::job_written(const JobRecord &row, const WrittenRow &w) {
+void SnapshotStream::job_written(JobRecord &&row, const WrittenRow &w) {
     if (given_up()) return;
     last_seq_ = std::max(last_seq_, w.seqs.seq);
     last_rowid_ = w.rowid;
@@ -50,7 +50,7 @@ void SnapshotStream::job_written(const JobRecord &row, const WrittenRow &w) {
     if (auto k = ended_row_.find(w.rowid); k != ended_row_.end()) {
         auto it = ended_.find(k->second);
         if (ended && k->second == order) {  // rewritten in place: its place in the replay stays
-            it->second = Held{row, w.seqs, w.step_oom, w.rowid};
+            it->second = Held{std::move(row), w.seqs, w.step_oom, w.rowid};
             std::string().swap(it->second.job.submit_line);
             return;
         }
@@ -67,7 +67,7 @@ void SnapshotStream::job_written(const JobRecord &row, const WrittenRow &w) {
         return give_up("job " + row.job_key + " had ended before and changed again (re-ingested with changes)");
     if (ended && (w.seqs.end_seq == 0 || order < applied_to_))
         return give_up("job " + row.job_key + " ended before jobs already applied (rows far out of end order, or a late export)");
-    Held h{row, w.seqs, w.step_oom, w.rowid};
+    Held h{std::move(row), w.seqs, w.step_oom, w.rowid};
     std::string().swap(h.job.submit_line);  // no history reads it
     if (!ended) {
         open_.emplace(w.rowid, std::move(h));
@@ -81,6 +81,7 @@ void SnapshotStream::job_written(const JobRecord &row, const WrittenRow &w) {
 void SnapshotStream::apply(Held &h) {
     fold_step_verdicts(h.job, h.step_oom);
     apply_changed_job(snap_, h.job, h.seqs, from_);
+    ++applied_;
 }
 
 void SnapshotStream::apply_oldest() {

@@ -34,7 +34,7 @@ public:
     explicit SnapshotStream(HistorySnapshot base, size_t window = kWindow);
 
     // On the ingest's writing thread (HistoryStore::observe_ingest).
-    void job_written(const JobRecord &row, const WrittenRow &w) override;
+    void job_written(JobRecord &&row, const WrittenRow &w) override;
     void step_written(const StepInfo &step, const WrittenRow &w) override;
     void give_up(std::string why);
     bool given_up() const { return !why_not_.empty(); }
@@ -42,6 +42,8 @@ public:
     // The store's change number the rows observed so far bring it to.
     int64_t last_seq() const { return last_seq_; }
     int64_t prunes() const { return snap_.prunes; }
+    // Job rows applied so far (each changed job once, in its final state).
+    uint64_t applied() const { return applied_; }
 
     // Applies what is held and returns the snapshot, when the store (read in the caller's read transaction)
     // holds exactly the base and the rows observed: no change number beyond them, no prune. Else gives up.
@@ -65,6 +67,7 @@ private:
     size_t window_;
     int64_t last_seq_;
     int64_t last_rowid_ = 0;  // the job written last: the one its steps that follow change
+    uint64_t applied_ = 0;
     EndOrder applied_to_;  // the latest row applied (at first, the base's latest end)
     std::map<EndOrder, Held> ended_;
     std::unordered_map<int64_t, EndOrder> ended_row_;  // rowid -> its place in ended_

@@ -50,8 +50,7 @@ void IngestWriter::run_observed(Stmt &s, const JobRecord *job, const StepInfo *s
     w.inserted = sqlite3_last_insert_rowid(db) != before;
     if (w.inserted) w.rowid = sqlite3_last_insert_rowid(db);
     if (step) return observer_->step_written(*step, w);
-    JobRecord &r = written_;
-    r = *job;  // what binding, then reading, does to each field:
+    JobRecord r = *job;  // what binding, then reading, does to each field:
     if (r.start <= 0) r.start = 0;
     if (r.end <= 0) r.end = 0;
     if (r.uid < 0) r.uid = -1;
@@ -59,7 +58,7 @@ void IngestWriter::run_observed(Stmt &s, const JobRecord *job, const StepInfo *s
     if (w.inserted) {
         w.seqs.job_seq = seq;
         w.seqs.end_seq = r.ended() ? seq : 0;
-        return observer_->job_written(r, w);
+        return observer_->job_written(std::move(r), w);
     }
     Stmt &m = *merged_;
     m.bind(1, std::string_view(job->cluster)).bind(2, std::string_view(job->job_key));
@@ -73,7 +72,7 @@ void IngestWriter::run_observed(Stmt &s, const JobRecord *job, const StepInfo *s
         r.script_fingerprint = m.is_null(8) ? 0 : static_cast<uint64_t>(m.int_at(8));
     }
     m.reset();
-    observer_->job_written(r, w);
+    observer_->job_written(std::move(r), w);
 }
 
 IngestWriter::~IngestWriter() { tx_.reset(); }

@@ -23,8 +23,9 @@ struct WrittenRow {
 class RowObserver {
 public:
     virtual ~RowObserver() = default;
-    // A job's row as its write left it, its outcome as stored (fold_step_verdicts not applied).
-    virtual void job_written(const JobRecord &row, const WrittenRow &w) = 0;
+    // A job's row as its write left it, its outcome as stored (fold_step_verdicts not applied): the
+    // observer's to keep.
+    virtual void job_written(JobRecord &&row, const WrittenRow &w) = 0;
     // A step that changed its job's row (cluster, job_key): fold_step_write says how.
     virtual void step_written(const StepInfo &step, const WrittenRow &w) = 0;
 };
@@ -69,7 +70,6 @@ private:
     Stmt upsert_step_;
     std::optional<Stmt> merged_;  // with an observer: what a job's write merged into an existing row
     RowObserver *observer_ = nullptr;
-    JobRecord written_;
     int64_t data_version_ = -1;  // PRAGMA data_version at the ingest's first batch
     bool others_committed_ = false;
     int64_t next_seq_ = 1;

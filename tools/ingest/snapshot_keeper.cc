@@ -30,12 +30,26 @@ void SnapshotKeeper::ingest_began(HistoryStore &store) {
     if (!stream_ || stream_->given_up()) return;
     if (store.last_change() != stream_->last_seq() || store.prune_count() != stream_->prunes())
         return give_up("the store changed before the ingest began (another ingest or a prune)");
-    store.observe_ingest(stream_.get());
+    feed_ = std::make_unique<ObservedRows>(*stream_);
+    store.observe_ingest(feed_.get());
 }
 
-void SnapshotKeeper::ingest_failed() { give_up("an ingest failed, and its last batch was rolled back"); }
+// Every write has been made (or rolled back) when these run: the stream has been told all of them after.
+void SnapshotKeeper::end_feed() {
+    if (!feed_) return;
+    std::string why = feed_->finish();
+    feed_.reset();
+    if (!why.empty()) give_up("the rows could not be followed: " + why);
+}
 
-void SnapshotKeeper::ingest_done(const HistoryStore &store) {
+void SnapshotKeeper::ingest_failed() {
+    end_feed();
+    give_up("an ingest failed, and its last batch was rolled back");
+}
+
+void SnapshotKeeper::ingest_done(HistoryStore &store) {
+    store.observe_ingest(nullptr);
+    end_feed();
     if (store.others_committed_during_ingest()) give_up("another connection wrote to the store during the ingest");
 }
 
@@ -51,7 +65,8 @@ void SnapshotKeeper::after_change(const char *who) {
         done_once_ = true;
         if (quiet_ || !r.written) return;
         double s = std::chrono::duration<double>(last_ - t0).count();
-        std::string how = r.streamed    ? std::string("the rows as they were ingested")
+        std::string how = r.streamed    ? r.first ? std::string("the rows as they were ingested")
+                                                    : "the last one and " + std::to_string(r.applied) + " jobs as they were ingested"
                           : r.incremental ? "the last one and " + std::to_string(r.applied) + " changed jobs"
                           : r.first     ? std::string("the whole store")
                                         : "the whole store, as the last one could not be used: " + r.why_replayed;

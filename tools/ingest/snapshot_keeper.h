@@ -10,6 +10,7 @@
 
 #include "model/snapshot/snapshot_stream.h"
 #include "model/store/history_store.h"
+#include "tools/ingest/observed_rows.h"
 
 namespace jfp {
 
@@ -26,17 +27,19 @@ public:
     void before_ingest(const HistoryStore &store);
     void ingest_began(HistoryStore &store);
     void ingest_failed();
-    void ingest_done(const HistoryStore &store);
+    void ingest_done(HistoryStore &store);
     // After the caller's commit. A failure is reported on stderr and does not fail the caller: the store
     // holds its jobs, and the plugin replays it without a snapshot (more slowly).
     void after_change(const char *who);
 
 private:
     void give_up(const std::string &why);
+    void end_feed();
 
     std::string store_;
     bool enabled_, quiet_, stream_wanted_;
     std::unique_ptr<SnapshotStream> stream_;
+    std::unique_ptr<ObservedRows> feed_;  // the ingest's writes, told to stream_ on a thread of its own
     std::chrono::seconds interval_;
     std::chrono::steady_clock::time_point last_{};
     bool done_once_ = false;
