@@ -71,12 +71,22 @@ void note_job(HistorySnapshot &s, const JobRecord &j) {
     note_token(s, j);
 }
 
+}  // namespace
+
 std::unordered_map<std::string, std::string> read_queue_tokens(const HistoryStore &store) {
     std::unordered_map<std::string, std::string> q;
     for (auto &[id, tok] : store.queue_tokens()) q[std::move(id)] = std::move(tok);
     return q;
 }
-}  // namespace
+
+void apply_changed_job(HistorySnapshot &snap, const JobRecord &job, const JobSeqs &seqs, int64_t from) {
+    if (seqs.job_seq > from) ++snap.jobs;
+    if (job.ended() && seqs.end_seq > from) {
+        snap.index.add(job);
+        if (job.end > snap.latest_end) snap.latest_end = job.end;
+    }
+    note_job(snap, job);
+}
 
 const std::string *HistorySnapshot::user_name(uint32_t uid) const { return find_in(uid_names, uid); }
 
@@ -160,14 +170,7 @@ SnapshotUpdate update_history_snapshot(HistorySnapshot &snap, const HistoryStore
         // A bigger index is built here, beside the readers; under the lock it is only swapped in.
         if (auto room = snap.index.rehashed_for_jobs(rows.size())) apply([&] { snap.index.adopt(std::move(room)); });
         apply([&] {
-            for (auto &[job, seqs] : rows) {
-                if (seqs.job_seq > from) ++snap.jobs;
-                if (job.ended() && seqs.end_seq > from) {
-                    snap.index.add(job);
-                    if (job.end > snap.latest_end) snap.latest_end = job.end;
-                }
-                note_job(snap, job);
-            }
+            for (auto &[job, seqs] : rows) apply_changed_job(snap, job, seqs, from);
         });
         u.applied += rows.size();
     }

@@ -68,6 +68,13 @@ SnapshotUpdate update_history_snapshot(HistorySnapshot &snap, const HistoryStore
                                        const std::function<void(const std::function<void()> &)> &apply,
                                        size_t chunk = 4096);
 
+// One job row changed since change number `from`, applied in replay order (not ended first, then by end):
+// counted when it became a job row since, added to the index when it ended since, and its submission and
+// token noted. The one step both update_history_snapshot and the streamed snapshot (snapshot_stream.h) take.
+void apply_changed_job(HistorySnapshot &snap, const JobRecord &job, const JobSeqs &seqs, int64_t from);
+// Job id -> token of the jobs in slurmctld's queue, as the store holds them.
+std::unordered_map<std::string, std::string> read_queue_tokens(const HistoryStore &store);
+
 // Equality of what lookups see: used to prove incremental updates equal a full replay.
 bool same_history(const HistorySnapshot &a, const HistorySnapshot &b, std::string *why = nullptr);
 

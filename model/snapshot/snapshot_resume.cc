@@ -50,15 +50,41 @@ ResumedHistory resume_history(const HistoryStore &store, const std::string &path
     return r;
 }
 
-SnapshotRefresh refresh_snapshot(const std::string &store_path) {
-    SnapshotRefresh out;
-    const std::string path = snapshot_path_for(store_path);
-    HistoryStore store(store_path, HistoryStore::Access::ReadOnly);
-    // The old file is trusted as this user's, root's or the store owner's (root refreshing SlurmUser's store).
+std::vector<uid_t> snapshot_owners(const std::string &store_path) {
     std::vector<uid_t> trusted{0, ::geteuid()};
     struct stat st {};
     if (::stat(store_path.c_str(), &st) == 0) trusted.push_back(st.st_uid);
-    ResumedHistory r = resume_history(store, path, trusted);
+    return trusted;
+}
+
+std::optional<HistorySnapshot> stream_base(const HistoryStore &store, const std::string &store_path) {
+    if (!store.tracks_changes()) return std::nullopt;
+    // Not one read transaction (each read takes its own): the ingest checks, once it holds the write lock,
+    // that the store is still at the base's change number.
+    ResumedHistory r = resume_history(store, snapshot_path_for(store_path), snapshot_owners(store_path));
+    if (r.ok) return std::move(r.snap);
+    if (store.job_count() == 0) return load_history_snapshot(store);
+    return std::nullopt;
+}
+
+SnapshotRefresh refresh_snapshot(const std::string &store_path, SnapshotStream *streamed) {
+    SnapshotRefresh out;
+    const std::string path = snapshot_path_for(store_path);
+    HistoryStore store(store_path, HistoryStore::Access::ReadOnly);
+    if (streamed) {
+        HistoryStore::ReadTransaction tx(store);  // the checks, the marks and the queue's tokens: one view
+        if (std::optional<HistorySnapshot> snap = streamed->finish(store)) {
+            struct stat st {};
+            out.first = ::stat(path.c_str(), &st) != 0;
+            out.applied = streamed->applied();
+            out.written = out.streamed = true;
+            out.jobs = snap->jobs;
+            out.bytes = write_snapshot_file(path, *snap, store.lineage(), store.newest_ingest_mark(), store_path);
+            return out;
+        }
+        out.why_not_streamed = streamed->why_not();
+    }
+    ResumedHistory r = resume_history(store, path, snapshot_owners(store_path));
     HistorySnapshot snap;
     if (r.ok) {
         if (r.snap.seq == r.file_seq) {

@@ -6,10 +6,12 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "model/snapshot/history_snapshot.h"
+#include "model/snapshot/snapshot_stream.h"
 #include "model/store/history_store.h"
 
 namespace jfp {
@@ -24,16 +26,26 @@ struct ResumedHistory {
 // The snapshot at path, when it is one of this store (same lineage, no prune since, changes not gone back),
 // with the store's later changes applied.
 ResumedHistory resume_history(const HistoryStore &store, const std::string &path, const std::vector<uid_t> &trusted);
+// Whose snapshot file of the store at store_path is trusted: this user's, root's or the store owner's
+// (root refreshing SlurmUser's store).
+std::vector<uid_t> snapshot_owners(const std::string &store_path);
+// What an ingest's streamed snapshot starts from: the history current to the store as it stands (its file
+// and the changes since, or, for a store with no job yet, the empty history); nothing when only a replay
+// could say (then the ingest does not stream, and its refresh replays as before).
+std::optional<HistorySnapshot> stream_base(const HistoryStore &store, const std::string &store_path);
 
 struct SnapshotRefresh {
     bool written = false;      // false: the file was current already
     bool incremental = false;  // the old file plus changes, not a replay
     bool first = false;        // there was no file before
+    bool streamed = false;     // built from the ingest's rows as they were written (snapshot_stream.h)
     uint64_t applied = 0, jobs = 0, bytes = 0;
     std::string why_replayed;  // when a replay was needed: why the old file could not be used
+    std::string why_not_streamed;  // when a stream was given and not used: why
 };
 // Brings <store>.snapshot up to the store at store_path (opened read-only here, after the caller's
-// commit). Throws std::runtime_error when the store cannot be read or the file cannot be written.
-SnapshotRefresh refresh_snapshot(const std::string &store_path);
+// commit): from `streamed` when it holds every change the store has, else from the old file, else by a
+// replay. Throws std::runtime_error when the store cannot be read or the file cannot be written.
+SnapshotRefresh refresh_snapshot(const std::string &store_path, SnapshotStream *streamed = nullptr);
 
 }  // namespace jfp

@@ -49,6 +49,13 @@ void HistoryStore::abort_ingest() {
     if (writer_) writer_->abort();
 }
 
+void HistoryStore::observe_ingest(RowObserver *observer) {
+    require_writable();
+    writer_->observe(observer);
+}
+
+bool HistoryStore::others_committed_during_ingest() const { return writer_ && writer_->others_committed(); }
+
 uint64_t HistoryStore::job_count() const {
     Stmt s(db_, "SELECT count(*) FROM jobs WHERE user IS NOT NULL");
     s.step();

@@ -22,6 +22,7 @@
 namespace jfp {
 
 class IngestWriter;
+class RowObserver;
 
 class HistoryStore {
 public:
@@ -45,6 +46,10 @@ public:
     void put_step(const StepInfo &step);
     void finish_ingest(int64_t ingest_id, const SacctReadReport &report);
     void abort_ingest();
+    // What this ingest's writes do to job rows, told to observer on the writing thread (IngestWriter::observe);
+    // and whether another connection committed between this ingest's batches (the observer missed changes).
+    void observe_ingest(RowObserver *observer);
+    bool others_committed_during_ingest() const;
 
     // ---- reading
     uint64_t job_count() const;

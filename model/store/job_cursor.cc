@@ -49,12 +49,16 @@ bool JobCursor::next(JobRecord &j) {
     j.submit_line = s.view_at(25);
     j.jfp_token = s.view_at(26);
     j.array_size = 1;
-    // Releases that mark only the step OUT_OF_MEMORY leave the job FAILED: the step's verdict wins.
-    if (s.int_at(27) != 0 && j.outcome == Outcome::Failed) j.outcome = Outcome::OutOfMemory;
     j.uid = s.is_null(28) ? -1 : s.int_at(28);
     j.script_fingerprint = s.is_null(29) ? 0 : static_cast<uint64_t>(s.int_at(29));
-    infer_memory_kill(j);
+    fold_step_verdicts(j, s.int_at(27) != 0);
     return true;
+}
+
+void fold_step_verdicts(JobRecord &j, bool step_oom) {
+    // Releases that mark only the step OUT_OF_MEMORY leave the job FAILED: the step's verdict wins.
+    if (step_oom && j.outcome == Outcome::Failed) j.outcome = Outcome::OutOfMemory;
+    infer_memory_kill(j);
 }
 
 }  // namespace jfp

@@ -17,6 +17,10 @@ struct JobSeqs {
     int64_t seq = 0, job_seq = 0, end_seq = 0;
 };
 
+// What a job row says once its steps' verdicts are read into it (JobCursor does it to every row): a step's
+// OUT_OF_MEMORY over the job's FAILED, and a kill over the memory request (infer_memory_kill).
+void fold_step_verdicts(JobRecord &job, bool step_oom);
+
 // Reads jobs one at a time from a query that selects kJobColumns first (select_jobs, store_schema.h);
 // several may be open at once on one store.
 class JobCursor {

@@ -33,7 +33,7 @@ now=$(date +%s)
 } >"$W/later.txt"
 chmod 644 "$W/later.txt"
 out=$(site_jfp ingest --trusted-export --db "$W/history.db" "$W/later.txt" 2>&1)
-expect_contains "$out" "history snapshot $W/history.db.snapshot written from the last one and 3 changed jobs" "SlurmUser's ingest"
+expect_contains "$out" "history snapshot $W/history.db.snapshot written from the last one and 3 jobs as they were ingested" "SlurmUser's ingest"
 owner=$(stat -c %U "$W/history.db.snapshot")
 expect_eq "$owner" "$JFP_SLURM_USER" "the snapshot's owner"
 wait_log "applied 3 changed jobs from $W/history.db" 30

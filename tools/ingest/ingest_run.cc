@@ -33,10 +33,13 @@ namespace {
 // the writer before the store rolls back, so a failed ingest leaves the store as it was.
 class StoreIngest {
 public:
-    StoreIngest(const IngestOptions &a, const std::vector<IngestSource> &sources) : store_(a.db, HistoryStore::Access::ReadWrite) {
+    StoreIngest(const IngestOptions &a, const std::vector<IngestSource> &sources, SnapshotKeeper &snapshot)
+        : store_(a.db, HistoryStore::Access::ReadWrite), snapshot_(snapshot) {
         std::string names;
         for (const auto &src : sources) names += (names.empty() ? "" : ",") + src.name;
+        snapshot_.before_ingest(store_);
         id_ = store_.begin_ingest(names);
+        snapshot_.ingest_began(store_);
         // Each job's script fingerprint is the one the plugin logged at submission for its token.
         if (!a.feature_log.empty()) fingerprints_ = logged_script_fingerprints(a.feature_log);
         writer_ = std::make_unique<StoreWriter>(store_, fingerprints_.empty() ? nullptr : &fingerprints_);
@@ -47,12 +50,14 @@ public:
         } catch (...) {
             writer_.reset();
             store_.abort_ingest();
+            snapshot_.ingest_failed();
             throw;
         }
     }
     void finish(const SacctReadReport &r) {
         run([&] { writer_->finish(); });
-        store_.finish_ingest(id_, r);
+        run([&] { store_.finish_ingest(id_, r); });
+        snapshot_.ingest_done(store_);
     }
     StoreWriter &writer() { return *writer_; }
     HistoryStore &store() { return store_; }
@@ -60,6 +65,7 @@ public:
 
 private:
     HistoryStore store_;
+    SnapshotKeeper &snapshot_;
     std::unordered_map<std::string, uint64_t> fingerprints_;
     int64_t id_ = 0;
     std::unique_ptr<StoreWriter> writer_;
@@ -85,7 +91,7 @@ struct TempFile {
 
 class Ingest {
 public:
-    explicit Ingest(const IngestOptions &a) : a_(a) {}
+    Ingest(const IngestOptions &a, SnapshotKeeper &snapshot) : a_(a), snapshot_(snapshot) {}
     int status = 0;
 
     void files();
@@ -99,6 +105,7 @@ private:
     void print_bad_line(const std::string &source, const BadLine &b);
     void finish_report(uint64_t bad, size_t shown, int64_t id);
     const IngestOptions &a_;
+    SnapshotKeeper &snapshot_;
 };
 
 void Ingest::print_bad_line(const std::string &source, const BadLine &b) {
@@ -221,7 +228,7 @@ void Ingest::files() {
 
 // SWF logs (Parallel Workloads Archive): no steps, no delimiter choices.
 void Ingest::swf(const std::vector<IngestSource> &sources, FileProgress *progress) {
-    StoreIngest ingest(a_, sources);
+    StoreIngest ingest(a_, sources, snapshot_);
     SacctReadReport total;
     size_t shown = 0;
     for (const auto &src : sources) {
@@ -261,7 +268,7 @@ void Ingest::streams(const IngestOptions &a, const std::vector<IngestSource> &so
     opt.cluster = a.cluster;
     if (!a.format.empty())
         for (auto f : split(a.format, ',')) opt.format.emplace_back(trim(f));
-    StoreIngest ingest(a, sources);
+    StoreIngest ingest(a, sources, snapshot_);
     SacctReader reader(
         opt, [&](JobRecord &&j) { ingest.writer().put(std::move(j)); }, [&](StepInfo &&s) { ingest.writer().put(std::move(s)); });
     size_t shown = 0;
@@ -301,11 +308,12 @@ void Ingest::streams(const IngestOptions &a, const std::vector<IngestSource> &so
 }  // namespace
 
 int run_ingest(const IngestOptions &a) {
-    Ingest ingest(a);
     // Followed ingests refresh the snapshot at most every --snapshot-interval: at 10M jobs writing it takes
-    // seconds, and slurmctld applies the changes since the last one in milliseconds.
+    // seconds, and slurmctld applies the changes since the last one in milliseconds. Other ingests build it
+    // from their rows as they are written: no replay of the store after them.
     SnapshotKeeper snapshot(a.db, a.snapshot, a.quiet,
-                            std::chrono::seconds(a.follow ? static_cast<int64_t>(a.snapshot_interval) : 0));
+                            std::chrono::seconds(a.follow ? static_cast<int64_t>(a.snapshot_interval) : 0), !a.follow);
+    Ingest ingest(a, snapshot);
     if (!a.from_sacct && !a.follow) {
         ingest.files();
         snapshot.after_change("jfp ingest");
