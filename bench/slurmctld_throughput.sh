@@ -187,14 +187,16 @@ machine_busy_us() { awk -v t="$(getconf CLK_TCK)" '$1 == "cpu" { printf "%d", ($
 # configured), in microseconds; 0 without jfp. Their work for a submission is off the RPC's path but on the
 # machine's cores. A run's figure is the difference between its start and its end (the same threads: the
 # plugin is not reloaded within a run; the history load at its start is not counted).
-jfp_threads_us() {
-    local t total=0 us
+jfp_threads_us() { jfp_threads_by_name | awk '{ t += $2 } END { printf "%d\n", t }'; }
+# jfp_threads_by_name: the same, a line per thread: its name and its CPU so far in microseconds.
+jfp_threads_by_name() {
+    local t name us
     for t in /proc/"$(ctld_pid)"/task/*; do
-        case "$(cat "$t/comm" 2>/dev/null)" in jfp-*) ;; *) continue ;; esac
+        name=$(cat "$t/comm" 2>/dev/null) || continue
+        case "$name" in jfp-*) ;; *) continue ;; esac
         us=$(awk -v t="$(getconf CLK_TCK)" '{ sub(/.*\) /, ""); printf "%d", ($12 + $13) * 1e6 / t }' "$t/stat" 2>/dev/null || echo 0)
-        total=$((total + ${us:-0}))
+        echo "$name ${us:-0}"
     done
-    echo "$total"
 }
 ctld_cpu_us() {
     if [ -n "$CPU_CG" ]; then awk '$1 == "usage_usec" { print $2 }' "$CPU_CG/cpu.stat"
@@ -284,6 +286,7 @@ for r in $(seq 0 "$ROUNDS"); do
         cpu0=$(ctld_cpu_us)
         busy0=$(machine_busy_us)
         threads0=$(jfp_threads_us)
+        jfp_threads_by_name >"$work/threads0"
         perf_pid=""
         if [ -n "$PERF" ] && [ "$k" = jfp ] && [ "$r" = "$ROUNDS" ]; then
             perf record -a -g -o "$PERF" -- sleep 600 >/dev/null 2>"$work/perf.err" &
@@ -299,8 +302,13 @@ for r in $(seq 0 "$ROUNDS"); do
         cpu1=$(ctld_cpu_us)
         busy1=$(machine_busy_us)
         threads1=$(jfp_threads_us)
+        jfp_threads_by_name >"$work/threads1"
         read -r count total <<<"$(submit_rpc_stats)"
         [ "$count" -ge $((JOBS / CLIENTS * CLIENTS)) ] || fail "sdiag counted $count submissions, expected $((JOBS / CLIENTS * CLIENTS))"
+        if [ "$k" = jfp ] && [ "$r" != 0 ]; then  # each of jfp's threads, CPU per job
+            awk -v n="$count" 'NR == FNR { a[$1] = $2; next } { printf "%s %.2f\n", $1, ($2 - a[$1]) / n }' \
+                "$work/threads0" "$work/threads1" >>"$work/thread_split"
+        fi
         if [ "$k" = jfp ]; then
             last=$(squeue -h -u "$RUN_USER" -o "%i %k" --sort=-i | awk 'NR == 1')
             case "$last" in *"jfp:p="*) ;; *) fail "jfp did not annotate: $last" ;; esac
@@ -332,6 +340,8 @@ sed '$d' "$work/stats"
 inside=$(grep -o 'stats: [0-9]* submissions.*max [0-9.]* us; on-CPU ([0-9]* sampled) p50 [0-9.]* us, p99 [0-9.]* us; their tree walks p50 [0-9.]* us, p99 [0-9.]* us' "$CTLD_LOG" |
     sort -t' ' -k2,2n | tail -n1 || true)
 echo "  inside slurmctld, busiest ${inside:-stats: (no stats line)}"
+split=$(awk '{ s[$1] += $2; n[$1]++ } END { for (k in s) printf "%s %.1f, ", k, s[k] / n[k] }' "$work/thread_split" 2>/dev/null | sed 's/, $//')
+echo "  jfp's threads, CPU per job (mean over jfp's runs): ${split:-none}"
 p50_inside=$(printf '%s' "$inside" | sed -n 's/.*job_submit p50 \([0-9.]*\) us.*/\1/p'); p50_inside=${p50_inside:-0}
 p99_inside=$(printf '%s' "$inside" | sed -n 's/.*job_submit p50 [0-9.]* us, p99 \([0-9.]*\) us.*/\1/p'); p99_inside=${p99_inside:-0}
 cpu50_inside=$(printf '%s' "$inside" | sed -n 's/.*sampled) p50 \([0-9.]*\) us.*/\1/p'); cpu50_inside=${cpu50_inside:-0}
