@@ -29,7 +29,7 @@
 #include "model/snapshot/snapshot_file.h"
 #include "model/snapshot/snapshot_resume.h"
 #include "model/scoring/features.h"
-#include "tools/ingest/synth.h"
+#include "tools/simulate/synth.h"
 
 namespace {
 

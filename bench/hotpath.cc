@@ -45,7 +45,7 @@
 #include "model/scoring/features.h"
 #include "model/scoring/model_bundle.h"
 #include "model/util/time_util.h"
-#include "tools/ingest/synth.h"
+#include "tools/simulate/synth.h"
 #include "tools/train/trainer.h"
 
 extern "C" {

@@ -13,7 +13,7 @@
 #include "model/sacct/sacct_reader.h"
 #include "model/store/history_store.h"
 #include "model/scoring/features.h"
-#include "tools/ingest/synth.h"
+#include "tools/simulate/synth.h"
 
 namespace jfp::test {
 

@@ -1,9 +1,9 @@
 // jfp synth: a synthetic sacct export with realistic failure clustering, for tests and benchmarks (the work:
-// tools/ingest/synth.h).
+// tools/simulate/synth.h).
 #include <memory>
 
 #include "tools/commands/commands.h"
-#include "tools/ingest/synth.h"
+#include "tools/simulate/synth.h"
 
 namespace jfp {
 

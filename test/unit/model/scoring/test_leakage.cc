@@ -10,7 +10,7 @@
 #include "model/scoring/feature_sweep.h"
 #include "model/util/time_util.h"
 #include "test_support.h"
-#include "tools/ingest/synth.h"
+#include "tools/simulate/synth.h"
 
 namespace test_leakage {
 

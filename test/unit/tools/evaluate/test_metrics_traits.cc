@@ -8,7 +8,7 @@
 #include "model/scoring/features.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/evaluate/verdict.h"
-#include "tools/ingest/synth.h"
+#include "tools/simulate/synth.h"
 #include "test_support.h"
 
 namespace test_metrics_traits {

@@ -15,7 +15,7 @@
 #include "test_support.h"
 #include "tools/ingest/ingest_run.h"
 #include "tools/ingest/observed_rows.h"
-#include "tools/ingest/synth.h"
+#include "tools/simulate/synth.h"
 
 namespace test_observed_rows {
 

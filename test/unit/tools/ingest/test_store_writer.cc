@@ -7,7 +7,7 @@
 #include "model/store/history_store.h"
 #include "test_support.h"
 #include "tools/ingest/store_writer.h"
-#include "tools/ingest/synth.h"
+#include "tools/simulate/synth.h"
 
 namespace test_store_writer {
 

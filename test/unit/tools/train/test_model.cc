@@ -19,7 +19,7 @@
 #include "test_support.h"
 #include "tools/evaluate/metrics.h"
 #include "tools/evaluate/verdict.h"
-#include "tools/ingest/synth.h"
+#include "tools/simulate/synth.h"
 #include "tools/train/trainer.h"
 #include "tools/train/xgb.h"
 

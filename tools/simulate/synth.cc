@@ -1,4 +1,4 @@
-#include "tools/ingest/synth.h"
+#include "tools/simulate/synth.h"
 
 #include <algorithm>
 #include <cerrno>
