@@ -6,10 +6,11 @@
 
 namespace jfp {
 
-SnapshotStream::SnapshotStream(HistorySnapshot base, size_t window)
+SnapshotStream::SnapshotStream(HistorySnapshot base, size_t window, size_t max_open)
     : snap_(std::move(base)),
       from_(snap_.seq),
       window_(std::max<size_t>(window, 1)),
+      max_open_(max_open),
       last_seq_(snap_.seq),
       applied_to_(snap_.latest_end, std::numeric_limits<int64_t>::min()) {
     if (from_ < 0) why_not_ = "the store's schema does not number its changes";
@@ -70,6 +71,8 @@ void SnapshotStream::job_written(JobRecord &&row, const WrittenRow &w) {
     Held h{std::move(row), w.seqs, w.step_oom, w.rowid};
     std::string().swap(h.job.submit_line);  // no history reads it
     if (!ended) {
+        if (open_.size() >= max_open_)
+            return give_up("more than " + std::to_string(max_open_) + " jobs of the ingest had not ended (each is held to its end)");
         open_.emplace(w.rowid, std::move(h));
         return;
     }

@@ -29,9 +29,11 @@ namespace jfp {
 class SnapshotStream : public RowObserver {
 public:
     static constexpr size_t kWindow = size_t{1} << 16;  // ended rows held: ~40 MiB at most
+    // Rows not ended are held to the end: past this many (~160 MiB) it gives up rather than grow.
+    static constexpr size_t kMaxOpen = size_t{1} << 18;
 
     // base: the history current to the store before the ingest's first write (its seq and prunes).
-    explicit SnapshotStream(HistorySnapshot base, size_t window = kWindow);
+    explicit SnapshotStream(HistorySnapshot base, size_t window = kWindow, size_t max_open = kMaxOpen);
 
     // On the ingest's writing thread (HistoryStore::observe_ingest).
     void job_written(JobRecord &&row, const WrittenRow &w) override;
@@ -65,6 +67,7 @@ private:
     HistorySnapshot snap_;
     int64_t from_;
     size_t window_;
+    size_t max_open_;
     int64_t last_seq_;
     int64_t last_rowid_ = 0;  // the job written last: the one its steps that follow change
     uint64_t applied_ = 0;

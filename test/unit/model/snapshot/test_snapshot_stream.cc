@@ -86,4 +86,19 @@ TEST_CASE("snapshot stream: a write by another connection between batches is not
     CHECK_THAT(stream.why_not(), HasText("beyond the rows"));
 }
 
+TEST_CASE("snapshot stream: jobs not ended are held only up to a bound; past it, it gives up and says so") {
+    TempDir dir;
+    HistoryStore store(dir.file("h.db"), HistoryStore::Access::ReadWrite);
+    Workload w(9);
+    SnapshotStream stream(load_history_snapshot(store), SnapshotStream::kWindow, 10);
+    std::vector<JobRecord> queued;
+    for (int i = 0; i < 10; ++i) queued.push_back(w.submit());
+    ingest(store, stream, queued, w);
+    CHECK_FALSE(stream.given_up());  // ten held: at the bound, not past it
+    ingest(store, stream, {w.submit()}, w);
+    CHECK(stream.given_up());
+    CHECK_THAT(stream.why_not(), HasText("more than 10 jobs of the ingest had not ended"));
+    CHECK_FALSE(stream.finish(store));
+}
+
 }  // namespace test_snapshot_stream
