@@ -13,40 +13,27 @@
 #include <pthread.h>
 #include <slurm/slurm.h>
 #include <slurm/slurm_errno.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <xgboost/c_api.h>
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <functional>
-#include <map>
-#include <random>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include <nlohmann/json.hpp>
 
+#include "bench/hotpath_site.h"
+#include "bench/hotpath_stages.h"
 #include "model/archive/script_archive.h"
-#include "model/script/ignored_directives.h"
-#include "model/script/module_lines.h"
-#include "model/script/script_mentions.h"
-#include "model/script/script_traits.h"
-#include "model/snapshot/history_snapshot.h"
-#include "model/request/submit_request.h"
-#include "model/scoring/feature_sweep.h"
-#include "model/scoring/features.h"
 #include "model/scoring/model_bundle.h"
-#include "model/util/time_util.h"
-#include "tools/simulate/synth.h"
-#include "tools/train/trainer.h"
 
 extern "C" {
 char *slurm_xstrdup(const char *);
@@ -73,59 +60,10 @@ namespace {
 
 using init_fn = int (*)();
 using submit_fn = int (*)(job_desc_msg_t *, uint32_t, char **);
-
-double now_ns() {
-    timespec ts{};
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return static_cast<double>(ts.tv_sec) * 1e9 + static_cast<double>(ts.tv_nsec);
-}
-
-struct Stats {
-    double p50 = 0, p99 = 0, p999 = 0, mean = 0;
-    size_t n = 0;
-};
-
-Stats stats(std::vector<double> v) {
-    Stats s;
-    s.n = v.size();
-    if (v.empty()) return s;
-    std::sort(v.begin(), v.end());
-    auto at = [&](double q) { return v[std::min(v.size() - 1, static_cast<size_t>(q * static_cast<double>(v.size())))]; };
-    s.p50 = at(0.5);
-    s.p99 = at(0.99);
-    s.p999 = at(0.999);
-    double sum = 0;
-    for (double x : v) sum += x;
-    s.mean = sum / static_cast<double>(v.size());
-    return s;
-}
-
-// A batch script of about `bytes` bytes that looks like the real thing.
-std::string make_script(size_t bytes, std::mt19937_64 &rng) {
-    static const char *lines[] = {
-        "module load gcc/12.2 openmpi/4.1\n", "module load python/3.11\n", "source activate climate\n",
-        "export OMP_NUM_THREADS=$SLURM_CPUS_PER_TASK\n", "cd $SLURM_SUBMIT_DIR\n",
-        "srun ./model.exe --config run.nml > out.$SLURM_JOB_ID.log\n", "mpirun -np $SLURM_NTASKS ./solver input.dat\n",
-        "python3 postprocess.py --in out --out plots\n", "# copy the restart files back to the project space\n",
-        "cp -r restart/* /project/restart/ || exit 1\n", "if [ ! -f input.dat ]; then echo missing; exit 2; fi\n",
-        "for i in $(seq 1 10); do ./step $i; done\n", "echo \"done at $(date)\"\n"};
-    std::string s = "#!/bin/bash\n#SBATCH -N 1\n#SBATCH -n 4\n#SBATCH -t 01:00:00\n#SBATCH --mem=8G\nset -e\n";
-    std::uniform_int_distribution<size_t> pick(0, sizeof lines / sizeof *lines - 1);
-    while (s.size() < bytes) s += lines[pick(rng)];
-    return s;
-}
-
-struct JobSpec {
-    std::string user, name, partition, account, comment, script;
-    uint32_t uid = 0;
-    uint32_t cpus = 1, nodes = 1, time_min = 60;
-    uint64_t mem = 1000;
-    jfp::FeatureVector x{};  // what the plugin will compute, for the reference walk
-};
-
-struct Site {
-    std::string dir, store, model;
-};
+using hotpath::JobSpec;
+using hotpath::Stats;
+using hotpath::now_ns;
+using hotpath::stats;
 
 }  // namespace
 
@@ -141,233 +79,14 @@ int main(int argc, char **argv) {
     const char *builddir = std::getenv("JFP_BUILDDIR");
     std::string so = std::string(builddir ? builddir : ".") + "/plugin/.libs/job_submit_jfp.so";
 
-    // ---- a site: synthetic history, a model of 200 rounds of depth 6 (as the training benchmark)
-    char tmpl[] = "/tmp/jfp-bench.XXXXXX";
-    Site site;
-    site.dir = mkdtemp(tmpl);
-    chmod(site.dir.c_str(), 0755);
-    site.store = site.dir + "/history.db";
-    site.model = site.dir + "/model.json";
-    {
-        jfp::SynthOptions so_;
-        so_.jobs = quick ? 20000 : 100000;
-        so_.seed = 3;
-        // The history ends a day or two before today: the jobs below are submitted now, and their history
-        // features (hours since the last run, the last failure) must read as on a live cluster, the same
-        // whatever day the bench runs. (It began on 2024-01-01 once, and the share of jobs at or above the
-        // threshold read 72 %, 64 % and 52 % on three stops: likeliest from those features' ageing.)
-        so_.days = std::max(14.0, static_cast<double>(so_.jobs) / 4000);
-        so_.start = jfp::format_sacct_time(jfp::naive_local_now() - static_cast<int64_t>((so_.days + 1) * 86400)).substr(0, 10);
-        jfp::HistoryStore store(site.store, jfp::HistoryStore::Access::ReadWrite);
-        jfp::synthesize_into_store(so_, store, site.dir + "/h.txt");
-        jfp::TrainOptions opt;
-        opt.rounds = 200;
-        opt.early_stopping_rounds = 1000;  // all 200 rounds: the model size the goals are stated for
-        opt.max_depth = 6;
-        opt.nthread = 2;
-        opt.kind = "tree";  // the walk's cost is what is measured
-        jfp::TrainSummary sum;
-        auto bundle = jfp::train_bundle(store, opt, sum);
-        jfp::write_bundle(bundle, site.model);
-    }
-    std::string conf_dir = site.dir;
-    {
-        std::FILE *f = std::fopen((conf_dir + "/slurm.conf").c_str(), "w");
-        std::fputs("PartitionName=batch Default=YES DefaultTime=60\nPartitionName=gpu DefaultTime=120\nDefMemPerCPU=1000\n", f);
-        std::fclose(f);
-        f = std::fopen((conf_dir + "/jfp.conf").c_str(), "w");
-        std::fprintf(f, "mode = annotate\nmodel = %s\nstore = %s\nfeature_log = %s/features.db\n", site.model.c_str(),
-                     site.store.c_str(), site.dir.c_str());
-        std::fclose(f);
-        setenv("SLURM_CONF", (conf_dir + "/slurm.conf").c_str(), 1);
-    }
-
-    // ---- realistic jobs: users and names from the history, scripts of 1-50 KB, varied requests
-    auto bundle = jfp::ModelBundle::load_file(site.model);
-    jfp::HistoryStore store(site.store, jfp::HistoryStore::Access::ReadOnly);
-    auto snap = jfp::load_history_snapshot(store);
-    std::vector<jfp::JobRecord> recent;
-    store.for_each_job([&](jfp::JobRecord &&j) { recent.push_back(std::move(j)); });
-    std::mt19937_64 rng(42);
+    const hotpath::Site site = hotpath::build_site(quick);
     const size_t kSpecs = 2000;
-    std::vector<JobSpec> specs;
-    std::map<std::string, uint32_t> uids;
-    auto defaults = jfp::load_slurm_conf(conf_dir + "/slurm.conf", nullptr);
-    std::uniform_real_distribution<double> logsize(std::log(1024.0), std::log(50 * 1024.0));
-    for (size_t i = 0; i < kSpecs; ++i) {
-        const jfp::JobRecord &r = recent[recent.size() - 1 - (rng() % std::min<size_t>(recent.size(), 20000))];
-        JobSpec s;
-        s.user = r.user;
-        auto [it, fresh] = uids.emplace(r.user, 20000 + static_cast<uint32_t>(uids.size()));
-        (void)fresh;
-        s.uid = it->second;
-        snap.uid_names[s.uid] = r.user;  // the plugin learns the same mapping from the store (UID column)
-        s.name = r.name;
-        s.partition = r.partition.empty() ? "batch" : r.partition;
-        s.account = r.account;
-        s.comment = (rng() % 3 == 0) ? "run with the new namelist | see ticket 1234" : "";
-        s.script = make_script(static_cast<size_t>(std::exp(logsize(rng))), rng);
-        s.cpus = 1u << (rng() % 7);
-        s.nodes = 1 + static_cast<uint32_t>(rng() % 4);
-        s.time_min = 10 + static_cast<uint32_t>(rng() % 1440);
-        s.mem = 500 + rng() % 64000;
-        specs.push_back(std::move(s));
-    }
-    // The store has no UID column for synthetic users: add the mapping the plugin will read.
-    {
-        jfp::HistoryStore w(site.store, jfp::HistoryStore::Access::ReadWrite);
-        std::string text = "JobIDRaw|User|UID|JobName|Submit|State\n";
-        int k = 0;
-        for (const auto &s : specs)
-            text += std::to_string(990000000 + k++) + "|" + s.user + "|" + std::to_string(s.uid) + "|uidmap|2030-01-01T00:00:00|PENDING\n";
-        jfp::SacctReader reader({}, [&](jfp::JobRecord &&j) { w.put_job(j); }, [&](jfp::StepInfo &&st) { w.put_step(st); });
-        auto id = w.begin_ingest("uid map");
-        reader.read_text(text, "uid map");
-        w.finish_ingest(id, reader.report());
-    }
-    snap = jfp::load_history_snapshot(store);
-    auto request_of = [](const JobSpec &s) {
-        jfp::SubmitRequest q;
-        q.uid = s.uid;
-        q.name = s.name;
-        q.partition = s.partition;
-        q.account = s.account;
-        q.comment = s.comment;
-        q.script = s.script;
-        q.has_script = true;
-        q.min_cpus = s.cpus;
-        q.min_nodes = s.nodes;
-        q.time_limit_min = s.time_min;
-        q.mem_mb = static_cast<double>(s.mem);
-        return q;
-    };
-    for (auto &s : specs) {
-        jfp::JobRequest req = jfp::resolve_request(request_of(s), s.user, defaults, &snap);
-        jfp::build_features(req, snap.index.lookup(req), s.x);
-    }
-
-    // Cold caches, as inside slurmctld, where sbatch, munge and slurmctld's own work run between two
-    // submissions: before each cold call (untimed) its thread writes 64 MiB, twice the L3 here. 8 MiB (a
-    // quarter of it) left job_submit at 5.7 us; inside slurmctld it reads 20-50 us with its walks at 8-25
-    // (docs/performance.md §1), which 64 MiB reproduces: slurmctld's passes over its job list, sbatch and
-    // the kernel's file work leave little of jfp in any cache. JFP_BENCH_EVICT_MIB sets another size.
-    const char *evict_env = std::getenv("JFP_BENCH_EVICT_MIB");
-    const size_t evict_mib = evict_env && std::atoi(evict_env) > 0 ? static_cast<size_t>(std::atoi(evict_env)) : 64;
-    std::vector<char> evict_buf(evict_mib << 20);
-    auto evict = [&] {
-        volatile char *b = evict_buf.data();
-        for (size_t k = 0; k < evict_buf.size(); k += 64) b[k] = static_cast<char>(b[k] + 1);
-    };
-
+    hotpath::Workload work = hotpath::make_workload(site, kSpecs);
+    const std::vector<JobSpec> &specs = work.specs;
+    auto bundle = jfp::ModelBundle::load_file(site.model);
+    hotpath::Evictor evict;
     // ---- where the time goes: each stage alone, one thread, same jobs (for docs/performance.md)
-    auto stage = [&](const std::function<void(const JobSpec &)> &f, bool new_thread = false, bool cold = false) {
-        const size_t n = profile ? 1 : cold ? std::max<size_t>(200, calls / 25) : calls;  // --profile-hot: job_submit alone
-        std::vector<double> lat(n);
-        for (size_t i = 0; i < n; ++i) {
-            if (cold) evict();
-            auto one = [&] {
-                double t0 = now_ns();
-                f(specs[i % kSpecs]);
-                lat[i] = now_ns() - t0;
-            };
-            if (new_thread) std::thread(one).join();
-            else one();
-        }
-        return stats(lat);
-    };
-    volatile double stage_sink = 0;
-    Stats st_scan = stage([&](const JobSpec &s) { stage_sink = stage_sink + jfp::scan_script(s.script).lines; });
-    // The module check (modules_index set) on the same scripts without their module lines: what it adds to
-    // a job that loads no module (issue 37's goal, <= 0.5 us). The submit path reads a script's bytes once
-    // for both line scans (find_script_mentions), a pass every job with a script pays for the ignored-
-    // directive check; what the module check adds is its own scan given that pass. Both are timed: the pass
-    // with the directive scan, and the module scan after it. With module lines, the whole scan as it is.
-    std::vector<std::string> no_modules(specs.size());
-    for (size_t k = 0; k < specs.size(); ++k) {
-        std::string &t = no_modules[k];
-        const std::string &src = specs[k].script;
-        for (size_t pos = 0; pos < src.size();) {
-            size_t nl = src.find('\n', pos);
-            size_t end = nl == std::string::npos ? src.size() : nl + 1;
-            if (src.compare(pos, 7, "module ") != 0) t.append(src, pos, end - pos);
-            pos = end;
-        }
-    }
-    size_t next_script = 0;
-    Stats st_script_pass = stage([&](const JobSpec &) {
-        const std::string &t = no_modules[next_script++ % no_modules.size()];
-        stage_sink = stage_sink + static_cast<double>(jfp::find_ignored_directives(t, jfp::find_script_mentions(t)).ignored.size());
-    });
-    std::vector<jfp::ScriptMentions> passes;
-    for (const std::string &t : no_modules) passes.push_back(jfp::find_script_mentions(t));
-    next_script = 0;
-    Stats st_modules_none = stage([&](const JobSpec &) {
-        const size_t k = next_script++ % no_modules.size();
-        stage_sink = stage_sink + static_cast<double>(jfp::find_module_loads(no_modules[k], passes[k]).loads.size());
-    });
-    Stats st_modules = stage([&](const JobSpec &s) { stage_sink = stage_sink + static_cast<double>(jfp::find_module_loads(s.script).loads.size()); });
-    auto features_stage = [&](const JobSpec &s) {
-        jfp::JobRequest req = jfp::resolve_request(request_of(s), s.user, defaults, &snap);
-        jfp::FeatureVector x;
-        jfp::build_features(req, snap.index.lookup(req), x);
-        stage_sink = stage_sink + x[0];
-    };
-    Stats st_features = stage(features_stage);
-    Stats st_features_new = stage(features_stage, true);
-    Stats st_score = stage([&](const JobSpec &s) { stage_sink = stage_sink + bundle.score(s.x).p_fail; });
-    // What archiving adds at least: one copy of the script and of the environment (sbatch sends ~2 KB).
-    std::vector<std::string> env_strings;
-    for (const char *k : {"PATH=/usr/local/bin:/usr/bin:/bin:/opt/slurm/bin", "HOME=/home/user", "SHELL=/bin/bash",
-                          "LANG=en_US.UTF-8", "TERM=xterm-256color", "USER=user", "LOGNAME=user", "PWD=/scratch/user/run",
-                          "MODULEPATH=/opt/modules/compilers:/opt/modules/mpi:/opt/modules/libs:/opt/modules/apps",
-                          "LOADEDMODULES=gcc/12.2:openmpi/4.1:hdf5/1.14:netcdf/4.9", "OMP_NUM_THREADS=4",
-                          "LD_LIBRARY_PATH=/opt/gcc/12.2/lib64:/opt/openmpi/4.1/lib:/opt/hdf5/1.14/lib:/opt/netcdf/4.9/lib"})
-        env_strings.emplace_back(k);
-    for (int i = 0; env_strings.size() < 40; ++i)
-        env_strings.push_back("SITE_VAR_" + std::to_string(i) + "=" + std::string(40, static_cast<char>('a' + i % 26)));
-    std::vector<char *> env_ptrs;
-    for (auto &e : env_strings) env_ptrs.push_back(e.data());
-    Stats st_copy = stage([&](const JobSpec &s) {
-        std::string a(s.script), e;
-        for (const char *p : env_ptrs) {
-            e.append(p);
-            e.push_back('\0');
-        }
-        stage_sink = stage_sink + static_cast<double>(a.size() + e.size());
-    });
-    Stats st_score_new = stage([&](const JobSpec &s) { stage_sink = stage_sink + bundle.score(s.x).p_fail; }, true);
-    // The same stages with cold caches (64 MiB written before each): which of them the in-slurmctld cost is.
-    next_script = 0;
-    Stats st_script_pass_cold = stage([&](const JobSpec &) {
-        const std::string &t = no_modules[next_script++ % no_modules.size()];
-        stage_sink = stage_sink + static_cast<double>(jfp::find_ignored_directives(t, jfp::find_script_mentions(t)).ignored.size());
-    }, false, true);
-    // The features stage in its parts, each on the requests the part before made (the script scanned only
-    // when the model reads it, as job_submit does).
-    std::vector<jfp::JobRequest> reqs;
-    for (auto &s : specs) reqs.push_back(jfp::resolve_request(request_of(s), s.user, defaults, &snap));
-    std::vector<jfp::HistoryView> views;
-    for (auto &r : reqs) views.push_back(snap.index.lookup(r));
-    const jfp::ScriptScan scan_as_submit = bundle.uses_script_features() ? jfp::ScriptScan::Now : jfp::ScriptScan::Later;
-    size_t part = 0;
-    Stats st_resolve_cold = stage([&](const JobSpec &s) {
-        stage_sink = stage_sink + static_cast<double>(jfp::resolve_request(request_of(s), s.user, defaults, &snap).name.size());
-    }, false, true);
-    Stats st_identity_cold = stage([&](const JobSpec &) {
-        stage_sink = stage_sink + static_cast<double>(jfp::name_identity(reqs[part++ % reqs.size()].name).name.size());
-    }, false, true);
-    part = 0;
-    Stats st_lookup_cold = stage([&](const JobSpec &) {
-        stage_sink = stage_sink + (snap.index.lookup(reqs[part++ % reqs.size()]).user ? 1.0 : 0.0);
-    }, false, true);
-    part = 0;
-    Stats st_build_cold = stage([&](const JobSpec &) {
-        const size_t k = part++ % reqs.size();
-        jfp::FeatureVector x;
-        jfp::build_features(reqs[k], views[k], x, scan_as_submit);
-        stage_sink = stage_sink + x[0];
-    }, false, true);
-    Stats st_failure_cold = stage([&](const JobSpec &s) { stage_sink = stage_sink + bundle.failure_model().predict_binary(s.x.data()); }, false, true);
+    const hotpath::StageTimes st = hotpath::time_stages(work, bundle, evict, calls, profile);
 
     // ---- the plugin, as slurmctld loads it, its log at info
     {
@@ -407,8 +126,8 @@ int main(int argc, char **argv) {
         d.time_limit = s.time_min;
         d.pn_min_memory = s.mem;
         d.comment = dup(s.comment);
-        d.environment = env_ptrs.data();  // the bench's own: never freed by release()
-        d.env_size = static_cast<uint32_t>(env_ptrs.size());
+        d.environment = work.env_ptrs.data();  // the bench's own: never freed by release()
+        d.env_size = static_cast<uint32_t>(work.env_ptrs.size());
     };
     auto release = [](job_desc_msg_t &d) {
         for (char **p : {&d.name, &d.partition, &d.account, &d.script, &d.comment, &d.admin_comment})
@@ -596,13 +315,7 @@ int main(int argc, char **argv) {
 
     // ---- the same submissions with the script archive on (environment kept): what the submit path pays
     std::string archive = site.dir + "/scripts.db";
-    {
-        std::FILE *f = std::fopen((conf_dir + "/jfp.conf.new").c_str(), "w");
-        std::fprintf(f, "mode = annotate\nmodel = %s\nstore = %s\nfeature_log = %s/features.db\nscript_archive = %s\nscript_archive_env = yes\n",
-                     site.model.c_str(), site.store.c_str(), site.dir.c_str(), archive.c_str());
-        std::fclose(f);
-        std::rename((conf_dir + "/jfp.conf.new").c_str(), (conf_dir + "/jfp.conf").c_str());
-    }
+    hotpath::write_jfp_conf(site, "script_archive = " + archive + "\nscript_archive_env = yes\n");
     auto archived = [&]() -> int64_t {
         try {
             jfp::ScriptArchive a(archive, jfp::ScriptArchive::Access::ReadOnly);
@@ -624,13 +337,7 @@ int main(int argc, char **argv) {
     Stats hot_new_arch = run_mode(true, hot);
     Stats hot_pool_arch = run_mode(false, hot);
     // Off again, measured after: the reference for the archive's cost brackets it in time.
-    {
-        std::FILE *f = std::fopen((conf_dir + "/jfp.conf.new").c_str(), "w");
-        std::fprintf(f, "mode = annotate\nmodel = %s\nstore = %s\nfeature_log = %s/features.db\n", site.model.c_str(),
-                     site.store.c_str(), site.dir.c_str());
-        std::fclose(f);
-        std::rename((conf_dir + "/jfp.conf.new").c_str(), (conf_dir + "/jfp.conf").c_str());
-    }
+    hotpath::write_jfp_conf(site);
     std::this_thread::sleep_for(std::chrono::seconds(3));  // past a reload interval; then the writer is closed
     int64_t archived_total = archived() - archived_before;
     Stats hot_new_off = run_mode(true, hot);
@@ -641,13 +348,6 @@ int main(int argc, char **argv) {
     // (the class trees walked, the class in the annotation), interleaved with the bare walk of all trees.
     bool forced_above = false;
     if (at_or_above < specs.size() / 10) {
-        auto write_conf = [&](const char *extra) {
-            std::FILE *f = std::fopen((conf_dir + "/jfp.conf.new").c_str(), "w");
-            std::fprintf(f, "mode = annotate\nmodel = %s\nstore = %s\nfeature_log = %s/features.db\n%s", site.model.c_str(),
-                         site.store.c_str(), site.dir.c_str(), extra);
-            std::fclose(f);
-            std::rename((conf_dir + "/jfp.conf.new").c_str(), (conf_dir + "/jfp.conf").c_str());
-        };
         auto flagged = [&] {  // the annotation names a class only at or above the threshold
             job_desc_msg_t d;
             make_desc(specs[0], d);
@@ -658,7 +358,7 @@ int main(int argc, char **argv) {
             slurm_xfree(reinterpret_cast<void **>(&err));
             return c.find(",class=") != std::string::npos;
         };
-        write_conf("threshold = 0.0\n");
+        hotpath::write_jfp_conf(site, "threshold = 0.0\n");
         for (int attempt = 0; attempt < 100 && !flagged(); ++attempt) std::this_thread::sleep_for(std::chrono::milliseconds(100));
         if (!flagged()) {
             std::fprintf(stderr, "bench: jobs were not at the threshold after jfp.conf set it to 0\n");
@@ -671,7 +371,7 @@ int main(int argc, char **argv) {
         hot_above = stats(f[0]);
         walk_above = stats(f[1]);
         forced_above = true;
-        write_conf("");
+        hotpath::write_jfp_conf(site);
         std::this_thread::sleep_for(std::chrono::seconds(3));
     }
     fini();
@@ -697,29 +397,13 @@ int main(int argc, char **argv) {
     row("  tree walk (all trees), same jobs", walk_above);
     row("job_submit(), warm pool", hot_pool);
     row("tree walk (all trees), warm pool", walk_pool);
-    std::printf("  cold caches (%zu MiB written before each call), new thread, %zu calls each:\n", evict_mib, cold_calls);
+    std::printf("  cold caches (%zu MiB written before each call), new thread, %zu calls each:\n", evict.mib(), cold_calls);
     row("  job_submit(), cold", hot_cold);
     row("  tree walk (all trees), cold", walk_cold);
     row("  tree walk (what job_submit walks), cold", walkn_cold);
     row("XGBoost PredictFromDense, warm pool", xgb_pool);
     row("XGBoost PredictFromDense, new thread", xgb_new);
-    std::printf("  stages alone, one thread:\n");
-    row("  script scan (first 16 KiB)", st_scan);
-    row("  script pass + ignored #SBATCH, no module lines", st_script_pass);
-    row("  module lines after the pass, scripts without any", st_modules_none);
-    row("  module lines, scripts with them", st_modules);
-    row("  resolve + history lookup + features", st_features);
-    row("  same, new thread per call", st_features_new);
-    row("  all the bundle's trees (failure + class)", st_score);
-    row("  same, new thread per call", st_score_new);
-    row("  copy of the script + environment", st_copy);
-    std::printf("  stages alone, cold caches (%zu MiB written before each), %zu calls each:\n", evict_mib, st_resolve_cold.n);
-    row("  script pass + ignored #SBATCH, cold", st_script_pass_cold);
-    row("  resolve the request, cold", st_resolve_cold);
-    row("  the name's identity, cold", st_identity_cold);
-    row("  history lookup (the identity in it), cold", st_lookup_cold);
-    row("  features (script scan as job_submit), cold", st_build_cold);
-    row("  failure trees, cold", st_failure_cold);
+    hotpath::print_stages(st, evict.mib());
     Stats off_ref = hot_new.p50 <= hot_new_off.p50 ? hot_new : hot_new_off;  // the faster of the two off runs
     std::printf("  script archive on (environment kept), %lld of %zu submissions archived:\n",
                 static_cast<long long>(archived_total), 2 * calls);
@@ -757,19 +441,7 @@ int main(int argc, char **argv) {
         {"cold_tree_walk_us", {{"p50", walk_cold.p50 / 1000}, {"p99", walk_cold.p99 / 1000}}},
         {"cold_hot_path_p50_ratio", hot_cold.p50 / walk_cold.p50},
         {"cold_jfp_own_p50_us", (hot_cold.p50 - walkn_cold.p50) / 1000},
-        {"stage_script_scan_p50_us", st_scan.p50 / 1000},
-        {"stage_features_p50_us", st_features.p50 / 1000},
-        {"cold_stage_resolve_p50_us", st_resolve_cold.p50 / 1000},
-        {"cold_stage_name_identity_p50_us", st_identity_cold.p50 / 1000},
-        {"cold_stage_history_lookup_p50_us", st_lookup_cold.p50 / 1000},
-        {"cold_stage_features_p50_us", st_build_cold.p50 / 1000},
-        {"cold_stage_failure_trees_p50_us", st_failure_cold.p50 / 1000},
-        {"cold_stage_script_pass_p50_us", st_script_pass_cold.p50 / 1000},
-        {"cold_evict_mib", evict_mib},
-        {"module_scan_no_module_lines_p50_us", st_modules_none.p50 / 1000},
-        {"module_scan_p50_us", st_modules.p50 / 1000},
-        {"script_pass_with_directives_p50_us", st_script_pass.p50 / 1000},
-        {"stage_copy_script_env_p50_us", st_copy.p50 / 1000},
+        {"cold_evict_mib", evict.mib()},
         {"archive_p50_ratio", hot_new_arch.p50 / off_ref.p50},
         {"archive_p99_ratio", hot_new_arch.p99 / off_ref.p99},
         {"archive_added_p50_us", (hot_new_arch.p50 - off_ref.p50) / 1000},
@@ -779,6 +451,7 @@ int main(int argc, char **argv) {
         {"trees", ens.num_trees()},
         {"class_trees", class_trees},
         {"calls", calls}};
+    hotpath::add_stages(j, st);
     std::printf("%s\n", j.dump().c_str());
     std::string rm = "rm -rf '" + site.dir + "'";
     (void)std::system(rm.c_str());
