@@ -117,8 +117,13 @@ int main(int argc, char **argv) {
         // Alternate which goes first, so that a drift over the run falls on both alike.
         const bool random_first = p % 2 == 0;
         double r = 0, a = 0;
-        if (random_first) r = run(o, false, true), a = run(o, true, true);
-        else a = run(o, true, true), r = run(o, false, true);
+        if (random_first) {
+            r = run(o, false, true);
+            a = run(o, true, true);
+        } else {
+            a = run(o, true, true);
+            r = run(o, false, true);
+        }
         random.push_back(r - idle.back());
         ascending.push_back(a - idle.back());
         ratio.push_back(ascending.back() > 0 ? random.back() / ascending.back() : 0);
