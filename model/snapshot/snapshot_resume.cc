@@ -57,17 +57,17 @@ std::vector<uid_t> snapshot_owners(const std::string &store_path) {
     return trusted;
 }
 
-std::optional<HistorySnapshot> stream_base(const HistoryStore &store, const std::string &store_path) {
+std::optional<StreamBase> stream_base(const HistoryStore &store, const std::string &store_path) {
     if (!store.tracks_changes()) return std::nullopt;
     // Not one read transaction (each read takes its own): the ingest checks, once it holds the write lock,
     // that the store is still at the base's change number.
     ResumedHistory r = resume_history(store, snapshot_path_for(store_path), snapshot_owners(store_path));
-    if (r.ok) return std::move(r.snap);
-    if (store.job_count() == 0) return load_history_snapshot(store);
+    if (r.ok) return StreamBase{std::move(r.snap), r.file_seq};
+    if (store.job_count() == 0) return StreamBase{load_history_snapshot(store), -1};
     return std::nullopt;
 }
 
-SnapshotRefresh refresh_snapshot(const std::string &store_path, SnapshotStream *streamed) {
+SnapshotRefresh refresh_snapshot(const std::string &store_path, SnapshotStream *streamed, int64_t streamed_file_seq) {
     SnapshotRefresh out;
     const std::string path = snapshot_path_for(store_path);
     HistoryStore store(store_path, HistoryStore::Access::ReadOnly);
@@ -77,8 +77,9 @@ SnapshotRefresh refresh_snapshot(const std::string &store_path, SnapshotStream *
             struct stat st {};
             out.first = ::stat(path.c_str(), &st) != 0;
             out.applied = streamed->applied();
-            out.written = out.streamed = true;
             out.jobs = snap->jobs;
+            if (!out.first && streamed_file_seq >= 0 && snap->seq == streamed_file_seq) return out;  // as the refresh: current
+            out.written = out.streamed = true;
             out.bytes = write_snapshot_file(path, *snap, store.lineage(), store.newest_ingest_mark(), store_path);
             return out;
         }

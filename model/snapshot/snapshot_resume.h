@@ -32,7 +32,11 @@ std::vector<uid_t> snapshot_owners(const std::string &store_path);
 // What an ingest's streamed snapshot starts from: the history current to the store as it stands (its file
 // and the changes since, or, for a store with no job yet, the empty history); nothing when only a replay
 // could say (then the ingest does not stream, and its refresh replays as before).
-std::optional<HistorySnapshot> stream_base(const HistoryStore &store, const std::string &store_path);
+struct StreamBase {
+    HistorySnapshot snap;
+    int64_t file_seq = -1;  // the change number of the file it was read from; -1: none
+};
+std::optional<StreamBase> stream_base(const HistoryStore &store, const std::string &store_path);
 
 struct SnapshotRefresh {
     bool written = false;      // false: the file was current already
@@ -45,7 +49,10 @@ struct SnapshotRefresh {
 };
 // Brings <store>.snapshot up to the store at store_path (opened read-only here, after the caller's
 // commit): from `streamed` when it holds every change the store has, else from the old file, else by a
-// replay. Throws std::runtime_error when the store cannot be read or the file cannot be written.
-SnapshotRefresh refresh_snapshot(const std::string &store_path, SnapshotStream *streamed = nullptr);
+// replay. streamed_file_seq: the file's change number when the stream began from it (StreamBase), so that
+// a stream that changed nothing leaves the file as it is. Throws std::runtime_error when the store cannot
+// be read or the file cannot be written.
+SnapshotRefresh refresh_snapshot(const std::string &store_path, SnapshotStream *streamed = nullptr,
+                                 int64_t streamed_file_seq = -1);
 
 }  // namespace jfp

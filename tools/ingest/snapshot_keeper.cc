@@ -19,7 +19,10 @@ void SnapshotKeeper::before_ingest(const HistoryStore &store) {
     if (!stream_wanted_ || stream_) return;
     stream_wanted_ = false;  // one base: a later ingest continues the same stream
     try {
-        if (auto base = stream_base(store, store_)) stream_ = std::make_unique<SnapshotStream>(std::move(*base));
+        if (auto base = stream_base(store, store_)) {
+            stream_ = std::make_unique<SnapshotStream>(std::move(base->snap));
+            stream_file_seq_ = base->file_seq;
+        }
     } catch (const std::exception &) {
         // No stream: the refresh after the ingest reads the store and says what is wrong with it.
     }
@@ -59,7 +62,7 @@ void SnapshotKeeper::after_change(const char *who) {
     if (done_once_ && now - last_ < interval_) return;
     try {
         auto t0 = now;
-        SnapshotRefresh r = refresh_snapshot(store_, stream_.get());
+        SnapshotRefresh r = refresh_snapshot(store_, stream_.get(), stream_file_seq_);
         stream_.reset();
         last_ = std::chrono::steady_clock::now();
         done_once_ = true;

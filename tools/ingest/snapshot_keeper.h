@@ -39,6 +39,7 @@ private:
     std::string store_;
     bool enabled_, quiet_, stream_wanted_;
     std::unique_ptr<SnapshotStream> stream_;
+    int64_t stream_file_seq_ = -1;  // the file's change number the stream began from (StreamBase)
     std::unique_ptr<ObservedRows> feed_;  // the ingest's writes, told to stream_ on a thread of its own
     std::chrono::seconds interval_;
     std::chrono::steady_clock::time_point last_{};

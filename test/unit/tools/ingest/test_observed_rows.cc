@@ -12,6 +12,7 @@
 #include "model/sacct/sacct_reader.h"
 #include "model/snapshot/snapshot_file.h"
 #include "model/store/history_store.h"
+#include "model/util/time_util.h"
 #include "test_support.h"
 #include "tools/ingest/ingest_run.h"
 #include "tools/ingest/observed_rows.h"
@@ -154,6 +155,45 @@ TEST_CASE("jfp ingest: the snapshot is built from the rows as they are written, 
     CHECK(same_history(read.file.snap, replay, &why));
     CHECK(why == "");
     CHECK(read.file.snap.seq == replay.seq);
+}
+
+TEST_CASE("jfp ingest: a stream that changed nothing leaves a current snapshot alone; one after changes the file lacks writes them") {
+    test::TempDir dir;
+    IngestOptions o;
+    o.db = dir.file("h.db");
+    o.files = {synth_export(dir, 3000, 7)};
+    o.trusted_export = true;
+    CHECK(run_ingest(o) == 0);
+    const std::string snapshot = snapshot_path_for(o.db);
+    auto seq_of_file = [&] {
+        SnapshotRead r = read_snapshot_file(snapshot, {getuid()});
+        REQUIRE(r.ok);
+        return r.file.snap.seq;
+    };
+    const int64_t first = seq_of_file();
+    // The same export again: no row changes, the file is current and stays as it was (as the refresh did).
+    std::string said = stdout_of([&] { CHECK(run_ingest(o) == 0); });
+    CHECK(said.find("history snapshot") == std::string::npos);
+    CHECK(seq_of_file() == first);
+    // A later job without the snapshot: the store moves past the file. The same export once more changes no
+    // row, but the stream's base (the file and that change) is newer than the file: it is written.
+    const int64_t now = naive_local_now();
+    test::write_file(dir.file("later.txt"), "JobIDRaw|JobID|Cluster|User|JobName|Submit|Start|End|State|ExitCode\n"
+                                            "99000001|99000001|synth|user1|late|" + format_sacct_time(now - 600) + "|" +
+                                                format_sacct_time(now - 500) + "|" + format_sacct_time(now - 60) + "|COMPLETED|0:0\n");
+    IngestOptions later = o;
+    later.files = {dir.file("later.txt")};
+    later.snapshot = false;
+    CHECK(run_ingest(later) == 0);
+    later.snapshot = true;
+    said = stdout_of([&] { CHECK(run_ingest(later) == 0); });
+    CHECK_THAT(said, HasText("written from the last one and 0 jobs as they were ingested"));
+    HistoryStore store(o.db, HistoryStore::Access::ReadOnly);
+    CHECK(seq_of_file() == store.last_change());
+    CHECK(seq_of_file() > first);
+    std::string why;
+    CHECK(same_history(read_snapshot_file(snapshot, {getuid()}).file.snap, load_history_snapshot(store), &why));
+    CHECK(why == "");
 }
 
 }  // namespace test_observed_rows
