@@ -84,6 +84,27 @@ void ingest(const std::string &db, const std::string &txt, RowObserver &observer
     }
 }
 
+// `jfp ingest` of a synthetic export into a new store dir/h.db, its snapshot on.
+IngestOptions ingest_of_synth(const test::TempDir &dir, uint64_t jobs, uint64_t seed) {
+    IngestOptions o;
+    o.db = dir.file("h.db");
+    o.files = {synth_export(dir, jobs, seed)};
+    o.trusted_export = true;
+    return o;
+}
+
+// The store's snapshot file equals a replay of the store, at the store's change number.
+void check_equals_replay(const std::string &db) {
+    SnapshotRead read = read_snapshot_file(snapshot_path_for(db), {getuid()});
+    REQUIRE(read.ok);
+    HistoryStore store(db, HistoryStore::Access::ReadOnly);
+    HistorySnapshot replay = load_history_snapshot(store);
+    std::string why;
+    CHECK(same_history(read.file.snap, replay, &why));
+    CHECK(why == "");
+    CHECK(read.file.snap.seq == replay.seq);
+}
+
 // Standard output while f runs (run_ingest says there where the snapshot came from).
 template <class F>
 std::string stdout_of(F &&f) {
@@ -141,28 +162,15 @@ TEST_CASE("observed rows: an observer that fails stops being told, and the inges
 
 TEST_CASE("jfp ingest: the snapshot is built from the rows as they are written, and equals a replay of the store") {
     test::TempDir dir;
-    IngestOptions o;
-    o.db = dir.file("h.db");
-    o.files = {synth_export(dir, 4000, 6)};
-    o.trusted_export = true;
+    IngestOptions o = ingest_of_synth(dir, 4000, 6);
     std::string said = stdout_of([&] { CHECK(run_ingest(o) == 0); });
     CHECK_THAT(said, HasText("written from the rows as they were ingested"));
-    SnapshotRead read = read_snapshot_file(snapshot_path_for(o.db), {getuid()});
-    REQUIRE(read.ok);
-    HistoryStore store(o.db, HistoryStore::Access::ReadOnly);
-    HistorySnapshot replay = load_history_snapshot(store);
-    std::string why;
-    CHECK(same_history(read.file.snap, replay, &why));
-    CHECK(why == "");
-    CHECK(read.file.snap.seq == replay.seq);
+    check_equals_replay(o.db);
 }
 
 TEST_CASE("jfp ingest: a stream that changed nothing leaves a current snapshot alone; one after changes the file lacks writes them") {
     test::TempDir dir;
-    IngestOptions o;
-    o.db = dir.file("h.db");
-    o.files = {synth_export(dir, 3000, 7)};
-    o.trusted_export = true;
+    IngestOptions o = ingest_of_synth(dir, 3000, 7);
     CHECK(run_ingest(o) == 0);
     const std::string snapshot = snapshot_path_for(o.db);
     auto seq_of_file = [&] {
@@ -188,12 +196,8 @@ TEST_CASE("jfp ingest: a stream that changed nothing leaves a current snapshot a
     later.snapshot = true;
     said = stdout_of([&] { CHECK(run_ingest(later) == 0); });
     CHECK_THAT(said, HasText("written from the last one and 0 jobs as they were ingested"));
-    HistoryStore store(o.db, HistoryStore::Access::ReadOnly);
-    CHECK(seq_of_file() == store.last_change());
     CHECK(seq_of_file() > first);
-    std::string why;
-    CHECK(same_history(read_snapshot_file(snapshot, {getuid()}).file.snap, load_history_snapshot(store), &why));
-    CHECK(why == "");
+    check_equals_replay(o.db);
 }
 
 }  // namespace test_observed_rows
