@@ -35,8 +35,10 @@ struct JobSpec {
 struct Site {
     std::string dir, store, model;
 };
-// A new site in a temporary directory: history, a model of 200 rounds of depth 6 (as the training
-// benchmark), slurm.conf and jfp.conf (annotate mode, a feature log); SLURM_CONF points there.
+// A new site in a temporary directory: a history ending a day before today, a model trained on the same
+// workload on a fixed calendar (at most 200 rounds of depth 6, as the training benchmark, early-stopped
+// as at a site: the same model whatever day it runs), slurm.conf and jfp.conf (annotate mode, a feature
+// log); SLURM_CONF points there.
 Site build_site(bool quick);
 // jfp.conf with the site's model, store and feature log, then `extra`, put in place by rename.
 void write_jfp_conf(const Site &site, const std::string &extra = std::string());
