@@ -105,21 +105,22 @@ uint64_t ScriptArchive::store_blob(std::string_view bytes, const std::string &ha
     return UserWriteBudget::row_bytes(hash.size() + data.size());
 }
 
-bool ScriptArchive::put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env, uint64_t *added) {
+ScriptArchive::PutOutcome ScriptArchive::put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env,
+                                             uint64_t *added) {
+    if (added) *added = 0;
     meta.script_hash = sha256_hex(script);
     meta.script_bytes = std::max(meta.script_bytes, static_cast<int64_t>(script.size()));
-    const uint64_t script_added = store_blob(script, meta.script_hash);
-    uint64_t env_added = 0;
     if (env) {
         meta.env_hash = sha256_hex(*env);
         meta.env_bytes = static_cast<int64_t>(env->size());
-        env_added = store_blob(*env, meta.env_hash);
     } else {
         meta.env_hash.clear();
         meta.env_bytes = 0;
     }
-    Stmt ins(db_, "INSERT OR REPLACE INTO submissions (token, cluster, submitted, uid, user, name, work_dir, "
-                  "script_hash, script_bytes, env_hash, env_bytes) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11)");
+    // A submission's token is new: a row already there is another job's (two controllers' tokens met,
+    // model/jobs/token_issuer.h), and is kept rather than made to point at this job's script.
+    Stmt ins(db_, "INSERT INTO submissions (token, cluster, submitted, uid, user, name, work_dir, script_hash, script_bytes, "
+                  "env_hash, env_bytes) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11) ON CONFLICT(token) DO NOTHING");
     ins.bind(1, std::string_view(meta.token))
         .bind(2, std::string_view(meta.cluster))
         .bind(3, meta.submitted)
@@ -132,6 +133,9 @@ bool ScriptArchive::put(ArchivedSubmission &meta, std::string_view script, const
     if (env) ins.bind(10, std::string_view(meta.env_hash)).bind(11, meta.env_bytes);
     else ins.bind_null(10).bind_null(11);
     ins.run();
+    if (sqlite3_changes(db_.get()) == 0) return PutOutcome::TokenTaken;
+    const uint64_t script_added = store_blob(script, meta.script_hash);
+    const uint64_t env_added = env ? store_blob(*env, meta.env_hash) : 0;
     // Each index keeps a copy of its columns: the token (the key), user and name, the script's and the
     // environment's hashes.
     if (added)
@@ -139,7 +143,7 @@ bool ScriptArchive::put(ArchivedSubmission &meta, std::string_view script, const
                                             2 * meta.name.size() + meta.work_dir.size() + 2 * meta.script_hash.size() +
                                             2 * meta.env_hash.size()) +
                  script_added + env_added;
-    return script_added != 0;
+    return script_added != 0 ? PutOutcome::NewScript : PutOutcome::Stored;
 }
 
 std::function<std::unordered_map<uint32_t, uint64_t>(int64_t)> archive_bytes_source(const std::string &path) {

@@ -63,15 +63,16 @@ public:
     ScriptArchive(const ScriptArchive &) = delete;
     ScriptArchive &operator=(const ScriptArchive &) = delete;
 
-    // Writer side. put() stores the blobs it has not seen and the submission row; call it between
-    // begin() and commit() (a batch is one transaction). true when the script itself was new. meta.script_bytes
-    // is the size submitted when only a head of it is kept (larger than script), else script's size.
-    // added: what the call added to the file, as UserWriteBudget measures it (the row, its index copies and
-    // the blobs it stored, compressed as stored).
+    // Writer side. put() stores the submission row and the blobs it has not seen; call it between begin()
+    // and commit() (a batch is one transaction). NewScript when the script itself was new; TokenTaken, and
+    // nothing stored, when a row already has meta.token. meta.script_bytes is the size submitted when only
+    // a head of it is kept (larger than script), else script's size. added: what the call added to the file,
+    // as UserWriteBudget measures it (the row, its index copies and the blobs it stored, compressed as stored).
+    enum class PutOutcome { Stored, NewScript, TokenTaken };
     void begin();
     void commit();
     void rollback() noexcept;
-    bool put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env, uint64_t *added = nullptr);
+    PutOutcome put(ArchivedSubmission &meta, std::string_view script, const std::string_view *env, uint64_t *added = nullptr);
 
     std::optional<ArchivedSubmission> by_token(const std::string &token) const;
     // The bytes exactly as submitted; throws when the blob is missing or damaged.

@@ -147,6 +147,7 @@ std::string ScriptArchiveWriter::rotated(const std::string &what) const {
 // counts as failed (less what the user's spent day left out), and what it charged the budget is given back.
 void ScriptArchiveWriter::write(Batch &b) {
     uint64_t fresh = 0, left_out = 0;  // left_out: in the batch, not written (the user's day is spent)
+    uint64_t token_met = 0;            // in the batch, not written: another job's row has its token
     int64_t charged = 0;
     if (budget_) budget_->prepare(UserWriteBudget::day_of(held_->e.meta.submitted));
     try {
@@ -160,8 +161,10 @@ void ScriptArchiveWriter::write(Batch &b) {
             } else {
                 const std::string_view env = e.env();
                 uint64_t added = 0;
-                if (archive_->put(e.meta, e.script(), e.has_env ? &env : nullptr, &added)) ++fresh;
-                charges.charge(e.meta.uid, e.meta.user, day, added);
+                const auto put = archive_->put(e.meta, e.script(), e.has_env ? &env : nullptr, &added);
+                if (put == ScriptArchive::PutOutcome::NewScript) ++fresh;
+                if (put == ScriptArchive::PutOutcome::TokenTaken) ++token_met;
+                else charges.charge(e.meta.uid, e.meta.user, day, added);
             }
             ++b.taken;
             charged += held_->bytes;
@@ -169,6 +172,11 @@ void ScriptArchiveWriter::write(Batch &b) {
         } while (b.taken < 256 && queue_.try_pop(held_));
         archive_->commit();
         charges.committed();
+        if (token_met)
+            log_warning("script archive " + path_ + ": " + std::to_string(token_met) +
+                        " script(s) not archived: their join token was already another job's (two controllers issued it "
+                        "in the same second; the earlier row is kept). If this repeats, check that the controllers' clocks "
+                        "agree");
     } catch (...) {
         archive_->rollback();
         if (held_) {  // the entry being written when it failed
@@ -181,8 +189,9 @@ void ScriptArchiveWriter::write(Batch &b) {
         bytes_.fetch_sub(charged, std::memory_order_relaxed);
         throw;
     }
-    b.written = b.taken - left_out;
+    b.written = b.taken - left_out - token_met;
     over_budget_.fetch_add(left_out);
+    failed_.fetch_add(token_met);
     archived_.fetch_add(b.written);
     new_scripts_.fetch_add(fresh);
     bytes_.fetch_sub(charged, std::memory_order_relaxed);

@@ -4,8 +4,8 @@
 // request left out is counted per file, which jfp_user_budget_refused_total exports for an alert.
 //
 // A byte here is what a row takes in the file (row_bytes): its values and the copies its indexes keep, over
-// the 3/4 a B-tree's pages hold when keys come in random order (tokens do), plus kRowOverhead for SQLite's
-// cell header and key. test_user_write_budget.cc and write_budget.sh hold the files' real growth to it. Each
+// the 3/4 a B-tree's pages hold when keys come in random order (hashes do, and v0.4's tokens; tokens now
+// ascend, so this errs high), plus kRowOverhead for SQLite's cell header and key. test_user_write_budget.cc and write_budget.sh hold the files' real growth to it. Each
 // file can say what a user added to it since a time (a Source); before the first admission of a day both
 // sources are read, so a restart, a reload or a new writer gives no budget back, and neither writer admits
 // before both files are counted. Days are the submissions' own (naive local seconds / 86400); an entry of an

@@ -3,7 +3,8 @@
 // - Unique within a process: two tokens of one second have counters less than 2^32 apart, and the
 //   permutation is a bijection.
 // - Across processes (a restart, a backup controller) two tokens can meet only when both are issued in the
-//   same second, and then with chance 2^-32 a pair.
+//   same second, and then with chance 2^-32 a pair; the feature log and the script archive then keep the
+//   earlier job's row and log it (feature_log_writer.cc, script_archive.cc).
 // - Not guessable from the last one a user saw: the permutation is a 4-round Feistel network whose round
 //   keys are 64 random bits each.
 // - Ascending with time: the feature log's key appends instead of dirtying one index page per row, as a
@@ -30,7 +31,7 @@ public:
     }
     JoinToken issue() {
         timespec now{};
-        clock_gettime(CLOCK_REALTIME_COARSE, &now);
+        if (clock_gettime(CLOCK_REALTIME_COARSE, &now) != 0) now.tv_sec = ::time(nullptr);
         return issue_at(static_cast<uint64_t>(now.tv_sec));
     }
     // The token for a second given (tests; the clock's second otherwise).

@@ -100,13 +100,19 @@ void keep_script_features(Stmt &previous, FeatureLogEntry &e) {
 
 struct FeatureLogWriter::OpenLog {
     Db db;
-    Stmt insert, previous, exists;
+    Stmt insert, insert_new, previous, exists;
     explicit OpenLog(const std::string &path)
         : db(open_db(path)),
-          // An update has no script at hand: its row keeps the submission's fingerprint.
+          // An update replaces its submission's row, and has no script at hand: its row keeps the
+          // submission's fingerprint.
           insert(db, "INSERT OR REPLACE INTO scored (token, scored_at, model_id, schema_version, uid, user, name, "
                      "p_fail, top_class, action, threshold, features, script_fp) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,"
                      "coalesce(?13, (SELECT script_fp FROM scored WHERE token = ?1)))"),
+          // A submission's token is new: a row already there is another job's (two controllers' tokens met,
+          // model/jobs/token_issuer.h), and is kept rather than given this job's features.
+          insert_new(db, "INSERT INTO scored (token, scored_at, model_id, schema_version, uid, user, name, p_fail, top_class, "
+                         "action, threshold, features, script_fp) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13) "
+                         "ON CONFLICT(token) DO NOTHING"),
           previous(db, "SELECT features, schema_version FROM scored WHERE token = ?1"),
           exists(db, "SELECT 1 FROM scored WHERE token = ?1") {}
 
@@ -188,7 +194,7 @@ void FeatureLogWriter::quiet() { heads_.trim(); }
 // (counted, not written); a batch rolled back fails every entry it took, each counted once, and gives
 // back what it charged.
 void FeatureLogWriter::write(Batch &b) {
-    uint64_t left_out = 0;
+    uint64_t left_out = 0, token_met = 0;
     FeatureLogEntry &e = held_;
     b.taken = 1;
     if (budget_) budget_->prepare(UserWriteBudget::day_of(e.scored_at));
@@ -216,7 +222,7 @@ void FeatureLogWriter::write(Batch &b) {
                 exists.reset();
             }
             if (e.update && std::isnan(e.x[F_script_bytes])) keep_script_features(open_->previous, e);
-            Stmt &s = open_->insert;
+            Stmt &s = e.update ? open_->insert : open_->insert_new;
             s.bind(1, e.token.view()).bind(2, e.scored_at).bind(3, e.model_id ? std::string_view(*e.model_id) : std::string_view(""));
             s.bind(4, static_cast<int64_t>(kFeatureSchemaVersion)).bind(5, static_cast<int64_t>(e.uid));
             s.bind(6, std::string_view(e.user)).bind(7, std::string_view(e.name));
@@ -228,11 +234,20 @@ void FeatureLogWriter::write(Batch &b) {
             if (e.script_fingerprint != 0) s.bind(13, static_cast<int64_t>(e.script_fingerprint));
             else s.bind_null(13);
             s.run();
+            if (!e.update && sqlite3_changes(open_->db.get()) == 0) {
+                ++token_met;
+                continue;  // to the loop's test: the next entry
+            }
             ++b.written;
             if (budget_ && !replaces) charges.charge(e.uid, e.user, day, feature_log_row_bytes(e));
-        } while (b.written + left_out < 1000 && queue_.try_pop(e) && ++b.taken);
+        } while (b.written + left_out + token_met < 1000 && queue_.try_pop(e) && ++b.taken);
         tx.commit();
         charges.committed();
+        if (token_met)
+            log_warning("feature log " + path_ + ": " + std::to_string(token_met) +
+                        " scored job(s) not logged: their join token was already another job's (two controllers issued "
+                        "it in the same second; the earlier row is kept). If this repeats, check that the controllers' "
+                        "clocks agree");
     } catch (...) {
         e.script = DeferredScript();
         over_budget_.fetch_add(left_out);
@@ -241,6 +256,7 @@ void FeatureLogWriter::write(Batch &b) {
         throw;
     }
     over_budget_.fetch_add(left_out);
+    failed_.fetch_add(token_met);
     written_.fetch_add(b.written);
 }
 

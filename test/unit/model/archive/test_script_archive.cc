@@ -72,12 +72,12 @@ TEST_CASE("script archive: every shape back byte for byte; the same script is st
         a.begin();
         for (size_t i = 0; i < all.size(); ++i) {
             auto m = meta("t" + std::to_string(i), 1000 + static_cast<int64_t>(i));
-            CHECK(a.put(m, all[i], nullptr));
+            CHECK(a.put(m, all[i], nullptr) == ScriptArchive::PutOutcome::NewScript);
         }
         // 500 submissions of one script: one blob.
         for (int i = 0; i < 500; ++i) {
             auto m = meta("r" + std::to_string(i), 2000 + i, "bob", "loop");
-            CHECK(a.put(m, all[0], nullptr) == false);
+            CHECK(a.put(m, all[0], nullptr) == ScriptArchive::PutOutcome::Stored);
         }
         std::string env = std::string("PATH=/usr/bin\0HOME=/home/amy\0", 29);
         std::string_view ev(env);
@@ -200,6 +200,44 @@ TEST_CASE("script archive writer: over its budget it drops and counts; an unwrit
     bad.flush();
     CHECK(bad.counters().failed == 5);
     CHECK(bad.counters().archived == 0);
+}
+
+TEST_CASE("script archive: a submission whose token another job's row has stores nothing; the earlier row is kept") {
+    test::TempDir dir;
+    {
+        ScriptArchive a(dir.file("s.db"), ScriptArchive::Access::ReadWrite);
+        a.begin();
+        auto m1 = meta("6b0cc90012345678", 100, "amy");
+        CHECK(a.put(m1, "#!/bin/bash\necho amy\n", nullptr) == ScriptArchive::PutOutcome::NewScript);
+        // Another controller's job, its token issued in the same second: bob's script must not become amy's.
+        auto m2 = meta("6b0cc90012345678", 100, "bob");
+        uint64_t added = 99;
+        CHECK(a.put(m2, "#!/bin/bash\necho bob secret\n", nullptr, &added) == ScriptArchive::PutOutcome::TokenTaken);
+        CHECK(added == 0);
+        a.commit();
+        auto s = a.by_token("6b0cc90012345678");
+        REQUIRE(s);
+        CHECK(s->user == "amy");
+        CHECK(a.blob(s->script_hash) == "#!/bin/bash\necho amy\n");
+        // Nothing of bob's was stored: no blob waits for a prune.
+        CHECK_THROWS(a.blob(m2.script_hash));
+    }
+    ScriptArchiveWriter w(dir.file("s.db"), 1024, 1 << 20, nullptr);
+    ScriptArchiveEntry e;
+    e.meta = meta("6b0cc90012345678", 101, "carol");
+    e.assign("#!/bin/bash\necho carol\n");
+    REQUIRE(w.reserve(100));
+    w.push(std::move(e), 100);
+    ScriptArchiveEntry e2;
+    e2.meta = meta("6b0cc90087654321", 101, "carol");
+    e2.assign("#!/bin/bash\necho carol\n");
+    REQUIRE(w.reserve(100));
+    w.push(std::move(e2), 100);
+    w.flush();
+    auto c = w.counters();
+    CHECK(c.archived == 1);  // the batch went on past the one whose token was taken
+    CHECK(c.failed == 1);
+    CHECK(c.new_scripts == 1);
 }
 
 TEST_CASE("config: script_archive keys") {

@@ -58,7 +58,7 @@ TEST_CASE("token issuer: the counter's part is not the counter, and two processe
         last = pa;
         for (int bit = 0; bit < 32; ++bit) ones[bit] += (pa >> bit) & 1;
     }
-    CHECK(same <= 2);      // 2^-32 a pair: 20,000 pairs meet by chance about once in 200,000 runs
+    CHECK(same <= 2);      // 2^-32 a pair: three of 20,000 pairs meet about once in 10^17 runs
     CHECK(step_one <= 2);  // the next token is not the last plus one
     for (int bit = 0; bit < 32; ++bit) {
         INFO("bit " << bit);

@@ -323,6 +323,38 @@ TEST_CASE("feature log: written in the background, read back by token; a full qu
     CHECK(bad.failed() >= 1);
 }
 
+TEST_CASE("feature log: a submission whose token another job's row has is not logged; the earlier row is kept") {
+    test::TempDir dir;
+    {
+        FeatureLogWriter w(dir.file("f.db"), 64);
+        FeatureLogEntry first = entry(1), second = entry(2), third = entry(3), update = entry(4);
+        first.token = second.token = update.token = "6b0cc90012345678";
+        first.uid = 1001;
+        second.uid = 2002;  // another controller's job, its token issued in the same second
+        update.uid = 1001;
+        update.update = true;  // the first job's own update replaces its row, as before
+        REQUIRE(w.push(std::move(first)));
+        w.flush();
+        REQUIRE(w.push(std::move(second)));
+        REQUIRE(w.push(std::move(third)));
+        w.flush();
+        CHECK(w.written() == 2);
+        CHECK(w.failed() == 1);
+        auto log = read_feature_log(dir.file("f.db"));
+        REQUIRE(log.count("6b0cc90012345678") == 1);
+        CHECK(log.at("6b0cc90012345678").uid == 1001);
+        CHECK(log.at("6b0cc90012345678").x[F_req_cpus] == 1);
+        CHECK(log.at("tok3").x[F_req_cpus] == 3);  // the batch went on past it
+        REQUIRE(w.push(std::move(update)));
+        w.flush();
+        CHECK(w.written() == 3);
+        CHECK(w.failed() == 1);
+    }
+    auto log = read_feature_log(dir.file("f.db"));
+    CHECK(log.size() == 2);
+    CHECK(log.at("6b0cc90012345678").x[F_req_cpus] == 4);
+}
+
 TEST_CASE("feature log: pruned while the plugin's writer keeps writing, no row is lost or refused") {
     test::TempDir dir;
     const std::string path = dir.file("f.db");
