@@ -5,11 +5,12 @@
 //
 // A byte here is what a row takes in the file (row_bytes): its values and the copies its indexes keep, over
 // the 3/4 a B-tree's pages hold when keys come in random order (hashes do, and v0.4's tokens; tokens now
-// ascend, so this errs high), plus kRowOverhead for SQLite's cell header and key. test_user_write_budget.cc and write_budget.sh hold the files' real growth to it. Each
-// file can say what a user added to it since a time (a Source); before the first admission of a day both
-// sources are read, so a restart, a reload or a new writer gives no budget back, and neither writer admits
-// before both files are counted. Days are the submissions' own (naive local seconds / 86400); an entry of an
-// earlier day, late in a queue, is charged to the day in progress.
+// ascend, so this errs high), plus kRowOverhead for SQLite's cell header and key. test_user_write_budget.cc
+// and write_budget.sh hold the files' real growth to it. Each file can say what a user added to it since a
+// time (a Source); before the first admission of a day both sources are read, so a restart, a reload or a
+// new writer gives no budget back, and neither writer admits before both files are counted. Days are the
+// submissions' own (naive local seconds / 86400); an entry of an earlier day, late in a queue, is charged
+// to the day in progress.
 //
 // Shared by the two writer threads; never touched on the submit path.
 #pragma once
