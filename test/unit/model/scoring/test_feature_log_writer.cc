@@ -13,6 +13,8 @@
 #include <cmath>
 #include <cstdio>
 #include <fstream>
+#include <map>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -353,6 +355,47 @@ TEST_CASE("feature log: a submission whose token another job's row has is not lo
     auto log = read_feature_log(dir.file("f.db"));
     CHECK(log.size() == 2);
     CHECK(log.at("6b0cc90012345678").x[F_req_cpus] == 4);
+}
+
+TEST_CASE("feature log: over random submissions and updates with tokens that meet, each token's row is its first "
+          "submission's or its latest update's") {
+    for (uint64_t seed = 1; seed <= 20; ++seed) {
+        INFO("seed " << seed);
+        std::mt19937_64 rng(seed);
+        test::TempDir dir;
+        std::map<std::string, int> want;  // token -> the entry whose row it must be
+        uint64_t accepted = 0, refused = 0;
+        {
+            FeatureLogWriter w(dir.file("f.db"), 4096);
+            const int tokens = 5 + static_cast<int>(rng() % 60), n = 300 + static_cast<int>(rng() % 300);
+            for (int i = 0; i < n; ++i) {
+                FeatureLogEntry e = entry(i);  // its features are all i, script features included
+                e.token = "6b0cc900" + std::to_string(10000000 + rng() % static_cast<uint64_t>(tokens));
+                e.uid = static_cast<uint32_t>(i);
+                e.update = rng() % 3 == 0;
+                const std::string token = e.token.str();
+                if (e.update || !want.count(token)) {
+                    want[token] = i;
+                    ++accepted;
+                } else {
+                    ++refused;
+                }
+                REQUIRE(w.push(std::move(e)));
+                if (rng() % 50 == 0) w.flush();  // batches of every size, boundaries anywhere
+            }
+            w.flush();
+            CHECK(w.written() == accepted);
+            CHECK(w.failed() == refused);
+        }
+        auto log = read_feature_log(dir.file("f.db"));
+        REQUIRE(log.size() == want.size());
+        for (const auto &[token, i] : want) {
+            INFO("token " << token);
+            REQUIRE(log.count(token) == 1);
+            CHECK(log.at(token).uid == static_cast<uint32_t>(i));
+            CHECK(log.at(token).x[F_req_cpus] == static_cast<float>(i));
+        }
+    }
 }
 
 TEST_CASE("feature log: pruned while the plugin's writer keeps writing, no row is lost or refused") {
