@@ -3,11 +3,12 @@
 // then a permuted counter), in the same run (alternating runs). The log is the table the plugin writes
 // (model/scoring/feature_log_writer.cc), its token the primary key: a random key dirties one index page
 // per row, a key that ascends with the second appends. Both runs' prefilled rows have their run's kind of
-// token (the log of a site past its first prune after the upgrade). What is measured is the process's CPU per
-// row minus the same pacing loop pushing nothing (the writer then idles on its timer), so the figure is
-// the writer's work and the pushes'.
+// token (the log of a site past its first prune after the upgrade); with --upgrade, v0.4's random tokens
+// (a log in the months after the upgrade, where the new tokens land at one point inside the index). What
+// is measured is the process's CPU per row minus the same pacing loop pushing nothing (the writer then
+// idles on its timer), so the figure is the writer's work and the pushes'.
 //
-//   jfp_bench_feature_log [--rows N] [--prefill N] [--burst B] [--gap-us U] [--pairs P] [--dir D]
+//   jfp_bench_feature_log [--rows N] [--prefill N] [--burst B] [--gap-us U] [--pairs P] [--dir D] [--upgrade]
 //
 // Prints a line per run and one JSON object as its last line.
 #include <time.h>
@@ -33,6 +34,7 @@ namespace {
 struct Options {
     int rows = 3000, prefill = 20000, burst = 4, gap_us = 7000, pairs = 4;  // ~550 rows/s, slurmctld's pace here
     std::string dir = "/tmp";
+    bool upgrade = false;  // the prefill is v0.4's random tokens in both runs
 };
 
 double process_cpu_s() {
@@ -53,7 +55,8 @@ double run(const Options &o, bool issued, bool push) {
     auto entry = [&](int i) {
         jfp::FeatureLogEntry e;
         e.scored_at = 1764460800 + static_cast<int64_t>(i / rows_per_s);
-        e.token = issued ? issuer.issue_at(static_cast<uint64_t>(e.scored_at)) : jfp::JoinToken::hex(rng());
+        const bool new_token = issued && !(o.upgrade && i < o.prefill);
+        e.token = new_token ? issuer.issue_at(static_cast<uint64_t>(e.scored_at)) : jfp::JoinToken::hex(rng());
         e.model_id = model_id;
         e.uid = 20000 + static_cast<uint32_t>(i % 50);
         e.user = "user" + std::to_string(i % 50);
@@ -101,8 +104,17 @@ double median(std::vector<double> v) {
 
 int main(int argc, char **argv) {
     Options o;
-    for (int i = 1; i + 1 < argc; i += 2) {
+    for (int i = 1; i < argc; i += 2) {
         const std::string a = argv[i];
+        if (a == "--upgrade") {
+            o.upgrade = true;
+            --i;  // a flag: no value
+            continue;
+        }
+        if (i + 1 >= argc) {
+            std::fprintf(stderr, "%s: %s needs a value\n", argv[0], a.c_str());
+            return 2;
+        }
         const char *v = argv[i + 1];
         if (a == "--rows") o.rows = std::atoi(v);
         else if (a == "--prefill") o.prefill = std::atoi(v);
@@ -111,7 +123,7 @@ int main(int argc, char **argv) {
         else if (a == "--pairs") o.pairs = std::max(1, std::atoi(v));
         else if (a == "--dir") o.dir = v;
         else {
-            std::fprintf(stderr, "usage: %s [--rows N] [--prefill N] [--burst B] [--gap-us U] [--pairs P] [--dir D]\n", argv[0]);
+            std::fprintf(stderr, "usage: %s [--rows N] [--prefill N] [--burst B] [--gap-us U] [--pairs P] [--dir D] [--upgrade]\n", argv[0]);
             return 2;
         }
     }
@@ -148,6 +160,7 @@ int main(int argc, char **argv) {
                         {"feature_log_pacing_loop_us", range(idle)},
                         {"rows", o.rows},
                         {"prefill", o.prefill},
+                        {"prefill_v04_tokens", o.upgrade},
                         {"pairs", o.pairs}};
     std::printf("%s\n", j.dump().c_str());
     return 0;
