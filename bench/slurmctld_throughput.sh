@@ -16,8 +16,9 @@
 #
 #   bench/slurmctld_throughput.sh [--quick] [--jobs N] [--rounds R] [--queue Q] [--clients C] [--perf FILE]
 #
-# --perf FILE: also a system-wide `perf record -g` of the last jfp run into FILE (a profile of slurmctld
-# with jfp; read it with `perf report -i FILE --comm slurmctld`).
+# --perf FILE: also a system-wide `perf record -g` of the last round's runs: jfp's into FILE, no plugin's
+# into FILE.none and Lua's into FILE.lua (read each with `perf report -i FILE --comm slurmctld`; the
+# runs submit the same jobs, so samples compare across them as CPU per job).
 #
 # Prints a table and one JSON object as its last line. Needs root (it starts Slurm's daemons).
 set -euo pipefail
@@ -288,8 +289,10 @@ for r in $(seq 0 "$ROUNDS"); do
         threads0=$(jfp_threads_us)
         jfp_threads_by_name >"$work/threads0"
         perf_pid=""
-        if [ -n "$PERF" ] && [ "$k" = jfp ] && [ "$r" = "$ROUNDS" ]; then
-            perf record -a -g -o "$PERF" -- sleep 600 >/dev/null 2>"$work/perf.err" &
+        if [ -n "$PERF" ] && [ "$r" = "$ROUNDS" ]; then
+            perf_out=$PERF
+            [ "$k" = jfp ] || perf_out="$PERF.$k"
+            perf record -a -g -o "$perf_out" -- sleep 600 >/dev/null 2>"$work/perf.err" &
             perf_pid=$!
             sleep 1
         fi
