@@ -252,6 +252,11 @@ ConfigParseResult parse_config(std::string_view text, const std::string &origin)
             auto d = parse_double(value);
             if (!d || *d < 0 || *d > 86400) bad("expected seconds between 0 and 86400 (0: no statistics lines)");
             else c.stats_interval_seconds = *d;
+        } else if (key == "update_budget_ms") {
+            auto d = parse_double(value);
+            if (!d || *d < 0 || *d > 1000)
+                bad("expected milliseconds between 0 and 1000 (0: every record of an update is judged, however many)");
+            else c.update_budget_ms = *d;
         } else if (key == "metrics_file") {
             if (!value.empty() && value.front() != '/') bad("expected an absolute path (or nothing: no metrics file)");
             else c.metrics_file = value;
@@ -316,8 +321,8 @@ std::map<std::string, std::string> config_settings(const Config &c) {
         {"feature_log", c.resolved_feature_log_path()},
         {"script_archive", c.script_archive_path.empty() ? "none" : c.script_archive_path},
         {"script_archive_env", yes(c.script_archive_env)},
-        {"script_archive_queue_bytes", std::to_string(c.script_archive_queue_bytes)},
-        {"user_bytes_per_day", std::to_string(c.user_write_bytes_per_day)},
+        {"script_archive_queue_mb", std::to_string(c.script_archive_queue_bytes >> 20)},
+        {"user_mb_per_day", std::to_string(c.user_write_bytes_per_day >> 20)},
         {"checkpoint_url", c.checkpoint_url.empty() ? "none" : c.checkpoint_url},
         {"threshold", c.threshold ? num(*c.threshold) : "the model's"},
         {"decide_by", decide_by_name(c.decide_by)},
@@ -342,6 +347,7 @@ std::map<std::string, std::string> config_settings(const Config &c) {
         {"reload_interval", num(c.reload_interval_seconds)},
         {"start_wait", num(c.start_wait_seconds)},
         {"stats_interval", num(c.stats_interval_seconds)},
+        {"update_budget_ms", num(c.update_budget_ms)},
         {"metrics_file", c.metrics_file.empty() ? "none" : c.metrics_file},
         {"metrics_interval", num(c.metrics_interval_seconds)},
     };

@@ -75,6 +75,9 @@ struct Config {
     double reload_interval_seconds = 1.0;  // at most one stat of the watched files per interval
     double start_wait_seconds = 5.0;       // slurmctld's start waits this long at most for the first history load
     double stats_interval_seconds = 600;   // how often to log job_submit's cost and decisions; 0: never
+    // jfp's own time for one update RPC (scontrol update reaching many job records, under slurmctld's job
+    // write lock): once its records have taken this long, the RPC's further records are not judged. 0: no bound.
+    double update_budget_ms = 4;
     // The plugin's counters in Prometheus' text format (node_exporter's textfile collector reads *.prom files);
     // empty: not written.
     std::string metrics_file;

@@ -108,6 +108,7 @@ bool UpdateRpc::continues(const void *desc, const SubmitRequest &given, uint64_t
 
 void UpdateRpc::start(const void *desc, const SubmitRequest &given, uint64_t id, int64_t judged_at, uint64_t now_ns) {
     last_end_ns_ = now_ns;
+    spent_ns_ = unjudged_ = judged_ = 0;
     memo.forget();
     prepared_.reset();
     desc_ = desc;

@@ -95,7 +95,16 @@ public:
     bool continues(const void *desc, const SubmitRequest &given, uint64_t now_ns) const;
     // A new RPC: `given` prepared, its records judged at judged_at (naive local), now_ns its start.
     void start(const void *desc, const SubmitRequest &given, uint64_t id, int64_t judged_at, uint64_t now_ns);
-    void record_done(uint64_t end_ns) { last_end_ns_ = end_ns; }
+    // A record ended at end_ns after `took_ns` of jfp's time: the RPC's time so far (update_budget_ms).
+    void record_done(uint64_t end_ns, uint64_t took_ns) {
+        last_end_ns_ = end_ns;
+        spent_ns_ += took_ns;
+    }
+    uint64_t spent_ns() const { return spent_ns_; }
+    // Counts a record left unjudged, past the budget; true for the RPC's first such record (said once).
+    bool left_unjudged() { return unjudged_++ == 0; }
+    uint64_t judged_before_budget() const { return judged_; }
+    void judged() { ++judged_; }
     void clear() {
         prepared_.reset();
         memo.forget();
@@ -119,7 +128,7 @@ public:
 private:
     std::unique_ptr<PreparedUpdate> prepared_;
     const void *desc_ = nullptr;
-    uint64_t id_ = 0, last_end_ns_ = 0;
+    uint64_t id_ = 0, last_end_ns_ = 0, spent_ns_ = 0, unjudged_ = 0, judged_ = 0;
     int64_t judged_at_ = 0;
 };
 

@@ -162,7 +162,7 @@ private:
 
     NameIdentityCache names_;  // job names' identities, shared by every thread's judgements
 
-    RateLimitedLog unscored_log_{60}, fault_log_{60};
+    RateLimitedLog unscored_log_{60}, fault_log_{60}, update_budget_log_{60};
 
     PeriodicThread thread_;
 };

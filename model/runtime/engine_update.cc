@@ -2,6 +2,8 @@
 
 #include "model/runtime/engine.h"
 #include "model/request/request_caps.h"
+#include "model/util/log.h"
+#include "model/util/text.h"
 #include "model/util/time_util.h"
 
 namespace jfp {
@@ -16,7 +18,7 @@ struct UpdateTimer {
     ~UpdateTimer() {
         uint64_t end = monotonic_ns();
         latency.add(rpc.id(), end - t0, end);
-        rpc.record_done(end);
+        rpc.record_done(end, end - t0);
     }
 };
 
@@ -45,6 +47,22 @@ SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const st
     }
     if (!p.request_changes && !p.neutral_comment) return out;
     if (!st->model) return out;
+    // The whole RPC runs under slurmctld's job write lock, and its records can each need a judgement of their
+    // own (a split array whose tasks differ, each named otherwise): past the budget, the RPC's further records
+    // keep what they had. Counted on time spent, so no shape of record escapes it.
+    const double budget_ms = st->config.update_budget_ms;
+    if (budget_ms > 0 && static_cast<double>(rpc.spent_ns()) >= budget_ms * 1e6) {
+        counters_.add(Counter::UpdateUnjudged);
+        if (rpc.left_unjudged())
+            update_budget_log_.log(LogLevel::Info,
+                                   "update of job " + quote_log_field(job_id, 40) + " by uid " + std::to_string(updater_uid) +
+                                       ": jfp's time for one update RPC (update_budget_ms = " + number_text(budget_ms) +
+                                       ") was spent on its first " + std::to_string(rpc.judged_before_budget()) +
+                                       " job records; its further records are not judged and keep the comment they had (the stats "
+                                       "line counts them; raise update_budget_ms to judge more, at the cost of time under slurmctld's "
+                                       "job write lock)");
+        return out;
+    }
 
     // Whose job, and what it is now: slurmctld's record. An update by anyone but the owner, root or
     // SlurmUser is slurmctld's to refuse (22.05 refuses it only after job_modify): jfp neither judges nor
@@ -58,7 +76,7 @@ SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const st
         owner = job.owner_uid;
         if (updater_uid != owner && !privileged(updater_uid)) {
             counters_.add(Counter::UpdateNotOwner);
-            log_debug("update of job " + job_id + " by uid " + std::to_string(updater_uid) + " (the job is uid " +
+            log_debug("update of job " + quote_log_field(job_id, 40) + " by uid " + std::to_string(updater_uid) + " (the job is uid " +
                       std::to_string(owner) + "'s) not judged: slurmctld decides whether that user may update it");
             return out;
         }
@@ -78,6 +96,7 @@ SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const st
         facts = SubmissionFacts{};
     }
     counters_.add(Counter::Updated);
+    rpc.judged();
     after.submit_time = rpc.judged_at();  // every record of one RPC is judged at the RPC's time
     auto history_lock = read_history(*st);
     const std::string user = user_name(*st, owner);

@@ -2,7 +2,7 @@
 
 namespace jfp {
 
-const std::array<CounterName, 14> kCounterNames = {{
+const std::array<CounterName, 15> kCounterNames = {{
     {Counter::Scored, "jfp_jobs_total", "decision", "scored"},
     {Counter::Annotated, "jfp_jobs_total", "decision", "annotated"},
     {Counter::Warned, "jfp_jobs_total", "decision", "warned"},
@@ -12,6 +12,7 @@ const std::array<CounterName, 14> kCounterNames = {{
     {Counter::Unscored, "jfp_jobs_total", "decision", "unscored"},
     {Counter::Updated, "jfp_jobs_total", "decision", "updated"},
     {Counter::UpdateNotOwner, "jfp_jobs_total", "decision", "update_not_owner"},
+    {Counter::UpdateUnjudged, "jfp_jobs_total", "decision", "update_unjudged"},
     {Counter::Faults, "jfp_faults_total", nullptr, nullptr},
     {Counter::IgnoredDirectives, "jfp_script_findings_total", "finding", "ignored_directives"},
     {Counter::MissingModules, "jfp_script_findings_total", "finding", "missing_modules"},

@@ -23,6 +23,7 @@ enum class Counter : uint8_t {
     Updated,          // update records judged
     UpdateUnknown,    // update records whose job jfp could not read
     UpdateNotOwner,   // updates by someone other than the owner: slurmctld's to refuse
+    UpdateUnjudged,   // update records past their RPC's update_budget_ms, not judged
     HistoryLoads,
     HistoryUpdates,   // an ingest's changes applied in place
     ModelLoads,
@@ -41,7 +42,7 @@ struct CounterName {
     const char *value;
 };
 // In the order the metrics file writes them; counters the file leaves out are absent.
-extern const std::array<CounterName, 14> kCounterNames;
+extern const std::array<CounterName, 15> kCounterNames;
 
 using CounterValues = std::array<uint64_t, kCounters>;
 

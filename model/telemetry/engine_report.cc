@@ -55,7 +55,10 @@ void EngineReporter::log_stats(bool final, double interval) {
     // Updates (scontrol update): one RPC may reach many job records, under slurmctld's job write lock all along.
     // An RPC is counted when it has ended (update_latency.h), maybe in the next interval.
     if (rec.count > 0 || rpc.count > 0) {
-        msg += "; updates: " + counted(rec.count, "job record", "job records") + ", " + counted(rpc.count, "RPC ended", "RPCs ended");
+        msg += "; updates: " + counted(rec.count, "job record", "job records");
+        if (const uint64_t unjudged = delta(Counter::UpdateUnjudged))
+            msg += " (" + std::to_string(unjudged) + " of them not judged: past update_budget_ms)";
+        msg += ", " + counted(rpc.count, "RPC ended", "RPCs ended");
         if (rpc.count > 0) {
             std::snprintf(line, sizeof line, "; per RPC p50 %.1f us, max %.1f us", rpc.p50_us, rpc.max_us);
             msg += line;

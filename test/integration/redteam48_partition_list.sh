@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Issue 48, class 9 (red team), class 3: one submission whose cost grows with a field the worst-case search
-# never draws. NOT in INTEGRATION_TESTS: it fails on the code it was written against (run it with
-# make check TESTS=test/integration/redteam48_partition_list.sh JFP_REQUIRE_CLUSTER=1).
+# never draws. It failed on the code it was written against (332df47); the attack fails now, and it runs on
+# every leg.
 #
 # An ordinary user's sbatch with a partition list of ~370 distinct entries (1 KiB, the cap) and a name of
 # 85 x U+FDFA (the character NFKC expands most): jfp scores every entry (a history lookup each, the name's

@@ -18,10 +18,13 @@ N=${JFP_UPDATE_RECORDS:-1000}
 new_site
 mkdir -p "$W/home"
 chmod 1777 "$W/home"
+# update_budget_ms = 0: every record judged, so that jfp's time for all of them is what is measured (the
+# budget's own test: redteam48_update_names.sh).
 start_site_cluster "mode = annotate
 metrics_file = $W/jfp.prom
 metrics_interval = 1
-stats_interval = 1"
+stats_interval = 1
+update_budget_ms = 0"
 # metric NAME [LABEL]: a sample's value in the plugin's metrics file (0 when absent): the one named NAME whose
 # labels hold LABEL (the cluster label as the plugin wrote it, whatever scontrol calls the cluster).
 CLUSTER_NAME=$(scontrol show config | awk '$1 == "ClusterName" { print $3 }')

@@ -103,9 +103,9 @@ std::string plugin_status_text(const PluginStatus &s, const std::string &path, d
     appendf(o, "  history   %.0f jobs; the newest ended %s\n", s.history_jobs,
             s.latest_end > 0 ? ago(now - s.latest_end).c_str() : "(none)");
     appendf(o, "  jobs      scored %.0f, annotated %.0f, warned %.0f, rejected %.0f, overridden %.0f, exempt %.0f, unscored %.0f, "
-               "updates %.0f (%.0f by others than the owner, not judged)\n",
+               "updates %.0f (not judged: %.0f by others than the owner, %.0f past update_budget_ms)\n",
             jobs["scored"], jobs["annotated"], jobs["warned"], jobs["rejected"], jobs["overridden"], jobs["exempt"],
-            jobs["unscored"], jobs["updated"], jobs["update_not_owner"]);
+            jobs["unscored"], jobs["updated"], jobs["update_not_owner"], jobs["update_unjudged"]);
     if (s.submit_count > 0)
         appendf(o, "  latency   %.0f submissions: p50 %s, p99 %s\n", s.submit_count,
                 quantile(s.submit_buckets, s.submit_count, 0.5).c_str(), quantile(s.submit_buckets, s.submit_count, 0.99).c_str());

@@ -66,7 +66,8 @@ TEST_CASE("redteam48 class 4: 1,000 records that differ in their comment cost ea
     set_log_sink(quiet);
     struct Restore { ~Restore() { set_log_sink(nullptr); } } restore;
     Site site;
-    site.config("mode = annotate\nmin_history = 0\n");
+    // Every record judged: what each costs is measured here (update_budget_ms bounds an RPC: test_update_budget.cc).
+    site.config("mode = annotate\nmin_history = 0\nupdate_budget_ms = 0\n");
     Engine e(site.options());
     SubmitRequest r = request("steady_job");
     r.array_inx = "0-999";
@@ -168,7 +169,8 @@ TEST_CASE("redteam48 class 4: an update RPC that sets a long partition list pays
     set_log_sink(quiet);
     struct Restore { ~Restore() { set_log_sink(nullptr); } } restore;
     Site site;
-    site.config("mode = annotate\nmin_history = 0\n");
+    // Every record judged: what each costs is measured here (update_budget_ms bounds an RPC: test_update_budget.cc).
+    site.config("mode = annotate\nmin_history = 0\nupdate_budget_ms = 0\n");
     Engine e(site.options());
     SubmitRequest sub = request("steady_job");
     sub.array_inx = "0-999";

@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <string>
 
 #include "catch.h"
@@ -144,6 +145,30 @@ TEST_CASE("jfp.conf: partition names keep their case; accounts and QOS are match
     CHECK(r.config.exempt_accounts.count("proja") == 1);
     CHECK(r.config.exempt_qos.count("debug") == 1);
     CHECK(r.config.exempt_partitions.count("Big") == 1);
+}
+
+// A reload's log line names the settings that changed (config_changes): each name must be a key an admin
+// can find in jfp.conf and in jfp.conf(5), with its value in the file's own unit.
+TEST_CASE("config: every setting a reload names is a jfp.conf key, documented in jfp.conf(5)") {
+    std::ifstream man(std::string(JFP_TEST_SRCDIR) + "/docs/jfp.conf.5");
+    REQUIRE(man);
+    const std::string text((std::istreambuf_iterator<char>(man)), std::istreambuf_iterator<char>());
+    for (const auto &[key, value] : config_settings(Config{})) {
+        CAPTURE(key, value);
+        const auto r = parse_config(key + " = " + value + "\n", "jfp.conf");
+        CHECK(r.error_text().find("unknown key") == std::string::npos);
+        CHECK(text.find(key) != std::string::npos);
+    }
+    // Sizes read back in the unit they are written in.
+    const auto mb = parse_config("user_mb_per_day = 3\nscript_archive_queue_mb = 5\nupdate_budget_ms = 2.5\n", "jfp.conf");
+    REQUIRE(mb.ok());
+    const auto set = config_settings(mb.config);
+    CHECK(set.at("user_mb_per_day") == "3");
+    CHECK(set.at("script_archive_queue_mb") == "5");
+    CHECK(set.at("update_budget_ms") == "2.5");
+    CHECK_FALSE(parse_config("update_budget_ms = -1\n", "jfp.conf").ok());
+    CHECK_FALSE(parse_config("update_budget_ms = 1001\n", "jfp.conf").ok());
+    CHECK(parse_config("update_budget_ms = 0\n", "jfp.conf").ok());
 }
 
 }  // namespace test_config

@@ -75,7 +75,9 @@ SubmitRequest random_update(std::mt19937_64 &rng, Pool &pool) {
 
 TEST_CASE("update RPC: every record's outcome with the RPC's cache equals the one judged without it") {
     Site site;
-    site.config("mode = reject\nthreshold = 0.3\nthreshold.partition.long = 0.0\nmin_history = 0\nreject_below_target = yes\n");
+    // update_budget_ms = 0: every record judged, so that the cached RPC and the fresh one compare on all of them.
+    site.config("mode = reject\nthreshold = 0.3\nthreshold.partition.long = 0.0\nmin_history = 0\nreject_below_target = yes\n"
+                "update_budget_ms = 0\n");
     Engine e(site.options());
     // Records as slurmctld holds them: their AdminComment (token and facts) from real submissions.
     Pool pool;

@@ -21,6 +21,9 @@ const char *kFile =
     "jfp_jobs_total{decision=\"scored\"} 120\n"
     "jfp_jobs_total{decision=\"warned\"} 7\n"
     "jfp_jobs_total{decision=\"rejected\"} 2\n"
+    "jfp_jobs_total{decision=\"updated\"} 40\n"
+    "jfp_jobs_total{decision=\"update_not_owner\"} 3\n"
+    "jfp_jobs_total{decision=\"update_unjudged\"} 9\n"
     "jfp_submit_seconds_bucket{le=\"0.0001\"} 50\n"
     "jfp_submit_seconds_bucket{le=\"0.001\"} 119\n"
     "jfp_submit_seconds_bucket{le=\"0.01\"} 120\n"
@@ -94,9 +97,10 @@ TEST_CASE("plugin status: the report says the model, the decisions, the latency 
     CHECK_THAT(text, HasText("  model     m-2024 (tree), threshold 0.6100, trained (unknown); mode warn\n"));
     CHECK_THAT(text, HasText("  history   5000 jobs; the newest ended (none)\n"));
     CHECK_THAT(text, HasText("scored 120, annotated 0, warned 7, rejected 2,"));
+    CHECK_THAT(text, HasText("updates 40 (not judged: 3 by others than the owner, 9 past update_budget_ms)\n"));
     CHECK_THAT(text, HasText("  latency   120 submissions: p50 <= 1000 us, p99 <= 1000 us\n"));
     CHECK_THAT(text, HasText("dropped: feature log 3, script archive 4\n"));
-    CHECK(text.find("budget") == std::string::npos);
+    CHECK(text.find("\n  budget ") == std::string::npos);  // no user over user_mb_per_day
 
     const std::string later = plugin_status_text(s, "/run/jfp.prom", kNow + 3630, stale);
     CHECK(stale);  // an hour past a 60 s interval: slurmctld stopped writing it
