@@ -139,6 +139,7 @@ jfp::JobRecordView read_job_record(const job_record *job_ptr) {
     const void *details = field_at<const void *>(job_ptr, L.details);
     if (!details || field_at<uint32_t>(details, L.d_magic) != kDetailsMagic) return v;
     jfp::SubmitRequest &r = v.job;
+    v.job_id = id;
     v.owner_uid = field_at<uint32_t>(job_ptr, L.user_id);
     r.uid = v.owner_uid;
     r.name = string_at(job_ptr, L.name);

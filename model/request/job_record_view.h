@@ -18,6 +18,7 @@ struct JobRecordView {
     // false: jfp cannot read this Slurm's record (a release it has no layout for, or a check failed); the
     // update is then judged from what it says alone, as a fresh submission, and no file of jfp's is touched.
     bool readable = false;
+    uint32_t job_id = 0;  // the record's own id (a split array task's, not the array's)
     uint32_t owner_uid = 0;
     SubmitRequest job;  // the job as a request (views into slurmctld's record); uid = owner_uid
     std::string_view admin_comment;

@@ -102,13 +102,16 @@ SubmitRequest RecordMemo::request() const {
     return r;
 }
 
-bool UpdateRpc::continues(const void *desc, const SubmitRequest &given, uint64_t now_ns) const {
-    return prepared_ && desc == desc_ && now_ns - last_end_ns_ <= kGapNs && prepared_->fields.same_as(given);
+bool UpdateRpc::continues(const void *desc, std::string_view job_id, const SubmitRequest &given, uint64_t now_ns) const {
+    return prepared_ && desc == desc_ && now_ns - last_end_ns_ <= kGapNs && job_id == job_id_ && prepared_->fields.same_as(given);
 }
 
-void UpdateRpc::start(const void *desc, const SubmitRequest &given, uint64_t id, int64_t judged_at, uint64_t now_ns) {
+void UpdateRpc::start(const void *desc, std::string_view job_id, const SubmitRequest &given, uint64_t id, int64_t judged_at,
+                      uint64_t now_ns) {
     last_end_ns_ = now_ns;
     spent_ns_ = unjudged_ = judged_ = 0;
+    job_id_.assign(job_id);
+    records_.clear();
     memo.forget();
     prepared_.reset();
     desc_ = desc;

@@ -10,6 +10,8 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
+#include <unordered_set>
 #include <vector>
 
 #include "model/request/job_record_view.h"
@@ -90,11 +92,19 @@ private:
 // address, only ever compared: a later RPC may get the same address, which is why the content is compared too.
 class UpdateRpc {
 public:
-    // True when this record belongs to the RPC already prepared: the same descriptor address, the same
-    // content, and the previous record ended at most kGapNs before now_ns, on this thread.
-    bool continues(const void *desc, const SubmitRequest &given, uint64_t now_ns) const;
+    // True when this record belongs to the RPC already prepared: the same descriptor address, the same job id
+    // as the descriptor names it, the same content, and the previous record ended at most kGapNs before now_ns,
+    // on this thread.
+    bool continues(const void *desc, std::string_view job_id, const SubmitRequest &given, uint64_t now_ns) const;
     // A new RPC: `given` prepared, its records judged at judged_at (naive local), now_ns its start.
-    void start(const void *desc, const SubmitRequest &given, uint64_t id, int64_t judged_at, uint64_t now_ns);
+    void start(const void *desc, std::string_view job_id, const SubmitRequest &given, uint64_t id, int64_t judged_at,
+               uint64_t now_ns);
+    // One RPC reaches each job record once: a record it has reached already starts another RPC (the same
+    // update sent again, its descriptor at the same address). Record 0: not known (a record jfp cannot read).
+    bool reached(uint32_t record) const { return record != 0 && records_.count(record) != 0; }
+    void reach(uint32_t record) {
+        if (record != 0) records_.insert(record);
+    }
     // A record ended at end_ns after `took_ns` of jfp's time: the RPC's time so far (update_budget_ms).
     void record_done(uint64_t end_ns, uint64_t took_ns) {
         last_end_ns_ = end_ns;
@@ -128,6 +138,8 @@ public:
 private:
     std::unique_ptr<PreparedUpdate> prepared_;
     const void *desc_ = nullptr;
+    std::string job_id_;
+    std::unordered_set<uint32_t> records_;
     uint64_t id_ = 0, last_end_ns_ = 0, spent_ns_ = 0, unjudged_ = 0, judged_ = 0;
     int64_t judged_at_ = 0;
 };

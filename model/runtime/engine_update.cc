@@ -33,8 +33,10 @@ SubmitOutcome Engine::evaluate_update(const std::string &job_id, const SubmitReq
 SubmitOutcome Engine::evaluate_update(UpdateRpc &rpc, const void *desc, const std::string &job_id,
                                       const SubmitRequest &given, uint32_t updater_uid, const JobRecordView &job) {
     const uint64_t t0 = monotonic_ns();
-    if (!rpc.continues(desc, given, t0))
-        rpc.start(desc, given, update_rpcs_.fetch_add(1, std::memory_order_relaxed) + 1, naive_local_now(), t0);
+    const uint32_t record = job.readable ? job.job_id : 0;
+    if (!rpc.continues(desc, job_id, given, t0) || rpc.reached(record))
+        rpc.start(desc, job_id, given, update_rpcs_.fetch_add(1, std::memory_order_relaxed) + 1, naive_local_now(), t0);
+    rpc.reach(record);
     UpdateTimer timed{update_latency_, rpc, t0};
     SubmitOutcome out;
     auto st = state();

@@ -26,11 +26,12 @@ namespace {
 struct Records {
     std::deque<std::string> text;
     std::vector<JobRecordView> jobs;
-    void add(Engine &e, const std::string &name, const std::string &comment, uint32_t owner = 4242) {
+    void add(Engine &e, const std::string &name, const std::string &comment, uint32_t owner = 4242, uint32_t id = 0) {
         const std::string &n = text.emplace_back(name);
         const std::string &c = text.emplace_back(comment);
         JobRecordView job;
         job.readable = true;
+        job.job_id = id;
         job.owner_uid = owner;
         job.job = request(n.c_str(), c.c_str());
         job.job.script = {};
@@ -55,11 +56,11 @@ TEST_CASE("update budget: past it the RPC's further records are not judged, keep
     desc.uid = 4242;
     desc.time_limit_min = 20;
     UpdateRpc rpc;
-    const SubmitOutcome first = e.evaluate_update(rpc, &desc, "77_0", desc, 4242, jobs[0]);
+    const SubmitOutcome first = e.evaluate_update(rpc, &desc, "77", desc, 4242, jobs[0]);
     CHECK(first.decision.scored);
     REQUIRE(first.new_comment);  // annotated: the record's comment with jfp's words
     for (size_t i = 1; i < jobs.size(); ++i) {
-        const SubmitOutcome out = e.evaluate_update(rpc, &desc, "77_" + std::to_string(i), desc, 4242, jobs[i]);
+        const SubmitOutcome out = e.evaluate_update(rpc, &desc, "77", desc, 4242, jobs[i]);
         CAPTURE(i);
         CHECK_FALSE(out.decision.scored);
         CHECK_FALSE(out.new_comment);  // the record keeps its comment
@@ -75,8 +76,8 @@ TEST_CASE("update budget: past it the RPC's further records are not judged, keep
     forged.uid = 4242;
     forged.comment = "mine jfp:p=0.001";
     UpdateRpc rpc2;
-    const SubmitOutcome judged = e.evaluate_update(rpc2, &forged, "78_0", forged, 4242, jobs[0]);
-    const SubmitOutcome past = e.evaluate_update(rpc2, &forged, "78_1", forged, 4242, jobs[1]);
+    const SubmitOutcome judged = e.evaluate_update(rpc2, &forged, "78", forged, 4242, jobs[0]);
+    const SubmitOutcome past = e.evaluate_update(rpc2, &forged, "78", forged, 4242, jobs[1]);
     CHECK(judged.decision.scored);
     CHECK_FALSE(past.decision.scored);
     REQUIRE(past.new_comment);
@@ -148,7 +149,7 @@ TEST_CASE("update budget: a record is judged exactly when its RPC's time so far 
                 const uint64_t spent = rpc.spent_ns();
                 const uint64_t unjudged0 = e.counters().get(Counter::UpdateUnjudged);
                 const uint64_t updated0 = e.counters().get(Counter::Updated);
-                (void)e.evaluate_update(rpc, &desc, "77_" + std::to_string(i), desc, 4242, job);
+                (void)e.evaluate_update(rpc, &desc, "77", desc, 4242, job);
                 const bool left = e.counters().get(Counter::UpdateUnjudged) == unjudged0 + 1;
                 const bool want_left = budget > 0 && static_cast<double>(spent) >= budget * 1e6;
                 CAPTURE(budget, n, i, spent, job.owner_uid);
@@ -169,6 +170,33 @@ TEST_CASE("update budget: a record is judged exactly when its RPC's time so far 
     // Both sides of the rule were reached.
     CHECK(unjudged_seen > 50);
     CHECK(judged_seen > 50);
+}
+
+// RPCs are told apart by what only a new one can bring: its descriptor's job id, or a job record reached again.
+// An update sent again with the same content, its descriptor at the same address within half a second (a
+// thread slurmctld reuses), is judged on a budget of its own, not on what is left of the one before.
+TEST_CASE("update budget: an update sent again is another RPC, with a budget of its own") {
+    Site site;
+    site.config("mode = annotate\nmin_history = 0\nupdate_budget_ms = 0.001\n");
+    Engine e(site.options());
+    Records r;
+    for (uint32_t i = 0; i < 6; ++i) r.add(e, "steady_job", "task " + std::to_string(i), 4242, 900 + i);
+    SubmitRequest desc;
+    desc.uid = 4242;
+    desc.time_limit_min = 20;
+    UpdateRpc rpc;
+    // One RPC over records 900-902: the first judged, the budget of a microsecond spent.
+    CHECK(e.evaluate_update(rpc, &desc, "900", desc, 4242, r.jobs[0]).decision.scored);
+    CHECK_FALSE(e.evaluate_update(rpc, &desc, "900", desc, 4242, r.jobs[1]).decision.scored);
+    CHECK_FALSE(e.evaluate_update(rpc, &desc, "900", desc, 4242, r.jobs[2]).decision.scored);
+    // The same update again, reaching record 900 again: a new RPC.
+    CHECK(e.evaluate_update(rpc, &desc, "900", desc, 4242, r.jobs[0]).decision.scored);
+    CHECK_FALSE(e.evaluate_update(rpc, &desc, "900", desc, 4242, r.jobs[1]).decision.scored);
+    // The same content for another job: a new RPC.
+    CHECK(e.evaluate_update(rpc, &desc, "904", desc, 4242, r.jobs[4]).decision.scored);
+    CHECK(e.evaluate_update(rpc, &desc, "905", desc, 4242, r.jobs[5]).decision.scored);
+    CHECK(e.counters().get(Counter::Updated) == 4);
+    CHECK(e.counters().get(Counter::UpdateUnjudged) == 3);
 }
 
 }  // namespace test_update_budget

@@ -94,7 +94,7 @@ TEST_CASE("update RPC: every record's outcome with the RPC's cache equals the on
         SubmitRequest desc = random_update(rng, pool);
         const int64_t judged_at = naive_local_now();
         UpdateRpc rpc;
-        rpc.start(&desc, desc, 1, judged_at, now_ns());
+        rpc.start(&desc, "77", desc, 1, judged_at, now_ns());
         // A split array: runs of identical records, then one that differs, as an RPC over several jobs has.
         JobRecordView job;
         for (int i = 0; i < 12; ++i) {
@@ -111,7 +111,7 @@ TEST_CASE("update RPC: every record's outcome with the RPC's cache equals the on
             job.admin_comment = pick(rng, admins);
             CAPTURE(rpc_n, i, job.readable, job.owner_uid, std::string(job.admin_comment));
             UpdateRpc alone;
-            alone.start(&desc, desc, 2, judged_at, now_ns());
+            alone.start(&desc, "77", desc, 2, judged_at, now_ns());
             std::string want = seen(e.evaluate_update(alone, &desc, "77", desc, 4242, job));
             std::string got = seen(e.evaluate_update(rpc, &desc, "77", desc, 4242, job));
             CHECK(got == want);
@@ -130,11 +130,11 @@ TEST_CASE("update RPC: another descriptor's content at the same address is never
         SubmitRequest desc = random_update(rng, pool);
         desc.account = pool.keep("acct");
         UpdateRpc rpc;
-        rpc.start(&desc, desc, 1, 0, now_ns());
+        rpc.start(&desc, "77", desc, 1, 0, now_ns());
         // The same content in other memory continues the RPC; the same address with other content does not.
         SubmitRequest copy = desc;
         copy.account = pool.keep("acct");
-        CHECK(rpc.continues(&desc, copy, now_ns()));
+        CHECK(rpc.continues(&desc, "77", copy, now_ns()));
         SubmitRequest changed = desc;
         switch (n % 9) {
             case 0: changed.uid += 1; break;
@@ -148,15 +148,30 @@ TEST_CASE("update RPC: another descriptor's content at the same address is never
             case 8: changed.min_cpus = std::isnan(desc.min_cpus) ? 0.0 : -desc.min_cpus - 1; break;
         }
         CAPTURE(n);
-        CHECK_FALSE(rpc.continues(&desc, changed, now_ns()));
-        CHECK_FALSE(rpc.continues(&copy, copy, now_ns()));  // another address: another RPC
+        CHECK_FALSE(rpc.continues(&desc, "77", changed, now_ns()));
+        CHECK_FALSE(rpc.continues(&copy, "77", copy, now_ns()));  // another address: another RPC
     }
     // Half a second between two records: another RPC, whatever matches.
     SubmitRequest d = request("x");
     d.script = {};
     UpdateRpc rpc;
-    rpc.start(&d, d, 1, 0, now_ns() - 2 * UpdateRpc::kGapNs);
-    CHECK_FALSE(rpc.continues(&d, d, now_ns()));
+    rpc.start(&d, "77", d, 1, 0, now_ns() - 2 * UpdateRpc::kGapNs);
+    CHECK_FALSE(rpc.continues(&d, "77", d, now_ns()));
+    // Another job named by the same content at the same address: another RPC (a loop of scontrol updates, one
+    // job each, on a thread slurmctld reuses).
+    rpc.start(&d, "77", d, 1, 0, now_ns());
+    CHECK(rpc.continues(&d, "77", d, now_ns()));
+    CHECK_FALSE(rpc.continues(&d, "78", d, now_ns()));
+    CHECK_FALSE(rpc.continues(&d, "77_1", d, now_ns()));
+    // A job record the RPC has reached already: the same update sent again.
+    CHECK_FALSE(rpc.reached(4711));
+    rpc.reach(4711);
+    CHECK(rpc.reached(4711));
+    CHECK_FALSE(rpc.reached(4712));
+    rpc.reach(0);
+    CHECK_FALSE(rpc.reached(0));  // a record jfp cannot read is never taken for one already reached
+    rpc.start(&d, "77", d, 2, 0, now_ns());
+    CHECK_FALSE(rpc.reached(4711));
 }
 
 TEST_CASE("update RPC: a descriptor changed in place mid-RPC, or a reload, is judged anew") {
