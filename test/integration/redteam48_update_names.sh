@@ -55,9 +55,11 @@ note "of the $N records: $judged judged, $unjudged past update_budget_ms"
 expect_eq "$((judged + unjudged))" "$N" "records judged or counted as past the budget"
 [ "$judged" -ge 1 ] || fail "no record of the rename was judged"
 if [ "$unjudged" -gt 0 ]; then
-    said=$(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -c "update of job '$j' by uid $(id -u "$A"): jfp's time for one update RPC (update_budget_ms = 4) was spent on its first $judged job records" || true)
-    expect_eq "$said" 1 "log lines saying the budget was spent"
-    tail -n +"$((mark + 1))" "$CTLD_LOG" | grep "update_budget_ms = 4" | sed 's/^/# /'
+    # Said once a minute at most: by this RPC's line, or by one of the split's updates (on a loaded machine
+    # they can pass the budget too) a few seconds before it.
+    said=$(grep -c "update of job '$j[^']*' by uid $(id -u "$A"): jfp's time for one update RPC (update_budget_ms = 4) was spent on its first [0-9]* job records" "$CTLD_LOG" || true)
+    expect_eq "$said" 1 "log lines saying an update RPC's budget was spent"
+    grep "update_budget_ms = 4" "$CTLD_LOG" | sed 's/^/# /'
     counted=$(tail -n +"$((mark + 1))" "$CTLD_LOG" | grep -o "job records ([0-9]* of them not judged: past update_budget_ms)" |
         awk '{ sub(/\(/, "", $3); s += $3 } END { print s + 0 }')
     expect_eq "$counted" "$unjudged" "records past the budget in the stats lines"
