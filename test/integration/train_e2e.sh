@@ -5,30 +5,35 @@
 # a new cluster starts with (issue 26), and it must still rank the later failures. `recovered` fails the
 # first five waves and then never again: the training window itself shows that a name's failure rate keeps
 # accusing a job that has recovered, where its last run does not.
-# Every job sleeps 2 s: a completion answers a failure in the run evidence by the core-seconds it used
-# (HistoryStats::completed_weight), and jobs that only exit took 0 or 1 s by the second their clock crossed.
-# That jitter (8 against 33 of the 88 training jobs at 1 s in two 24.11 runs with the same outcomes) moved
-# the last run's streak and so the rule chosen; the rate rule then ranked the later jobs at chance (ROC-AUC
-# 0.48; 24.11 failed 5 of 7 runs on one machine before this, passed 3 of 3 after).
+# A failure exits at once and a completion runs 3 s, as broken jobs usually die early: every completion
+# then costs more than the failures before it and answers them in full in the run evidence
+# (HistoryStats::completed_weight is 1), whatever the second each clock crossed. With every job at 2 s,
+# Elapsed read 2 or 3 by load, a completion weighed 3/4 of a failure, and a streak of seven failures
+# outlived it: that jitter moved the last run's rule PR-AUC from 0.626 to under 0.587 and the rate rule was
+# chosen (ROC-AUC 0.533 on the later jobs; the 24.11 leg in CI, 2026-11-30). Before that, jobs that only
+# exited (0 or 1 s) failed 5 of 7 runs on 24.11 the same way.
 . "$JFP_SRCDIR/test/integration/lib.sh"
 require_cluster
 
 export JFP_JOB_SUBMIT_PLUGINS=""
-# A wave's eight jobs run 2 s each: JFP_NODE_CPUS=8 runs them together (on the machine's 2 CPUs they ran in four rounds).
+# A wave's eight jobs run up to 3 s each: JFP_NODE_CPUS=8 runs them together (on the machine's 2 CPUs they ran in four rounds).
 export JFP_NODE_CPUS=8
 cluster_start
 
+run_or_fail() {  # run_or_fail CODE: the --wrap of a job that exits CODE (0: runs 3 s and completes)
+    if [ "$1" = 0 ]; then echo 'sleep 3'; else echo "exit $1"; fi
+}
 wave() {  # wave N: one job per application; the exit status depends on the wave
     local n=$1
     wave_ids=()
-    wave_ids+=("$(submit -J good_a --wrap 'sleep 2')")
-    wave_ids+=("$(submit -J good_b --wrap 'sleep 2')")
-    wave_ids+=("$(submit -J broken_a --wrap "sleep 2; exit $(( n < 7 ? 1 : 0 ))")")
-    wave_ids+=("$(submit -J broken_b --wrap "sleep 2; exit $(( n >= 4 && n < 9 ? 2 : 0 ))")")
-    wave_ids+=("$(submit -J broken_c --wrap "sleep 2; exit $(( n >= 10 && n < 15 ? 1 : 0 ))")")
-    wave_ids+=("$(submit -J flaky --wrap "sleep 2; exit $(( n % 5 == 0 ? 1 : 0 ))")")
-    wave_ids+=("$(submit -J broken_d --wrap "sleep 2; exit $(( n >= 1 && n <= 6 ? 3 : 0 ))")")
-    wave_ids+=("$(submit -J recovered --wrap "sleep 2; exit $(( n < 5 ? 1 : 0 ))")")
+    wave_ids+=("$(submit -J good_a --wrap "$(run_or_fail 0)")")
+    wave_ids+=("$(submit -J good_b --wrap "$(run_or_fail 0)")")
+    wave_ids+=("$(submit -J broken_a --wrap "$(run_or_fail $(( n < 7 ? 1 : 0 )))")")
+    wave_ids+=("$(submit -J broken_b --wrap "$(run_or_fail $(( n >= 4 && n < 9 ? 2 : 0 )))")")
+    wave_ids+=("$(submit -J broken_c --wrap "$(run_or_fail $(( n >= 10 && n < 15 ? 1 : 0 )))")")
+    wave_ids+=("$(submit -J flaky --wrap "$(run_or_fail $(( n % 5 == 0 ? 1 : 0 )))")")
+    wave_ids+=("$(submit -J broken_d --wrap "$(run_or_fail $(( n >= 1 && n <= 6 ? 3 : 0 )))")")
+    wave_ids+=("$(submit -J recovered --wrap "$(run_or_fail $(( n < 5 ? 1 : 0 )))")")
 }
 # Every job of the wave ended, by slurmctld's record of each (scontrol), not by an empty squeue: squeue
 # printing nothing is also what a failed or not-yet-current listing looks like.
@@ -62,6 +67,11 @@ for a, b in zip(waves, waves[1:]):
     end = max(r[h.index("End")] for r in a)
     sub = min(r[h.index("Submit")] for r in b)
     assert sub > end, f"a wave was submitted at {sub}, before the wave before it ended ({end})"
+# And the premise of the rule chosen: every completion took longer than every failure.
+el = lambda state: [int(r[h.index("ElapsedRaw")]) for r in jobs if r[h.index("State")] == state]
+assert max(el("FAILED")) < min(el("COMPLETED")), \
+    f"a failure ran {max(el('FAILED'))} s, a completion {min(el('COMPLETED'))} s: the machine was too loaded for this test's timing"
+print(f"# failures ran {min(el('FAILED'))}-{max(el('FAILED'))} s, completions {min(el('COMPLETED'))}-{max(el('COMPLETED'))} s")
 PY
 
 db="$CLUSTER_DIR/history.db"
