@@ -1,117 +1,90 @@
 #include "model/script/script_fingerprint.h"
 
 #include <algorithm>
-#include <array>
 #include <cstring>
 #include <string>
 
+#include "model/script/script_normalizer.h"
 #include "model/script/script_traits.h"
 
 namespace jfp {
 
 namespace {
 
-enum : uint8_t { kPlain = 0, kBlank, kHash, kQuote, kEscape, kMeta };
-
-constexpr std::array<uint8_t, 256> byte_classes() {
-    std::array<uint8_t, 256> t{};
-    for (unsigned char c : {' ', '\t', '\r', '\v', '\f'}) t[c] = kBlank;
-    t['#'] = kHash;
-    t['\''] = t['"'] = kQuote;
-    t['\\'] = kEscape;
-    // The shell's metacharacters end a word: a '#' after one starts a comment ("exit 2;#v2").
-    for (unsigned char c : {';', '&', '|', '(', ')', '<', '>'}) t[c] = kMeta;
-    return t;
-}
-constexpr std::array<uint8_t, 256> kClass = byte_classes();
-
-// Writes the line as normalised to out and returns its length: spacing runs as one blank, none at either
-// end, and nothing from a '#' that starts a word outside quotes (a shell comment) on. Plain bytes are
-// copied in a tight loop: the byte-by-byte state machine measured 2 ns a byte, this under 1.
-size_t normalize_line(std::string_view line, char *out) {
-    size_t n = 0, i = 0;
-    const size_t len = line.size();
-    bool pending_blank = false, word_start = true, open_quote = false;
-    while (i < len) {
-        const char c = line[i];
-        const uint8_t k = kClass[static_cast<unsigned char>(c)];
-        if (k == kBlank) {
-            pending_blank = n > 0;
-            word_start = true;
-            ++i;
-            continue;
+// Normalises the logical lines of s[pos, end) into out, each followed by '\n': at most cap bytes of text (out
+// holds cap + 1). Each line is normalised whole (up to kFingerprintBytes) before it is cut to the room left,
+// so that a null command is known as one wherever the room ends. Comment lines cost a memchr and do not
+// count against the kScriptScanBytes the other lines may take (a 16 KiB comment first would otherwise leave
+// nothing to identify), up to kFingerprintCommentLines of them (131,072 lines of "#" would otherwise be
+// 131,072 turns of this loop). Returns the bytes written; *full when cap was reached.
+size_t normalize_lines(std::string_view s, size_t pos, size_t end, char *out, size_t cap, bool *full) {
+    char scratch[kFingerprintBytes];
+    size_t n = 0, walked = 0, comments = 0;
+    bool continued = false;
+    LineNormalizer line(scratch, sizeof scratch);
+    auto end_line = [&] {
+        const size_t len = std::min(line.finish(), cap - n);
+        if (len > 0) {
+            std::memcpy(out + n, scratch, len);
+            n += len;
+            out[n++] = '\n';
         }
-        if (k == kHash && word_start) break;
-        if (pending_blank) out[n++] = ' ', pending_blank = false;
-        word_start = false;
-        if (k == kPlain || k == kHash) {
-            out[n++] = c;
-            ++i;
-            while (i < len && kClass[static_cast<unsigned char>(line[i])] == kPlain) out[n++] = line[i++];
-        } else if (k == kMeta) {
-            out[n++] = c;
-            ++i;
-            word_start = true;
-        } else if (k == kEscape) {
-            out[n++] = c;
-            if (++i < len) out[n++] = line[i++];
-        } else {
-            // A quoted string is copied as it stands, blanks and '#' included.
-            out[n++] = c;
-            ++i;
-            while (i < len && line[i] != c) {
-                if (c == '"' && line[i] == '\\' && i + 1 < len) out[n++] = line[i++];
-                out[n++] = line[i++];
-            }
-            if (i < len) out[n++] = line[i++];
-            else open_quote = true;
-        }
-    }
-    // A ';' that ends a line ends a command the newline would end ("exit 2;" is "exit 2"); not ";;" (case),
-    // nor one escaped ("\;" of find -exec: an odd run of backslashes before it), nor one inside a quote the
-    // line leaves open.
-    if (!open_quote && n > 0 && out[n - 1] == ';' && (n < 2 || out[n - 2] != ';')) {
-        size_t slashes = 0;
-        while (slashes + 2 <= n && out[n - 2 - slashes] == '\\') ++slashes;
-        if (slashes % 2 == 0) {
-            --n;
-            while (n > 0 && out[n - 1] == ' ') --n;
-        }
-    }
-    return n;
-}
-
-// Whether a line is a comment: '#' after at most 64 blanks (a longer indent is read as a line).
-bool comment_line(std::string_view line) {
-    const size_t look = std::min<size_t>(line.size(), 65);
-    for (size_t i = 0; i < look; ++i) {
-        const uint8_t k = kClass[static_cast<unsigned char>(line[i])];
-        if (k != kBlank) return k == kHash;
-    }
-    return false;
-}
-
-// Calls line(text) for each line that is not a comment, until it returns false. Comment lines cost a memchr
-// and do not count against the kScriptScanBytes the other lines may take (a 16 KiB comment first would
-// otherwise leave nothing to identify), up to kFingerprintReach bytes into the script and
-// kFingerprintCommentLines of them (131,072 lines of "#" would otherwise be 131,072 turns of this loop).
-template <class Line>
-void for_each_line(std::string_view script, Line &&line) {
-    const std::string_view s = script.substr(0, kFingerprintReach);
-    size_t pos = 0, walked = 0, comments = 0;
-    while (pos < s.size() && walked < kScriptScanBytes && comments < kFingerprintCommentLines) {
-        const char *nl = static_cast<const char *>(std::memchr(s.data() + pos, '\n', s.size() - pos));
-        const size_t end = nl ? static_cast<size_t>(nl - s.data()) : s.size();
-        std::string_view text = s.substr(pos, end - pos);
-        pos = end + 1;
-        if (comment_line(text)) {
+        if (n >= cap) *full = true;
+        return n < cap;
+    };
+    while (pos < end && walked < kScriptScanBytes && comments < kFingerprintCommentLines) {
+        const char *nl = static_cast<const char *>(std::memchr(s.data() + pos, '\n', end - pos));
+        const size_t stop = nl ? static_cast<size_t>(nl - s.data()) : end;
+        std::string_view text = s.substr(pos, stop - pos);
+        pos = stop + 1;
+        // A comment line inside a continued command ends it, as bash reads it ("cmd \" then "# x").
+        if (!continued && comment_line(text)) {
             ++comments;
             continue;
         }
         text = text.substr(0, kScriptScanBytes - walked);
         walked += text.size() + 1;
-        if (!line(text)) return;
+        if (!continued) line = LineNormalizer(scratch, sizeof scratch);
+        continued = line.line(text);
+        if (!continued && !end_line()) return n;
     }
+    if (continued) end_line();
+    return n;
+}
+
+// The raw start of the logical line that ends at e: back to the line after a '\n', then over the lines
+// before it whose last byte is a continuation (an odd run of backslashes).
+size_t logical_line_start(std::string_view s, size_t e) {
+    size_t b = e;
+    for (;;) {
+        const void *nl = b > 0 ? memrchr(s.data(), '\n', b) : nullptr;
+        b = nl ? static_cast<size_t>(static_cast<const char *>(nl) - s.data()) + 1 : 0;
+        if (b < 2) return b;
+        size_t slashes = 0;
+        while (slashes + 2 <= b && s[b - 2 - slashes] == '\\') ++slashes;
+        if (slashes % 2 == 0) return b;
+        b -= 1;  // on the '\n' that ends the line before: search from there
+    }
+}
+
+// Normalises the script's last logical lines into out, in order, until they hold kFingerprintTailBytes (out
+// holds 2 * kFingerprintTailBytes + 2): walked back from the end a logical line at a time, so the lines it
+// takes are chosen by their normalised text and a respaced, recommented or padded copy takes the same.
+size_t normalize_tail(std::string_view s, char *out) {
+    char line[kFingerprintTailBytes + 1];
+    size_t start = 2 * kFingerprintTailBytes + 2, held = 0, walked = 0, e = s.size();
+    if (e > 0 && s[e - 1] == '\n') --e;
+    while (e > 0 && held < kFingerprintTailBytes && walked < kScriptScanBytes) {
+        const size_t b = logical_line_start(s, e);
+        bool full = false;
+        const size_t len = normalize_lines(s, b, e, line, kFingerprintTailBytes, &full);
+        walked += e - b + 1;
+        std::memcpy(out + (start -= len), line, len);
+        held += len;
+        e = b > 0 ? b - 1 : 0;
+    }
+    std::memmove(out, out + start, 2 * kFingerprintTailBytes + 2 - start);
+    return 2 * kFingerprintTailBytes + 2 - start;
 }
 
 bool binary(std::string_view script) {
@@ -145,38 +118,36 @@ uint64_t hash_words(const char *p, size_t n) {
     return h;
 }
 
+// The bytes the fingerprint is taken over: the normalised head, and when it fills kFingerprintBytes, the
+// normalised tail after a record separator (two applications behind one long preamble are two scripts).
+size_t normalize_script(std::string_view script, char *out) {
+    const std::string_view s = script.substr(0, kFingerprintReach);
+    bool full = false;
+    size_t n = normalize_lines(s, 0, s.size(), out, kFingerprintBytes, &full);
+    if (full) {
+        out[n++] = '\x1e';
+        n += normalize_tail(s, out + n);
+    }
+    return n;
+}
+
 }  // namespace
 
 uint64_t script_fingerprint(std::string_view script) {
     if (script.empty() || binary(script)) return 0;
-    // The normalised text is never longer than the scanned part, plus a '\n' per line.
-    // Whole-line comments cost a memchr; the normalised text stops at kFingerprintBytes. Normalising never
-    // lengthens a line, so a line cut to the room left fits: a buffer on the stack (slurmctld starts a
-    // thread per RPC, and a thread's own buffer would be allocated and cleared for each).
-    char out[kFingerprintBytes + 2];
-    size_t n = 0;
-    for_each_line(script, [&](std::string_view line) {
-        const size_t len = normalize_line(line.substr(0, kFingerprintBytes - n), out + n);
-        if (len > 0) n += len, out[n++] = '\n';
-        return n < kFingerprintBytes;
-    });
+    // On the stack: slurmctld starts a thread per RPC, and a thread's own buffer would be allocated and
+    // cleared for each.
+    char out[kNormalizedScriptBytes];
+    const size_t n = normalize_script(script, out);
     if (n == 0) return 0;
     const uint64_t h = hash_words(out, n);
     return h == 0 ? 1 : h;
 }
 
 std::string normalized_script(std::string_view script) {
-    std::string out;
-    if (binary(script)) return out;
-    std::string line_out;
-    for_each_line(script, [&](std::string_view line) {
-        line = line.substr(0, kFingerprintBytes - out.size());
-        line_out.resize(line.size());
-        const size_t len = normalize_line(line, line_out.data());
-        if (len > 0) out.append(line_out, 0, len).push_back('\n');
-        return out.size() < kFingerprintBytes;
-    });
-    return out;
+    if (script.empty() || binary(script)) return {};
+    char out[kNormalizedScriptBytes];
+    return std::string(out, normalize_script(script, out));
 }
 
 }  // namespace jfp

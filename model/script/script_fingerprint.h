@@ -1,10 +1,9 @@
 // A job script's identity beyond its name: a renamed copy of a failing script keeps that script's history.
-// The hash covers the script's lines normalised, up to kFingerprintBytes of normalised text, with what does not
-// change what a script runs left out: whole-line comments (#SBATCH and #! among them: the request is judged on
-// its own; they are passed over with a memchr, up to kFingerprintReach bytes in), a comment that starts a
-// word (after a blank or a metacharacter: "exit 2;#v2"), blank lines, and runs of spacing; the other lines
-// are read up to kScriptScanBytes. A script that differs in any command there is another script: an added
-// no-op line (`true`) makes another fingerprint (docs/features.md says so).
+// The hash covers the script's commands as script_normalizer.h writes them (what does not change what bash
+// runs left out: comments, #SBATCH and #! lines, blank lines, spacing, continuations, quotes that change
+// nothing, null commands): the first kFingerprintBytes of that text and, past it, the last
+// kFingerprintTailBytes (two applications behind one long preamble differ at the end). A command that does
+// something, even something harmless (echo), makes another script (docs/features.md says so).
 #pragma once
 
 #include <cstdint>
@@ -20,6 +19,10 @@ namespace jfp {
 // 2 KiB of normalised text; 1.0 over 1 KiB (goal 1.25). Comment lines cost a memchr, the rest about 1.7 ns
 // a byte.
 inline constexpr size_t kFingerprintBytes = 1024;
+// The tail taken when the head fills: whole logical lines from the end until they hold this much.
+inline constexpr size_t kFingerprintTailBytes = 512;
+// The normalised text's most: the head and its '\n', a separator, the tail.
+inline constexpr size_t kNormalizedScriptBytes = kFingerprintBytes + 2 * kFingerprintTailBytes + 4;
 // How far into a script comment lines are passed over (one memchr: 2-6 us for 256 KiB, measured warm), and
 // how many of them (5.6 ns a line measured at -O1: 16,384 lines of "#" cost about 90 us, 131,072 would 0.7 ms).
 inline constexpr size_t kFingerprintReach = size_t{256} << 10, kFingerprintCommentLines = 16384;

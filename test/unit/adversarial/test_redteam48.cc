@@ -73,18 +73,29 @@ TEST_CASE("redteam48 class 1: spacing, CRLF and trailing comments keep the finge
     CHECK(script_fingerprint("#!/bin/bash\n#SBATCH -J other\n" + kBody + "# the end\n") == fp);
 }
 
-// Succeeds: every rewrite below runs the same commands (bash reads them alike) and each is "another script".
-// All cost the user one edit; none needs a new name (the name identity is a separate key).
-TEST_CASE("redteam48 class 1: one-edit rewrites that run the same commands get a new fingerprint", "[.redteam]") {
+// Held since 2026-11-30 (script_normalizer.h, by the shell's rules): rewrites that run the same commands.
+TEST_CASE("redteam48 class 1: null commands, quotes that change nothing, continuations keep the fingerprint") {
     const uint64_t fp = script_fingerprint(kBody);
     const std::vector<std::pair<std::string, std::string>> rewrites = {
         {"a no-op line 'true'", kBody + "true\n"},
         {"a no-op line ':'", ":\n" + kBody},
-        {"an empty echo", kBody + "echo\n"},
-        {"a comment glued after ';' (bash: '#' starts a word there)", kBody + "echo done;#x81f\n"},
+        {"a comment glued after ';' (bash: '#' starts a word there)", "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input data.nc --steps 100\necho done;#x81f\n"},
         {"a quoted command word", "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\n\"srun\" ./sim --input data.nc --steps 100\necho done\n"},
         {"a line continuation", "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim \\\n --input data.nc --steps 100\necho done\n"},
         {"a trailing ';'", "module load gcc/12;\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input data.nc --steps 100\necho done\n"},
+    };
+    for (const auto &[what, s] : rewrites) {
+        INFO(what);
+        CHECK(script_fingerprint(s) == fp);
+    }
+}
+
+// Succeeds: rewrites that add a command doing something harmless, or move the body where the normaliser
+// does not read it (the body of a here-document or of bash -c is a word to it).
+TEST_CASE("redteam48 class 1: one-edit rewrites that run the same commands get a new fingerprint", "[.redteam]") {
+    const uint64_t fp = script_fingerprint(kBody);
+    const std::vector<std::pair<std::string, std::string>> rewrites = {
+        {"an empty echo", kBody + "echo\n"},
         {"the body in a here-document", "bash <<'EOF'\n" + kBody + "EOF\n"},
         {"the body in bash -c", "bash -c '" + kBody + "'\n"},
         {"a variable renamed", "D=\"$SLURM_SUBMIT_DIR\"\nmodule load gcc/12\ncd \"$D\"\nsrun ./sim --input data.nc --steps 100\necho done\n"},
@@ -109,10 +120,10 @@ TEST_CASE("redteam48 class 1: a 16 KiB comment before the commands zeroes the fi
     CHECK(script_fingerprint(pad + kBody) == script_fingerprint(kBody));
 }
 
-// Succeeds the other way: a user's different applications that share a 1 KiB preamble (module loads,
-// environment set-up) share one fingerprint, so a failing app's history stands in for a new, working one
-// ("your last N runs of this script failed" about another script): a false refusal, not an evasion.
-TEST_CASE("redteam48 class 1: two applications behind one 1 KiB preamble are one script", "[.redteam]") {
+// Held since 2026-11-30: a user's different applications that share a 1 KiB preamble (module loads,
+// environment set-up) were one fingerprint, so a failing app's history stood in for a new, working one
+// ("your last N runs of this script failed" about another script): a false refusal. The tail counts now.
+TEST_CASE("redteam48 class 1: two applications behind one 1 KiB preamble are two scripts") {
     std::string preamble;
     for (int i = 0; preamble.size() < kFingerprintBytes + 16; ++i)
         preamble += "export OMP_PLACES_" + std::to_string(i) + "=cores\n";

@@ -43,7 +43,7 @@ TEST_CASE("script fingerprint: a command, an argument or quoted text that differ
         "module load gcc/13\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input 'a # b.nc' --steps 100\necho done\n",
         "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input 'a # c.nc' --steps 100\necho done\n",
         "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input 'a  # b.nc' --steps 100\necho done\n",
-        "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input 'a # b.nc' --steps 100\necho done\ntrue\n",
+        "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input 'a # b.nc' --steps 100\necho done\necho\n",
         "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim#x --input 'a # b.nc' --steps 100\necho done\n",
     };
     for (const auto &s : other) {
@@ -54,9 +54,12 @@ TEST_CASE("script fingerprint: a command, an argument or quoted text that differ
     CHECK(script_fingerprint("") == 0);
     CHECK(script_fingerprint("#!/bin/bash\n#SBATCH -N 1\n\n   \n# nothing\n") == 0);
     CHECK(script_fingerprint(std::string("srun ./a\n\0\n", 11)) == 0);
-    // Only the head: text past kFingerprintBytes of it does not count.
+    // Past a full head, its tail counts; what lies between does not.
     std::string long_script(kFingerprintBytes, 'x');
-    CHECK(script_fingerprint(long_script + "\necho a\n") == script_fingerprint(long_script + "\necho b\n"));
+    CHECK(script_fingerprint(long_script + "\necho a\n") != script_fingerprint(long_script + "\necho b\n"));
+    std::string middle;
+    while (middle.size() < 2 * kFingerprintTailBytes) middle += "echo middle\n";
+    CHECK(script_fingerprint(long_script + "\necho a\n" + middle) == script_fingerprint(long_script + "\necho b\n" + middle));
     // Comment lines do not use up the head: commands after 8 KiB of them still count.
     std::string commented;
     while (commented.size() < 8192) commented += "#SBATCH --comment=padding padding padding padding\n";
@@ -94,6 +97,91 @@ TEST_CASE("script fingerprint: respaced and recommented copies are the same scri
         l[pick(l.size())] += "z";
         CHECK(script_fingerprint(render(false)) != script_fingerprint(plain));
     }
+}
+
+TEST_CASE("script fingerprint: null commands, quotes that change nothing and continuations read as bash reads them") {
+    const std::string base = "cd /scratch/run\nsrun ./solver --in data.h5 -n 4\nexit 2\n";
+    const uint64_t fp = script_fingerprint(base);
+    for (const std::string &same : std::vector<std::string>{
+             ":\ncd /scratch/run\ntrue\nsrun ./solver --in data.h5 -n 4\n: step two 'quoted words'\nexit 2\ntrue # done\n",
+             "\"cd\" '/scratch/run'\n\"srun\" ./sol\"ver\" --in 'data.h5' -n \"4\"\nexit 2\n",
+             "cd /scratch/run\nsrun ./solver \\\n  --in data.h5 \\\n  -n 4\nexit 2\n",
+             "cd /scratch/run\nsrun ./sol\\\nver --in data.h5 -n 4\nexit 2\n",
+             "\\c\\d /scratch/run\nsrun ./solver --in data.h5 -n 4\nexit 2\n",
+         }) {
+        INFO(same);
+        CHECK(normalized_script(same) == normalized_script(base));
+        CHECK(script_fingerprint(same) == fp);
+    }
+    // Where quoting or the "no-op" does something, another script.
+    for (const std::string &other : std::vector<std::string>{
+             ": > out.log\n" + base,                    // truncates a file
+             ": ${SCRATCH:=/tmp}\n" + base,             // assigns
+             "true $(rm -f lock)\n" + base,             // runs rm
+             "true && touch ok\n" + base,               // a second command
+             "cd '/scratch/run dir'\nsrun ./solver --in data.h5 -n 4\nexit 2\n",
+             "cd /scratch/run\nsrun ./solver --in '$HOME' -n 4\nexit 2\n",
+             "cd /scratch/run\n\"X=1\" srun ./solver --in data.h5 -n 4\nexit 2\n",
+             "cd \"~\"\nsrun ./solver --in data.h5 -n 4\nexit 2\n",
+             "cd /scratch/run\nsrun ./solver --in data.h5 -n 4\nexit 2\necho\n",
+         }) {
+        INFO(other);
+        CHECK(script_fingerprint(other) != fp);
+    }
+    CHECK(normalized_script("X=1 \"Y=2\" ./a\n") == "X=1 \"Y=2\" ./a\n");
+    CHECK(normalized_script("echo \\$HOME \\a\n") == "echo \\$HOME a\n");
+    CHECK(normalized_script("echo \"\" ''\n") == "echo \"\" ''\n");
+    // A comment line inside a continued command ends it, as in bash; the next line is a command of its own.
+    CHECK(normalized_script("srun ./a \\\n# note\n-n 4\n") == "srun ./a\n-n 4\n");
+}
+
+// Property: long scripts (a head that fills kFingerprintBytes) keep their fingerprint through the same
+// rewrites as short ones, null commands and quoting included; a word changed in the head or the tail makes
+// another script; two applications behind one long preamble are two scripts.
+TEST_CASE("script fingerprint: head and tail of long scripts (property)") {
+    std::mt19937_64 rng(2026);
+    auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
+    const char *words[] = {"srun", "./app", "-n", "4", "echo", "$HOME", "cd", "/scratch/x", "python", "run.py",
+                           "'a b'", "module", "load", "gcc/12", "export", "OMP_NUM_THREADS=8", "--mem=4G", "&&"};
+    for (int round = 0; round < 300; ++round) {
+        std::vector<std::vector<std::string>> lines(100 + pick(80));
+        for (auto &l : lines)
+            for (size_t w = 0, n = 1 + pick(6); w < n; ++w) l.push_back(words[pick(sizeof words / sizeof *words)]);
+        auto render = [&](bool noisy) {
+            std::string s = noisy ? "#!/bin/bash\n#SBATCH -J n" + std::to_string(rng()) + "\n" : "";
+            for (const auto &l : lines) {
+                if (noisy && pick(4) == 0) {
+                    const char *noise[] = {"\n", "  # note\n", ":\n", "true\n", ": literal words\n", "true 'x y'\n"};
+                    s += noise[pick(6)];
+                }
+                for (size_t i = 0; i < l.size(); ++i) {
+                    std::string w = l[i];
+                    // Quotes around a word they change nothing in.
+                    if (noisy && pick(5) == 0 && w.find_first_of("$'=&") == std::string::npos) {
+                        const std::string q = pick(2) ? "\"" : "'";
+                        w = q + w + q;
+                    }
+                    const std::string gap = noisy && pick(6) == 0 ? " \\\n   " : (noisy ? std::string(1 + pick(2), ' ') : " ");
+                    s += (i ? gap : "") + w;
+                }
+                s += noisy && pick(6) == 0 ? " # trailing\n" : "\n";
+            }
+            return s;
+        };
+        const std::string plain = render(false), noisy = render(true);
+        INFO("round " << round << "\n" << plain << "---\n" << noisy);
+        REQUIRE(normalized_script(plain).size() > kFingerprintBytes);
+        CHECK(normalized_script(noisy) == normalized_script(plain));
+        CHECK(script_fingerprint(noisy) == script_fingerprint(plain));
+        // A word changed in the first or the last line: another script.
+        auto &l = pick(2) ? lines.front() : lines.back();
+        l[pick(l.size())] += "z";
+        CHECK(script_fingerprint(render(false)) != script_fingerprint(plain));
+    }
+    // One preamble, two applications.
+    std::string preamble;
+    for (int i = 0; preamble.size() < 3 * kFingerprintBytes; ++i) preamble += "export OMP_PLACES_" + std::to_string(i) + "=cores\n";
+    CHECK(script_fingerprint(preamble + "srun ./broken_app\n") != script_fingerprint(preamble + "srun ./working_app --fixed\n"));
 }
 
 namespace {
