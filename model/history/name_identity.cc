@@ -51,20 +51,25 @@ std::string_view capped(std::string_view name) {
     return name.substr(0, n);
 }
 
-std::string skeleton(const Icu &icu, const icu::UnicodeString &s) {
+// The skeleton, case folded again: TR39's prototypes are of either case ('0' is 'O'), and names are one
+// name whatever their case, so "d00med" is "doomed" as "D00MED" is.
+std::string folded_skeleton(const Icu &icu, const icu::UnicodeString &s) {
     icu::UnicodeString sk;
     UErrorCode e = U_ZERO_ERROR;
     uspoof_getSkeletonUnicodeString(icu.spoof, 0, s, sk, &e);
+    if (U_FAILURE(e)) sk = s;
+    e = U_ZERO_ERROR;
+    icu::UnicodeString folded = icu.nfkc_cf->normalize(sk, e);
     std::string out;
-    (U_FAILURE(e) ? s : sk).toUTF8String(out);
+    (U_FAILURE(e) ? sk : folded).toUTF8String(out);
     return out;
 }
 
 std::string skeleton_utf8(const Icu &icu, std::string_view s) {
-    return skeleton(icu, icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size()))));
+    return folded_skeleton(icu, icu::UnicodeString::fromUTF8(icu::StringPiece(s.data(), static_cast<int32_t>(s.size()))));
 }
 
-// Folded ASCII byte (lowercase, printable) to its skeleton: what ICU makes of that one character, kept
+// Folded ASCII byte (lowercase, printable) to its folded skeleton: what ICU makes of that one character, kept
 // inline (at most 8 bytes: "m" is "rn", "%" is "º/₀"); a longer one, were ICU's data ever to make one, turns
 // the table off.
 struct AsciiTable {
@@ -120,7 +125,7 @@ NameIdentity name_identity_icu(std::string_view raw) {
     }
     std::string kept8;
     kept.toUTF8String(kept8);
-    return {skeleton(icu, kept), skeleton_utf8(icu, name_series(kept8))};
+    return {folded_skeleton(icu, kept), skeleton_utf8(icu, name_series(kept8))};
 }
 
 NameIdentity name_identity(std::string_view raw) {

@@ -2,8 +2,8 @@
 // name's bytes. Unicode's own rules, from ICU: compatibility folding with case folding
 // (NFKC_Casefold, which also drops default-ignorable characters: zero-width and bidirectional controls),
 // decomposed (NFD) with its nonspacing marks dropped (accents, stacked marks), no white space or other
-// controls, then the confusable skeleton of Unicode TR39 (ICU's spoof checker), so
-// that "Wrf_Run", "wrf_run\t", "wrf\u200b_run" and "wrf_rսn" (an Armenian letter) are one name. The series
+// controls, then the confusable skeleton of Unicode TR39 (ICU's spoof checker) case folded again (its
+// prototypes are of either case: '0' is 'O'), so that "d00med" is "doomed", and "Wrf_Run", "wrf_run\t", "wrf\u200b_run" and "wrf_rսn" (an Armenian letter) are one name. The series
 // (the name without its run number or version) is cut from the folded name, before the skeleton maps
 // digits to letters. Not for display: messages quote the name as the user wrote it.
 #pragma once
@@ -20,7 +20,7 @@ inline constexpr size_t kNameIdentityBytes = 256;
 inline constexpr size_t kNameIdentityChars = 256;
 
 struct NameIdentity {
-    std::string name;    // the skeleton of the folded name
+    std::string name;    // the folded skeleton of the folded name
     std::string series;  // the skeleton of the folded name's stem (name_stem, then a version mark: "_v")
 };
 

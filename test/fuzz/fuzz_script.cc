@@ -1,11 +1,14 @@
 // libFuzzer, differential: the plugin's fast script scanner must agree with the slow, obvious one on
-// every input.
+// every input. The fingerprint's normaliser (its buffer arithmetic under the sanitizers) runs on each too:
+// its text stays within kNormalizedScriptBytes, and the fingerprint is 0 exactly when that text is empty.
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
+#include "model/script/script_fingerprint.h"
 #include "model/script/script_traits.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -20,5 +23,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
             std::fprintf(stderr, "scan_script and scan_script_reference differ in field %zu: %g vs %g\n", i, fa[i], fb[i]);
             std::abort();
         }
+    const std::string text = jfp::normalized_script(s);
+    if (text.size() > jfp::kNormalizedScriptBytes || (jfp::script_fingerprint(s) == 0) != text.empty()) {
+        std::fprintf(stderr, "normalized_script: %zu bytes, fingerprint %s\n", text.size(), text.empty() ? "nonzero for no text" : "0 for some text");
+        std::abort();
+    }
     return 0;
 }

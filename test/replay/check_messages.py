@@ -42,7 +42,7 @@ _SPOOF = icu.SpoofChecker()
 def identity(name):
     """A name's history keys as jfp forms them (model/history/name_identity.h): its first 256 bytes, NFKC
     case folding, decomposed without nonspacing marks, no white space, control or format characters, its
-    first 256 characters, then TR39's skeleton; the series is the
+    first 256 characters, then TR39's skeleton case folded again ('0' is 'O', then 'o'); the series is the
     folded name's stem (a version mark '_v' dropped after the number) under the same skeleton."""
     raw = name.encode("utf-8", "surrogateescape")
     if len(raw) > 256:
@@ -55,7 +55,8 @@ def identity(name):
                      if not icu.Char.isUWhiteSpace(c)
                      and icu.Char.charType(c) not in (icu.UCharCategory.CONTROL_CHAR, icu.UCharCategory.FORMAT_CHAR,
                                                       icu.UCharCategory.NON_SPACING_MARK))[:256]
-    return _SPOOF.getSkeleton(0, folded), _SPOOF.getSkeleton(0, name_series(folded))
+    return (_NFKC_CF.normalize(_SPOOF.getSkeleton(0, folded)),
+            _NFKC_CF.normalize(_SPOOF.getSkeleton(0, name_series(folded))))
 
 
 def name_series(name):

@@ -142,14 +142,23 @@ TEST_CASE("redteam48 class 1: two applications behind one 1 KiB preamble are two
 // ---------------------------------------------------------------------------------------------------------
 // Class 1: name identity.
 
+// Held: marks stacked on letters (dropped after NFD), a digit for its look-alike letter (TR39's skeleton
+// case folded again, since 2026-11-30: '0' is 'O', then 'o').
+TEST_CASE("redteam48 class 1: combining marks and a digit for a letter are the same name") {
+    const NameIdentity base = name_identity("doomed");
+    for (const std::string n : {"doomed\xCC\x81", "doo\xCC\xA3med", "d00med", "D00MED", "d0omed"}) {
+        const NameIdentity id = name_identity(n);
+        INFO(n << ": name '" << id.name << "'");
+        CHECK(id.name == base.name);
+        CHECK(name_identity_icu(n).name == base.name);
+    }
+}
+
 // Succeeds: names a user can type that read as "doomed" to a person, each a history of its own.
 TEST_CASE("redteam48 class 1: look-alike names outside the folding and the skeleton", "[.redteam]") {
     const NameIdentity base = name_identity("doomed");
     const std::vector<std::pair<std::string, std::string>> names = {
-        {"combining acute after the last letter", "doomed\xCC\x81"},
-        {"combining dot below inside", "doo\xCC\xA3med"},
         {"braille blank U+2800 at the end", "doomed\xE2\xA0\x80"},
-        {"digit zero for letter o", "d00med"},
         {"ASCII punctuation suffix", "doomed!"},
     };
     int own = 0;

@@ -1,0 +1,7 @@
+cd "/scratch/run"
+srun ./sol\
+ver --in 'a b' "$X" \\
+# note
+-n 4
+echo "a;
+b"
