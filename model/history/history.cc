@@ -161,7 +161,7 @@ std::string_view first_partition(std::string_view p) {
 
 namespace {
 
-enum Scope : uint8_t { kUserName = 1, kUserStem, kUser, kPartition, kAccount, kArrayRun, kUserRun, kUserScript };
+enum Scope : uint8_t { kUserName = 1, kUserStem, kUser, kPartition, kAccount, kArrayRun, kUserRun, kUserScript, kPartitionUser, kAccountUser };
 
 // FNV-1a over the bytes with a separator between parts, then a murmur3 finaliser for mixing.
 struct KeyHash {
@@ -194,6 +194,7 @@ uint64_t key_user_stem(std::string_view u, const NameIdentity &n) { return KeyHa
 uint64_t key_user(std::string_view u) { return KeyHash(kUser).part(u).done(); }
 uint64_t key_partition(std::string_view p) { return KeyHash(kPartition).part(first_partition(p)).done(); }
 uint64_t key_account(std::string_view a) { return KeyHash(kAccount).part(a).done(); }
+uint64_t key_user_there(Scope s, std::string_view pool, std::string_view u) { return KeyHash(s).part(pool).part(u).done(); }
 uint64_t key_user_script(std::string_view u, uint64_t fp) {
     KeyHash h(kUserScript);
     h.part(u);
@@ -201,26 +202,75 @@ uint64_t key_user_script(std::string_view u, uint64_t fp) {
     return h.done();
 }
 
-// A run's key: on a user's keys the tasks of one array are one run (other jobs are each their own); on a
-// partition's or account's, one user's jobs in a row are, so no one user fills the window others share.
+// A run's key: the tasks of one array are one run (other jobs are each their own).
 uint32_t run_key(uint8_t scope, std::string_view s) {
     return static_cast<uint32_t>(KeyHash(static_cast<Scope>(scope)).part(s).done()) | 1u;
 }
 
 }  // namespace
 
+void PoolUsers::put(uint64_t user_key, float recent_rate) {
+    int at = 0;
+    while (at < n && user[at] != user_key) ++at;
+    if (at == n && n < kUsers) ++n;
+    if (at == kUsers) at = kUsers - 1;  // a full ring: the oldest leaves
+    for (int i = at; i > 0; --i) user[i] = user[i - 1], rate[i] = rate[i - 1];
+    user[0] = user_key;
+    rate[0] = recent_rate;
+}
+
+float PoolUsers::sum() const {
+    float s = 0;
+    for (int i = 0; i < n; ++i) s += rate[i];
+    return s;
+}
+
+bool PoolUsers::operator==(const PoolUsers &o) const {
+    if (n != o.n) return false;
+    for (int i = 0; i < n; ++i)
+        if (user[i] != o.user[i] || rate[i] != o.rate[i]) return false;
+    return true;
+}
+
 void HistoryIndex::add(const JobRecord &j) {
     if (!j.ended()) return;
     ++added_;
     const NameIdentity id = name_identity(j.name);
     const uint32_t array = j.array_job.empty() ? 0 : run_key(kArrayRun, j.array_job);
-    const uint32_t user = run_key(kUserRun, j.user);
+    const uint64_t user = key_user(j.user);
     map_[key_user_name(j.user, id)].add(j, array);
     map_[key_user_stem(j.user, id)].add(j, array);
-    map_[key_user(j.user)].add(j, array);
-    if (!j.partition.empty()) map_[key_partition(j.partition)].add(j, user);
-    if (!j.account.empty()) map_[key_account(j.account)].add(j, user);
+    map_[user].add(j, array);
+    if (!j.partition.empty())
+        add_pooled(key_partition(j.partition), key_user_there(kPartitionUser, first_partition(j.partition), j.user), user, j, array);
+    if (!j.account.empty()) add_pooled(key_account(j.account), key_user_there(kAccountUser, j.account, j.user), user, j, array);
     if (j.script_fingerprint != 0) map_[key_user_script(j.user, j.script_fingerprint)].add(j, array);
+}
+
+// A pooled key's run evidence is of its users, not of its jobs: w_fail / w_all is the mean over every user
+// with labeled jobs there of their own failed share of runs, r_fail / r_all the mean over the latest
+// PoolUsers::kUsers users of their own recent rate. Each user's own runs there are kept under their own key
+// (user_there), folded as a user's keys are. One user can so move either rate by one user's share, never by
+// the number of jobs they end (features read the key only from kMinPoolUsers users). Its job counts stay
+// counts of jobs: they are what a message quotes ("3 of the last 10 ... jobs in partition 'p' failed").
+void HistoryIndex::add_pooled(uint64_t pool_key, uint64_t user_there_key, uint64_t user_key, const JobRecord &j, uint32_t run) {
+    HistoryStats &mine = map_[user_there_key];
+    const bool had = mine.n_labeled > 0;
+    const double before = had ? mine.runs().fail_rate : 0;
+    mine.add(j, run);
+    HistoryStats &pool = map_[pool_key];
+    pool.add(j, 0);
+    if (!is_labeled(j.outcome)) return;
+    // No run of the pool's own is ever open: runs() reads the users' evidence below as it stands.
+    pool.run_jobs = pool.run_fails = 0;
+    pool.run_ok_weight = pool.w_streak = 0;
+    const HistoryStats::RunEvidence now = mine.runs();
+    if (!had) pool.w_all += 1;
+    pool.w_fail = std::clamp(static_cast<float>(pool.w_fail + (now.fail_rate - before)), 0.0f, pool.w_all);
+    PoolUsers &users = pools_[pool_key];
+    users.put(user_key, static_cast<float>(now.recent_fail_rate));
+    pool.r_fail = users.sum();
+    pool.r_all = users.n;
 }
 
 HistoryView HistoryIndex::lookup(const JobRequest &r) const { return lookup(r, name_identity(r.name)); }

@@ -3,9 +3,10 @@
 //
 // Two views of the same jobs. The counts (n_fail, streak, recent) count jobs: they are what a message
 // quotes ("3 of your last 10 runs failed"). The run evidence (RunEvidence) is what the model reads, and a
-// user cannot manufacture it cheaply: consecutive jobs that share a run key (the tasks of one array; on a
-// partition's or account's key, one user's jobs in a row) are one run, and a run that completed weighs
-// what it used against the key's latest failure, so a burst of cheap runs cannot dilute a costly failure.
+// user cannot manufacture it cheaply: consecutive jobs that share a run key (the tasks of one array) are one
+// run, and a run that completed weighs what it used against the key's latest failure, so a burst of cheap
+// runs cannot dilute a costly failure. A partition's or account's key holds its users' evidence instead
+// (HistoryIndex::add_pooled): one user's jobs there count as one user.
 #pragma once
 
 #include <cstdint>

@@ -145,12 +145,14 @@ void build_features(const JobRequest &r, const HistoryView &h, FeatureVector &ou
         out[F_u_hours_since_end] = hours_since(now, u->last_end);
         out[F_u_hours_since_fail] = hours_since(now, u->last_fail_end);
     }
-    if (const HistoryStats *p = h.partition) {
+    // A partition's or account's rates are its users' (HistoryIndex::add_pooled), read from kMinPoolUsers
+    // users on: with fewer, one user is most of the number.
+    if (const HistoryStats *p = h.partition; p && p->w_all >= kMinPoolUsers) {
         const HistoryStats::RunEvidence runs = p->runs();
         out[F_p_fail_rate] = f(runs.fail_rate);
         out[F_p_recent_fail_rate] = f(runs.recent_fail_rate);
     }
-    if (const HistoryStats *a = h.account) {
+    if (const HistoryStats *a = h.account; a && a->w_all >= kMinPoolUsers) {
         const HistoryStats::RunEvidence runs = a->runs();
         out[F_a_fail_rate] = f(runs.fail_rate);
         out[F_a_recent_fail_rate] = f(runs.recent_fail_rate);

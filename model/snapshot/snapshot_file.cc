@@ -1,12 +1,13 @@
 #include "model/snapshot/snapshot_file.h"
 
-#include <cerrno>
-#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <stdexcept>
+#include <vector>
 
 #include "model/files/atomic_file.h"
 #include "model/files/file_check.h"
@@ -18,8 +19,9 @@ namespace {
 
 constexpr char kMagic[8] = {'J', 'F', 'P', 'H', 'S', 'N', 'A', 'P'};
 constexpr char kEnd[8] = {'J', 'F', 'P', 'H', 'E', 'N', 'D', '!'};
-constexpr uint32_t kVersion = 5;  // 3: names keyed by their identity (name_identity.h); 4: run evidence;
-                                  // 5: the costliest recent failure as the yardstick, 256 folded characters
+constexpr uint32_t kVersion = 6;  // 3: names keyed by their identity (name_identity.h); 4: run evidence;
+                                  // 5: the costliest recent failure as the yardstick, 256 folded characters;
+                                  // 6: pooled keys by user (PoolUsers after the table)
 constexpr uint32_t kEndian = 0x01020304;
 constexpr uint32_t kSlotBytes = 12;   // key, index
 constexpr uint32_t kValueBytes = 105;  // HistoryStats, field by field (no padding)
@@ -188,6 +190,45 @@ struct HistoryCodec {
             put_stats(rec, t.value(static_cast<uint32_t>(i)));
             o.raw(rec, kValueBytes);
         }
+        // The pooled keys' users, by key: the same index writes the same bytes.
+        std::vector<uint64_t> keys;
+        keys.reserve(ix.pools_.size());
+        for (const auto &kv : ix.pools_) keys.push_back(kv.first);
+        std::sort(keys.begin(), keys.end());
+        o.u64(keys.size());
+        for (uint64_t k : keys) {
+            const PoolUsers &p = ix.pools_.at(k);
+            o.u64(k);
+            o.u32(p.n);
+            for (int i = 0; i < p.n; ++i) {
+                o.u64(p.user[i]);
+                uint32_t bits;
+                std::memcpy(&bits, &p.rate[i], 4);
+                o.u32(bits);
+            }
+        }
+    }
+
+    static bool get_pools(In &in, HistoryIndex &ix) {
+        uint64_t n = 0;
+        if (!in.count(n, 12, "pooled users")) return false;
+        ix.pools_.clear();
+        ix.pools_.reserve(n);
+        for (uint64_t i = 0; i < n; ++i) {
+            uint64_t key = 0;
+            uint32_t users = 0;
+            if (!in.u64(key, "pooled users") || !in.u32(users, "pooled users")) return false;
+            if (users > PoolUsers::kUsers) return in.fail("its pooled key holds " + std::to_string(users) + " users");
+            PoolUsers &p = ix.pools_[key];
+            p.n = static_cast<uint8_t>(users);
+            for (uint32_t u = 0; u < users; ++u) {
+                uint32_t bits = 0;
+                if (!in.u64(p.user[u], "pooled users") || !in.u32(bits, "pooled users")) return false;
+                std::memcpy(&p.rate[u], &bits, 4);
+                if (!(p.rate[u] >= 0 && p.rate[u] <= 1)) return in.fail("its pooled key holds a rate no history can have");
+            }
+        }
+        return true;
     }
 
     static bool get(In &in, HistoryIndex &ix) {
@@ -233,7 +274,7 @@ struct HistoryCodec {
                     return in.fail("its index holds a value no history can have");
             }
         }
-        return true;
+        return get_pools(in, ix);
     }
 };
 
