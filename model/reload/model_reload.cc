@@ -93,7 +93,9 @@ bool StateLoader::load_model(PublishedState &next, const Publish &publish, Loade
             if (b->feature_schema() != kFeatureSchemaVersion)
                 older = "; trained on feature schema " + std::to_string(b->feature_schema()) + ", read as the first " +
                         std::to_string(feature_count_of_schema(b->feature_schema())) + " of this jfp's " +
-                        std::to_string(kNumFeatures) + " features: retrain (jfp train) for it to learn from the others";
+                        std::to_string(kNumFeatures) + " features" +
+                        (b->pooled_forgotten() ? ", the partition's and account's failure rates as unknown (they are its users' rates now)" : "") +
+                        ": retrain (jfp train) for it to learn from the others";
             log_info(std::string(buf) + " from " + path + older);
             model_.loaded();
             return true;

@@ -55,6 +55,7 @@ const std::array<const char *, kNumFeatures> &feature_names() {
 int feature_count_of_schema(int version) {
     switch (version) {
         case 2: return F_script_ignored_sbatch;
+        case 3: return kNumFeatures;
         case kFeatureSchemaVersion: return kNumFeatures;
         default: return 0;
     }

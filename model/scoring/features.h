@@ -17,7 +17,10 @@ namespace jfp {
 
 // Bump when a feature's meaning, order or set changes. 2: counts of prior runs capped at kCountCap.
 // 3: the script's certain findings appended (script_ignored_sbatch, script_missing_modules).
-inline constexpr int kFeatureSchemaVersion = 3;
+// 4: the partition's and account's rates (p_, a_) are their users' (HistoryIndex::add_pooled); a bundle of
+//    an earlier schema reads them as unknown (kPooledByUserSchema).
+inline constexpr int kFeatureSchemaVersion = 4;
+inline constexpr int kPooledByUserSchema = 4;
 // The oldest schema read as a prefix of ours (feature_count_of_schema).
 inline constexpr int kOldestPrefixSchema = 2;
 inline constexpr uint32_t kCountCap = 20;

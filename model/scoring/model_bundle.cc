@@ -155,6 +155,16 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
                 ++b.reference_checked_;
             }
         }
+        // The pooled rates meant the jobs' before schema 4: a bundle trained then reads today's as unknown
+        // (as for a new partition) rather than as the quantity it learned. After the reference rows, which
+        // hold the rates it was trained on.
+        if (sv < kPooledByUserSchema && !b.is_rules()) {
+            for (int f : {F_p_fail_rate, F_p_recent_fail_rate, F_a_fail_rate, F_a_recent_fail_rate}) {
+                b.pooled_forgotten_ = b.pooled_forgotten_ || b.failure_.uses_feature(f);
+                b.failure_.forget_feature(f);
+                if (b.class_model_) b.class_model_->forget_feature(f);
+            }
+        }
         b.uses_script_features_ = false;
         for (int f = F_script_bytes; f <= F_script_set_e; ++f)
             if (b.uses_feature(f) || (b.class_model_ && b.class_model_->uses_feature(f))) b.uses_script_features_ = true;

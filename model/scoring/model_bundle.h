@@ -67,6 +67,8 @@ public:
     size_t reference_rows_checked() const { return reference_checked_; }
     // The feature schema it was trained on: kFeatureSchemaVersion, or an earlier one read as a prefix.
     int feature_schema() const { return schema_version_; }
+    // Trained before kPooledByUserSchema on the partition's or account's rates, which it now reads as unknown.
+    bool pooled_forgotten() const { return pooled_forgotten_; }
     // jfp train recorded that no threshold reached its target precision on validation (it fell back to
     // the best F1). False for bundles that record nothing (older jfp).
     bool below_target() const { return below_target_; }
@@ -87,6 +89,7 @@ private:
     std::shared_ptr<const nlohmann::json> metadata_;
     size_t reference_checked_ = 0;
     bool below_target_ = false;
+    bool pooled_forgotten_ = false;
     double waste_budget_ = std::numeric_limits<double>::quiet_NaN();
     std::string waste_unit_;
 };

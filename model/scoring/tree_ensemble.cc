@@ -1,5 +1,7 @@
 #include "model/scoring/tree_ensemble.h"
 
+#include <limits>
+
 #include <nlohmann/json.hpp>
 
 #include "model/util/json_number.h"
@@ -263,6 +265,13 @@ void TreeEnsemble::contributions(const float *x, float *contrib) const {
         // The leaf's value is what the margin gets; absorb any float drift from the means into the bias.
         contrib[num_features_] += base[i].value - mean[i];
     }
+}
+
+void TreeEnsemble::forget_feature(int f) {
+    // x < value goes left: +inf sends every known value left, -inf right, where a missing one goes.
+    for (Node &n : nodes_)
+        if (n.left != 0 && static_cast<int>(n.feat & ~kDefaultLeft) == f)
+            n.value = (n.feat & kDefaultLeft) ? std::numeric_limits<float>::infinity() : -std::numeric_limits<float>::infinity();
 }
 
 bool TreeEnsemble::uses_feature(int f) const {

@@ -32,6 +32,9 @@ public:
     const std::string &objective() const { return objective_; }
     // Whether any split tests feature f: a feature no split tests cannot change a score.
     bool uses_feature(int f) const;
+    // From now on feature f is read as unknown: every split on it sends each value where a missing one goes
+    // (for a bundle trained when f meant something else).
+    void forget_feature(int f);
 
     // Binary models: P(class 1). x has num_features() values (NaN = missing).
     float predict_binary(const float *x) const;

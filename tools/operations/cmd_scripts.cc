@@ -41,7 +41,10 @@ void write_all(const std::string &bytes) {
 }
 
 void run_show(ScriptsArgs &a) {
-    fill_archive_paths(a.paths, conf_of(a));
+    if (a.show.job.empty() == a.show.file.empty())
+        throw std::runtime_error("jfp scripts show: give a job id, or --file with a script's path (not both)");
+    if (!a.show.file.empty() && a.show.env) throw std::runtime_error("jfp scripts show: --env needs a job id, not --file");
+    if (a.show.file.empty()) fill_archive_paths(a.paths, conf_of(a));
     const ShownScript shown = show_script(a.paths, a.show);
     std::fputs(shown.header.c_str(), stderr);
     // Exact bytes: into a file they are the script that ran; on a terminal the CLI's TerminalGuard shows them.
@@ -115,7 +118,10 @@ void add_scripts_command(Command &app) {
     c->footer("Scripts may hold secrets: the archive is the SlurmUser's, mode 0600; run these as root or SlurmUser.");
 
     auto *show = c->add_subcommand("show", "Print a job's script byte for byte (a header line goes to stderr)");
-    show->add_option("job", a->show.job, "job id (or a join token with --token)")->required();
+    show->add_option("job", a->show.job, "job id (or a join token with --token)");
+    show->add_option("--file", a->show.file, "a job script file instead of an archived job's (no archive needed)");
+    show->add_flag("--identity", a->show.identity, "print the commands the script fingerprint covers, as bash reads them "
+                                                     "(two scripts with the same text are one script to jfp)");
     show->add_flag("--token", a->show.by_token, "the argument is a join token (slurmctld's log names it for rejected jobs)");
     show->add_flag("--env", a->show.env, "print the job's submit environment instead, a NAME=value line each");
     show->add_flag("-q,--quiet", a->show.quiet, "no header lines on stderr (the job, and what its script shows)");

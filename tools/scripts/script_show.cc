@@ -1,9 +1,15 @@
 #include "tools/scripts/script_show.h"
 
+#include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <sstream>
 #include <stdexcept>
 
 #include "model/archive/script_archive.h"
+#include "model/script/script_fingerprint.h"
 #include "model/util/text.h"
 #include "tools/scripts/script_findings_lines.h"
 #include "tools/scripts/script_location.h"
@@ -16,7 +22,42 @@ std::string env_lines(std::string env) {
     return env;
 }
 
+std::string identity_header(const std::string &script, bool whole) {
+    const uint64_t fp = script_fingerprint(script);
+    if (fp == 0) return "# script fingerprint: none (no commands: empty, binary, or comments and blank lines only)\n";
+    char buf[300];
+    std::snprintf(buf, sizeof buf, "# script fingerprint %016llx (script_fp %lld in the feature log and the store)%s\n",
+                  static_cast<unsigned long long>(fp), static_cast<long long>(static_cast<int64_t>(fp)),
+                  whole ? "" : ", of the bytes kept: the plugin's, of the whole script, can differ");
+    return buf;
+}
+
+std::string identity_text(const std::string &script) {
+    std::string text = normalized_script(script);
+    const size_t cut = text.find('\x1e');
+    if (cut != std::string::npos) text.replace(cut, 1, "# ... (past the first 1 KiB, only the last lines are read)\n");
+    return text;
+}
+
+namespace {
+// A script file, whole: what sbatch would send (the fingerprint reads its first kFingerprintReach bytes).
+std::string read_script_file(const std::string &path) {
+    std::ifstream in(path, std::ios::binary);
+    if (!in) throw std::runtime_error("cannot read " + printable(path) + ": " + std::strerror(errno) + "; give a job script's path");
+    std::ostringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+}  // namespace
+
 ShownScript show_script(const ArchivePaths &paths, const ShowRequest &req) {
+    if (!req.file.empty()) {
+        ShownScript shown;
+        shown.bytes = read_script_file(req.file);
+        if (!req.quiet) shown.header = "# " + printable(req.file) + ": " + std::to_string(shown.bytes.size()) + " bytes\n" + identity_header(shown.bytes, true);
+        if (req.identity) shown.bytes = identity_text(shown.bytes);
+        return shown;
+    }
     ScriptArchive archive(paths.archive, ScriptArchive::Access::ReadOnly);
     auto store = open_history_store(paths, false, "");
     LocatedScript f = locate_script(archive, store.get(), req.squeue, req.job, req.by_token);
@@ -33,9 +74,12 @@ ShownScript show_script(const ArchivePaths &paths, const ShowRequest &req) {
                             " bytes are kept here (the archive keeps 64 KiB of each script); the whole script of a job that "
                             "ran is slurmdbd's with AccountingStoreFlags=job_script: sacct -j " +
                             printable(f.job_id.empty() ? "JOBID" : f.job_id) + " --batch-script\n";
-        if (!req.env) shown.header += script_findings_lines(shown.bytes, f.job, paths.modules_index);
+        if (!req.env)
+            shown.header += identity_header(shown.bytes, static_cast<int64_t>(shown.bytes.size()) >= f.sub.script_bytes) +
+                            script_findings_lines(shown.bytes, f.job, paths.modules_index);
     }
     if (req.env) shown.bytes = env_lines(std::move(shown.bytes));
+    else if (req.identity) shown.bytes = identity_text(shown.bytes);
     return shown;
 }
 

@@ -256,15 +256,18 @@ TEST_CASE("finding features: the plugin scores with a deployed schema-2 bundle a
     REQUIRE_FALSE(e.model_id().empty());  // loaded, not refused
     // The load line the admin guide quotes ("Upgrades and removal").
     const std::string says = "; trained on feature schema 2, read as the first " + std::to_string(F_script_ignored_sbatch) +
-                             " of this jfp's " + std::to_string(kNumFeatures) +
-                             " features: retrain (jfp train) for it to learn from the others";
+                             " of this jfp's " + std::to_string(kNumFeatures) + " features";
+    const std::string ends = ": retrain (jfp train) for it to learn from the others";
     CHECK(std::any_of(logged.begin(), logged.end(), [&](const std::string &l) {
-        return l.rfind("loaded model ", 0) == 0 && l.size() > says.size() && l.compare(l.size() - says.size(), says.size(), says) == 0;
+        return l.rfind("loaded model ", 0) == 0 && l.find(says) != std::string::npos && l.size() > ends.size() &&
+               l.compare(l.size() - ends.size(), ends.size(), ends) == 0;
     }));
     auto out = e.evaluate(request("sim"));
     CHECK(out.decision.scored);
     CHECK(out.new_comment);
-    // The same score as the bundle it was made from, written as schema 3.
+    // The same score as the bundle it was made from, written as schema 3 (both read the pooled rates as
+    // unknown: they meant the jobs' then).
+    b["feature_schema"]["version"] = 3;
     test::write_file(site.model, b.dump());
     site.config("mode = annotate\n# reload\n");
     Engine now(site.options());
@@ -325,6 +328,40 @@ TEST_CASE("finding features: the trainer learns a finding's failure rate from th
         ++n;
     });
     CHECK(raised / n > 0.05);
+}
+
+// Schema 4 changed what the partition's and account's rates mean (users', not jobs'): a bundle trained
+// before reads them as unknown, whatever they are now, and says so when it loads.
+TEST_CASE("finding features: a bundle of schema 3 reads the pooled rates as unknown") {
+    Site site;
+    std::ifstream in(site.model);
+    const nlohmann::json now = nlohmann::json::parse(in);
+    nlohmann::json old = now;
+    old["feature_schema"]["version"] = 3;
+    const ModelBundle b4 = ModelBundle::load_text(now.dump(), "now"), b3 = ModelBundle::load_text(old.dump(), "old");
+    const bool pooled = b4.uses_feature(F_p_fail_rate) || b4.uses_feature(F_p_recent_fail_rate) ||
+                        b4.uses_feature(F_a_fail_rate) || b4.uses_feature(F_a_recent_fail_rate);
+    REQUIRE(pooled);  // the fixture's model splits on them, or this case tests nothing
+    CHECK(b3.pooled_forgotten());
+    CHECK_FALSE(b4.pooled_forgotten());
+    std::mt19937_64 rng(4);
+    std::uniform_real_distribution<float> u(0, 1);
+    int moved = 0;
+    for (int i = 0; i < 500; ++i) {
+        FeatureVector x;
+        for (float &v : x) v = u(rng) < 0.2f ? std::nanf("") : u(rng) * 50;
+        for (int f : {F_p_fail_rate, F_p_recent_fail_rate, F_a_fail_rate, F_a_recent_fail_rate}) x[static_cast<size_t>(f)] = u(rng);
+        FeatureVector unknown = x;
+        for (int f : {F_p_fail_rate, F_p_recent_fail_rate, F_a_fail_rate, F_a_recent_fail_rate}) unknown[static_cast<size_t>(f)] = std::nanf("");
+        const Score old_x = b3.score(x), old_unknown = b3.score(unknown);
+        CHECK(old_x.p_fail == old_unknown.p_fail);
+        for (size_t c = 0; c < kFailureClasses; ++c) CHECK(old_x.p_class[c] == old_unknown.p_class[c]);
+        // A bundle of this schema reads them.
+        moved += b4.score(x).p_fail != b4.score(unknown).p_fail;
+        // Nothing else changed: where they are unknown, both read alike.
+        CHECK(b3.score(unknown).p_fail == b4.score(unknown).p_fail);
+    }
+    CHECK(moved > 0);
 }
 
 }  // namespace test_finding_features

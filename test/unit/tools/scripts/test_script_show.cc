@@ -1,8 +1,10 @@
 // `jfp scripts show` (tools/scripts/script_show.h): the exact bytes kept, and the header above them.
+#include <cstdio>
 #include <stdexcept>
 
 #include "catch.h"
 #include "scripts_fixture.h"
+#include "model/script/script_fingerprint.h"
 #include "tools/scripts/script_show.h"
 
 namespace test_script_show {
@@ -51,6 +53,42 @@ TEST_CASE("scripts show: a submission without its environment says how to keep o
     CHECK_THROWS_WITH(show_script(fx.paths(false), req),
                       HasText(": no environment kept (script_archive_env = yes in jfp.conf keeps it)"));
     CHECK(env_lines(std::string("A=1\0B=2\0", 8)) == "A=1\nB=2\n");
+}
+
+TEST_CASE("scripts show --identity: the fingerprint as jfp records it, and the commands it covers", "[scripts]") {
+    test::ScriptsFixture fx;
+    const std::string script = "#!/bin/bash\n#SBATCH -t 10\n\"srun\" ./sim \\\n  --in data.h5   # input\n:\nexit 2;#v2\n";
+    fx.archive_script(kTok, kT, script, "amy", "sim");
+    fx.store_job("101", kTok, kT, Outcome::Failed, "FAILED");
+    ShowRequest req;
+    req.job = "101";
+    req.squeue = "/nonexistent/squeue";
+    req.identity = true;
+    const ShownScript shown = show_script(fx.paths(), req);
+    CHECK(shown.bytes == "srun ./sim --in data.h5\nexit 2\n");
+    const uint64_t fp = script_fingerprint(script);
+    char hex[40];
+    std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fp));
+    CHECK_THAT(shown.header, HasText(std::string("# script fingerprint ") + hex + " (script_fp " +
+                                     std::to_string(static_cast<int64_t>(fp)) + " in the feature log and the store)\n"));
+    // The same script from a file: the same text and fingerprint, no archive needed.
+    test::TempDir dir;
+    test::write_file(dir.file("copy.sh"), "#!/bin/sh\nsrun ./sim --in data.h5\nexit 2\n");
+    ShowRequest from_file;
+    from_file.file = dir.file("copy.sh");
+    from_file.identity = true;
+    const ShownScript copy = show_script(ArchivePaths{}, from_file);
+    CHECK(copy.bytes == shown.bytes);
+    CHECK_THAT(copy.header, HasText(hex));
+    // Past a full head, the cut is marked.
+    std::string long_script;
+    for (int i = 0; long_script.size() < 3000; ++i) long_script += "export OMP_PLACES_" + std::to_string(i) + "=cores\n";
+    long_script += "srun ./app\n";
+    CHECK_THAT(identity_text(long_script), HasText("# ... (past the first 1 KiB, only the last lines are read)\nexport"));
+    CHECK_THAT(identity_text(long_script), HasText("srun ./app\n"));
+    CHECK(identity_header("#!/bin/sh\n# nothing\n", true) == "# script fingerprint: none (no commands: empty, binary, or comments and blank lines only)\n");
+    from_file.file = dir.file("missing.sh");
+    CHECK_THROWS_WITH(show_script(ArchivePaths{}, from_file), HasText("cannot read "));
 }
 
 }  // namespace test_script_show

@@ -343,7 +343,8 @@ TEST_CASE("bundle: corrupt, foreign, mismatched and tampered bundles are refused
 }
 
 // Schema 3 appended the script's findings: a bundle trained on schema 2 (its 52 names a prefix of ours) must
-// go on scoring exactly as before, not be refused until the site retrains.
+// go on scoring exactly as before, not be refused until the site retrains; since schema 4 it reads the
+// partition's and account's rates, which changed meaning, as unknown.
 TEST_CASE("bundle: one of the earlier schema 2 is read as a prefix and scores as it did; its features must be ours") {
     test::TempDir dir;
     std::string db = test::build_store(dir, 6000, 5);
@@ -373,12 +374,15 @@ TEST_CASE("bundle: one of the earlier schema 2 is read as a prefix and scores as
     for (int i = 0; i < 2000; ++i) {
         FeatureVector x;
         for (auto &v : x) v = g() % 5 == 0 ? std::nanf("") : static_cast<float>(g() % 1000) / 10.0f;
-        Score a = now.score(x), b = read.score(x);
+        FeatureVector unknown_pooled = x;
+        for (int f : {F_p_fail_rate, F_p_recent_fail_rate, F_a_fail_rate, F_a_recent_fail_rate})
+            unknown_pooled[static_cast<size_t>(f)] = std::nanf("");
+        Score a = now.score(unknown_pooled), b = read.score(x);
         CHECK(a.p_fail == b.p_fail);
         CHECK(a.top_class == b.top_class);
         // Contributions cover our features, the bias last, whatever the bundle's schema.
         std::array<float, kNumFeatures + 1> ca{}, cb{};
-        now.failure_model().contributions(x.data(), ca.data());
+        now.failure_model().contributions(unknown_pooled.data(), ca.data());
         read.failure_model().contributions(x.data(), cb.data());
         CHECK(ca == cb);
     }
