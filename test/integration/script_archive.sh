@@ -63,6 +63,19 @@ for s in sh py bin big ws; do
     head -c 65536 "$W/in/$s" | cmp - "$W/out.$s" || fail "the $s script did not come back byte for byte"
 done
 note "5 shapes (sh, python, bytes 0x01-0xff, the first 64 KiB of $(stat -c %s "$W/in/big") bytes, whitespace) back byte for byte from a queued job"
+# The fingerprint `jfp scripts show` gives is the one slurmctld's plugin logged for the job, and --identity
+# prints the same commands for the archived job as for its file.
+for s in bin ws sh; do
+    wait_until 30 "the feature log lacks ${ID[$s]}'s fingerprint" \
+        '[ -n "$(sql_read "$W/features.db" "SELECT script_fp FROM scored WHERE token = '"'${TOK[$s]}'"'" 2>/dev/null)" ]'
+    logged=$(sql_read "$W/features.db" "SELECT script_fp FROM scored WHERE token = '${TOK[$s]}'")
+    shown=$(scripts show "${ID[$s]}" 2>&1 >/dev/null | sed -n 's/^# script fingerprint [0-9a-f]\{16\} (script_fp \(-\{0,1\}[0-9]*\) .*/\1/p')
+    expect_eq "$shown" "$logged" "the fingerprint jfp scripts show gives for the $s script"
+    scripts show -q --identity "${ID[$s]}" >"$W/ident.job"
+    "$JFP" scripts show -q --identity --file "$W/in/$s" >"$W/ident.file"
+    cmp "$W/ident.job" "$W/ident.file" || fail "the $s script's identity differs between its job and its file"
+done
+note "the plugin's fingerprints of 3 shapes as jfp scripts show gives them; --identity of the sh script: $(tr '\n' '|' <"$W/ident.job")"
 scripts show "${ID[big]}" >/dev/null 2>"$W/show.err"
 grep "only its first 65536 of $(stat -c %s "$W/in/big") bytes are kept here" "$W/show.err" >/dev/null ||
     fail "jfp scripts show did not say the big script is a head: $(cat "$W/show.err")"
