@@ -160,7 +160,7 @@ ModelBundle ModelBundle::from_json(const nlohmann::json &j, const std::string &o
         // hold the rates it was trained on.
         if (sv < kPooledByUserSchema && !b.is_rules()) {
             for (int f : {F_p_fail_rate, F_p_recent_fail_rate, F_a_fail_rate, F_a_recent_fail_rate}) {
-                b.pooled_forgotten_ = b.pooled_forgotten_ || b.failure_.uses_feature(f);
+                b.pooled_forgotten_ = b.pooled_forgotten_ || b.failure_.uses_feature(f) || (b.class_model_ && b.class_model_->uses_feature(f));
                 b.failure_.forget_feature(f);
                 if (b.class_model_) b.class_model_->forget_feature(f);
             }

@@ -17,20 +17,40 @@ namespace {
 // count against the kScriptScanBytes the other lines may take (a 16 KiB comment first would otherwise leave
 // nothing to identify), up to kFingerprintCommentLines of them (131,072 lines of "#" would otherwise be
 // 131,072 turns of this loop). Returns the bytes written; *full when cap was reached.
-size_t normalize_lines(std::string_view s, size_t pos, size_t end, char *out, size_t cap, bool *full) {
+size_t normalize_lines(std::string_view s, size_t pos, size_t end, char *out, size_t cap, bool *full, bool keep_end = false,
+                       size_t line_cap = kFingerprintBytes) {
     char scratch[kFingerprintBytes];
     size_t n = 0, walked = 0, comments = 0;
-    bool continued = false;
+    bool continued = false, pending_null = false, last_opens = false, last_continues = false, keep_nulls = false;
     LineNormalizer line(scratch, sizeof scratch);
-    auto end_line = [&] {
-        const size_t len = std::min(line.finish(), cap - n);
-        if (len > 0) {
-            std::memcpy(out + n, scratch, len);
-            n += len;
-            out[n++] = '\n';
-        }
+    // A line longer than line_cap or the room left: its start, or with keep_end its end (the tail's last
+    // command).
+    auto write = [&](std::string_view text) {
+        const size_t len = std::min({text.size(), line_cap, cap - n});
+        std::memcpy(out + n, text.data() + (keep_end ? text.size() - len : 0), len);
+        n += len;
+        out[n++] = '\n';
         if (n >= cap) *full = true;
         return n < cap;
+    };
+    // A null command goes unless it is all of a body (the line before opens one, the line after closes it),
+    // part of the command before ("cmd &&" then ":"), or the last command: decided when the next comes.
+    auto end_line = [&] {
+        const size_t len = line.finish();
+        if (len == 0) return true;
+        if (line.null()) {
+            pending_null = true;
+            return true;
+        }
+        const std::string_view text(scratch, len);
+        if (pending_null && (keep_nulls || last_continues || (last_opens && closes_body(text))) && !write(":")) return false;
+        pending_null = false;
+        last_opens = opens_body(text);
+        // "cmd &&", "cmd |": the next line goes on with the command (a null command there is part of it).
+        last_continues = text.back() == '&' || text.back() == '|';
+        // From a here-document or a quote left open on, lines may be text: a ':' or 'true' there stays.
+        keep_nulls = keep_nulls || line.open_quote() || text.find("<<") != std::string_view::npos;
+        return write(text);
     };
     while (pos < end && walked < kScriptScanBytes && comments < kFingerprintCommentLines) {
         const char *nl = static_cast<const char *>(std::memchr(s.data() + pos, '\n', end - pos));
@@ -48,7 +68,9 @@ size_t normalize_lines(std::string_view s, size_t pos, size_t end, char *out, si
         continued = line.line(text);
         if (!continued && !end_line()) return n;
     }
-    if (continued) end_line();
+    if (continued && !end_line()) return n;
+    // The last command's exit status is the script's: a null command there stays.
+    if (pending_null) write(":");
     return n;
 }
 
@@ -67,24 +89,32 @@ size_t logical_line_start(std::string_view s, size_t e) {
     }
 }
 
-// Normalises the script's last logical lines into out, in order, until they hold kFingerprintTailBytes (out
-// holds 2 * kFingerprintTailBytes + 2): walked back from the end a logical line at a time, so the lines it
-// takes are chosen by their normalised text and a respaced, recommented or padded copy takes the same.
+// Normalises the script's last logical lines into out, in order, from the first of those that together hold
+// kFingerprintTailBytes (out holds 2 * kFingerprintTailBytes + kTailNullRoom + 2). Walked back from the end a logical line at
+// a time to choose where the tail starts, so a respaced, recommented or padded copy starts it at the same
+// line; then read forward from there as the head is, so that a null command is judged by the lines around it.
 size_t normalize_tail(std::string_view s, char *out) {
     char line[kFingerprintTailBytes + 1];
-    size_t start = 2 * kFingerprintTailBytes + 2, held = 0, walked = 0, e = s.size();
+    size_t held = 0, walked = 0, skipped = 0, e = s.size(), from = s.size();
     if (e > 0 && s[e - 1] == '\n') --e;
-    while (e > 0 && held < kFingerprintTailBytes && walked < kScriptScanBytes) {
+    while (e > 0 && held < kFingerprintTailBytes && walked < kScriptScanBytes && skipped < kFingerprintCommentLines) {
         const size_t b = logical_line_start(s, e);
         bool full = false;
-        const size_t len = normalize_lines(s, b, e, line, kFingerprintTailBytes, &full);
-        walked += e - b + 1;
-        std::memcpy(out + (start -= len), line, len);
+        size_t len = normalize_lines(s, b, e, line, kFingerprintTailBytes, &full, true);
+        if (len == 2 && line[0] == ':') len = 0;  // a null command alone: whether it stays is the forward read's
+        // A comment line costs a line's count, as in the head, not the bytes the commands may take.
+        if (len == 0 && comment_line(s.substr(b, e - b))) ++skipped;
+        else walked += e - b + 1;
         held += len;
+        from = b;
         e = b > 0 ? b - 1 : 0;
     }
-    std::memmove(out, out + start, 2 * kFingerprintTailBytes + 2 - start);
-    return 2 * kFingerprintTailBytes + 2 - start;
+    // Each line as it was measured (at most kFingerprintTailBytes, its end); the null commands that stay
+    // were not measured, and have room of their own (kTailNullRoom).
+    bool full = false;
+    return from < s.size() ? normalize_lines(s, from, s.size(), out, 2 * kFingerprintTailBytes + kTailNullRoom + 1, &full,
+                                             true, kFingerprintTailBytes)
+                           : 0;
 }
 
 bool binary(std::string_view script) {

@@ -1,9 +1,10 @@
 // A job script's identity beyond its name: a renamed copy of a failing script keeps that script's history.
 // The hash covers the script's commands as script_normalizer.h writes them (what does not change what bash
-// runs left out: comments, #SBATCH and #! lines, blank lines, spacing, continuations, quotes that change
-// nothing, null commands): the first kFingerprintBytes of that text and, past it, the last
+// runs left out: comments, #SBATCH and #! lines, blank lines, spacing, continuations, null commands where
+// bash does not need them): the first kFingerprintBytes of that text and, past it, the last
 // kFingerprintTailBytes (two applications behind one long preamble differ at the end). A command that does
-// something, even something harmless (echo), makes another script (docs/features.md says so).
+// something, even something harmless (echo), or a word quoted otherwise, makes another script
+// (docs/features.md says so).
 #pragma once
 
 #include <cstdint>
@@ -21,8 +22,10 @@ namespace jfp {
 inline constexpr size_t kFingerprintBytes = 1024;
 // The tail taken when the head fills: whole logical lines from the end until they hold this much.
 inline constexpr size_t kFingerprintTailBytes = 512;
+// Room in the tail for null commands that stay (':' and a newline each; past it the tail's end is cut).
+inline constexpr size_t kTailNullRoom = 256;
 // The normalised text's most: the head and its '\n', a separator, the tail.
-inline constexpr size_t kNormalizedScriptBytes = kFingerprintBytes + 2 * kFingerprintTailBytes + 4;
+inline constexpr size_t kNormalizedScriptBytes = kFingerprintBytes + 2 * kFingerprintTailBytes + kTailNullRoom + 4;
 // How far into a script comment lines are passed over (one memchr: 2-6 us for 256 KiB, measured warm), and
 // how many of them (5.6 ns a line measured at -O1: 16,384 lines of "#" cost about 90 us, 131,072 would 0.7 ms).
 inline constexpr size_t kFingerprintReach = size_t{256} << 10, kFingerprintCommentLines = 16384;

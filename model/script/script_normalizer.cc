@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <initializer_list>
 
 namespace jfp {
 
@@ -21,20 +22,6 @@ constexpr std::array<uint8_t, 256> byte_classes() {
     return t;
 }
 constexpr std::array<uint8_t, 256> kClass = byte_classes();
-
-// Characters no quoting changes the meaning of, wherever they stand in a word: letters, digits, bytes of
-// UTF-8 sequences, and _ . / , + @ % : - (not '=', which makes an assignment of a first word, nor '~', '{',
-// '*', '?', '[', '$', which expand).
-constexpr std::array<bool, 256> inert_bytes() {
-    std::array<bool, 256> t{};
-    for (int c = 0; c < 256; ++c)
-        t[c] = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c >= 0x80;
-    for (unsigned char c : {'_', '.', '/', ',', '+', '@', '%', ':', '-'}) t[c] = true;
-    return t;
-}
-constexpr std::array<bool, 256> kInert = inert_bytes();
-
-bool inert(char c) { return kInert[static_cast<unsigned char>(c)]; }
 
 }  // namespace
 
@@ -86,49 +73,79 @@ bool LineNormalizer::line(std::string_view line) {
             ++i;
             word_start = true;
         } else if (k == kEscape) {
-            // "\s" is s; "\$" stays as it is.
-            if (!inert(line[i + 1])) put(c);
+            put(c);
             put(line[i + 1]);
             i += 2;
         } else {
-            // A quoted string: its text alone when the quotes change nothing in it ("srun" is srun), else as
-            // it stands, blanks and '#' included.
-            size_t close = i + 1;
-            bool plain = true;
-            while (close < len && line[close] != c) {
-                plain = plain && inert(line[close]);
-                if (c == '"' && line[close] == '\\' && close + 1 < len) ++close, plain = false;
-                ++close;
+            // A quoted string is copied as it stands, blanks and '#' included: removing quotes that look
+            // inert merged scripts bash runs otherwise (<<'EOF' and <<EOF, "time" and time, "2">f and 2>f).
+            put(c);
+            ++i;
+            while (i < len && line[i] != c) {
+                if (c == '"' && line[i] == '\\' && i + 1 < len) put(line[i++]);
+                put(line[i++]);
             }
-            if (close == len) open_quote_ = true;
-            const bool bare = plain && close < len && close > i + 1;
-            for (size_t j = bare ? i + 1 : i, e = bare ? close : std::min(close + 1, len); j < e; ++j) put(line[j]);
-            i = std::min(close + 1, len);
+            if (i < len) put(line[i++]);
+            else open_quote_ = true;
         }
     }
+    // Cut at the cap with input left: what it holds past the cap is unknown (a redirection, say).
+    if (n >= cap && i < len) truncated_ = true;
     n_ = n;
     pending_blank_ = pending_blank;
     word_start_ = word_start;
     return continues;
 }
 
+namespace {
+// The last word of text (after its last blank), and its first.
+std::string_view last_word(std::string_view t) { return t.substr(t.rfind(' ') == std::string_view::npos ? 0 : t.rfind(' ') + 1); }
+std::string_view first_word(std::string_view t) { return t.substr(0, t.find(' ')); }
+bool is_any(std::string_view w, std::initializer_list<std::string_view> words) {
+    for (std::string_view x : words)
+        if (w == x) return true;
+    return false;
+}
+}  // namespace
+
+bool opens_body(std::string_view line) {
+    if (line.empty()) return false;
+    const char c = line.back();
+    return c == '(' || c == ')' || c == '{' || is_any(last_word(line), {"then", "else", "do", "in"});
+}
+
+bool closes_body(std::string_view line) {
+    if (line.empty()) return false;
+    const char c = line.front();
+    return c == '}' || c == ')' || c == ';' || is_any(first_word(line), {"fi", "else", "elif", "done", "esac"});
+}
+
 size_t LineNormalizer::finish() {
     // A ';' that ends a line ends a command the newline would end ("exit 2;" is "exit 2"); not ";;" (case),
     // nor one escaped ("\;" of find -exec: an odd run of backslashes before it), nor one inside a quote the
-    // line leaves open.
+    // line leaves open, nor one bash would refuse there ("then;", "cmd &;", a ';' alone): dropping it would
+    // make a syntax error read as the script that fixed it.
     if (!open_quote_ && n_ > 0 && out_[n_ - 1] == ';' && (n_ < 2 || out_[n_ - 2] != ';')) {
         size_t slashes = 0;
         while (slashes + 2 <= n_ && out_[n_ - 2 - slashes] == '\\') ++slashes;
-        if (slashes % 2 == 0) {
-            --n_;
-            while (n_ > 0 && out_[n_ - 1] == ' ') --n_;
-        }
+        size_t kept = n_ - 1;
+        while (kept > 0 && out_[kept - 1] == ' ') --kept;
+        const std::string_view before(out_, kept);
+        const bool refused = before.empty() || before.back() == '&' || before.back() == '|' ||
+                             is_any(last_word(before), {"then", "else", "do", "{", "in", "!"});
+        if (slashes % 2 == 0 && !refused) n_ = kept;
     }
-    // A null command: ':' or 'true' and literal words. Any expansion, redirection or further command keeps it.
-    if (n_ > 0 && (out_[0] == ':' || out_[0] == 't')) {
+    // A null command: ':' or 'true' and literal words, no expansion, redirection or further command. Written
+    // as ':' (both do nothing and succeed); normalize_lines decides whether it may go.
+    null_ = false;
+    if (n_ > 0 && !truncated_ && (out_[0] == ':' || out_[0] == 't')) {
         const std::string_view text(out_, n_);
-        const std::string_view first = text.substr(0, text.find(' '));
-        if ((first == ":" || first == "true") && text.find_first_of("$`<>;&|()") == std::string_view::npos) n_ = 0;
+        const std::string_view first = first_word(text);
+        if ((first == ":" || first == "true") && text.find_first_of("$`<>;&|()") == std::string_view::npos) {
+            null_ = true;
+            out_[0] = ':';
+            n_ = 1;
+        }
     }
     return n_;
 }

@@ -219,6 +219,7 @@ struct HistoryCodec {
             uint32_t users = 0;
             if (!in.u64(key, "pooled users") || !in.u32(users, "pooled users")) return false;
             if (users > PoolUsers::kUsers) return in.fail("its pooled key holds " + std::to_string(users) + " users");
+            if (ix.pools_.count(key)) return in.fail("its pooled users name one key twice");
             PoolUsers &p = ix.pools_[key];
             p.n = static_cast<uint8_t>(users);
             for (uint32_t u = 0; u < users; ++u) {
@@ -226,6 +227,8 @@ struct HistoryCodec {
                 if (!in.u64(p.user[u], "pooled users") || !in.u32(bits, "pooled users")) return false;
                 std::memcpy(&p.rate[u], &bits, 4);
                 if (!(p.rate[u] >= 0 && p.rate[u] <= 1)) return in.fail("its pooled key holds a rate no history can have");
+                for (uint32_t v = 0; v < u; ++v)
+                    if (p.user[v] == p.user[u]) return in.fail("its pooled key holds one user twice");
             }
         }
         return true;
@@ -304,6 +307,14 @@ uint64_t history_meaning() {
         j.outcome = Outcome::Completed;
         j.end = 6000;
         ix.add(j);
+        // Two more users of the partition and account, interleaved: the pooled keys' users (PoolUsers).
+        for (int k = 4; k < 8; ++k) {
+            j.user = k % 2 ? "other" : "third";
+            j.job_key = std::to_string(k);
+            j.outcome = k % 3 ? Outcome::Failed : Outcome::Completed;
+            j.end = 6000 + 100 * k;
+            ix.add(j);
+        }
         std::string image;
         Out o(image);
         HistoryCodec::put(o, ix);

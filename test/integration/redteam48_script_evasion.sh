@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 48, class 9 (red team), class 1: renamed copies of a failing script that run the same commands but
 # got a fingerprint of their own. All three are refused since 2026-11-30 (the ':' copy by
-# model/script/script_normalizer.h: a null command is dropped), and the script runs on every leg.
+# model/script/script_normalizer.h: a null command goes where bash does not need it), and the script runs on
+# every leg.
 # Set-up as script_identity.sh (which this copies): jfp-usera's broken.sh fails three times as 'attempt',
 # jfp ingest joins the fingerprints, reject mode at 0.7 with the hand-written model. Then each copy below,
 # under a new name, must be refused on the script's history as script_identity.sh's respaced copy is:

@@ -43,7 +43,9 @@ void write_all(const std::string &bytes) {
 void run_show(ScriptsArgs &a) {
     if (a.show.job.empty() == a.show.file.empty())
         throw std::runtime_error("jfp scripts show: give a job id, or --file with a script's path (not both)");
-    if (!a.show.file.empty() && a.show.env) throw std::runtime_error("jfp scripts show: --env needs a job id, not --file");
+    if (!a.show.file.empty() && (a.show.env || a.show.by_token))
+        throw std::runtime_error("jfp scripts show: --env and --token need a job, not --file");
+    if (a.show.identity && a.show.env) throw std::runtime_error("jfp scripts show: --identity is of the script, not of --env");
     if (a.show.file.empty()) fill_archive_paths(a.paths, conf_of(a));
     const ShownScript shown = show_script(a.paths, a.show);
     std::fputs(shown.header.c_str(), stderr);

@@ -1,5 +1,7 @@
 #include "tools/scripts/script_show.h"
 
+#include <sys/stat.h>
+
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -22,14 +24,22 @@ std::string env_lines(std::string env) {
     return env;
 }
 
-std::string identity_header(const std::string &script, bool whole) {
+std::string identity_header(const std::string &script, bool whole, uint64_t logged) {
     const uint64_t fp = script_fingerprint(script);
-    if (fp == 0) return "# script fingerprint: none (no commands: empty, binary, or comments and blank lines only)\n";
-    char buf[300];
-    std::snprintf(buf, sizeof buf, "# script fingerprint %016llx (script_fp %lld in the feature log and the store)%s\n",
-                  static_cast<unsigned long long>(fp), static_cast<long long>(static_cast<int64_t>(fp)),
-                  whole ? "" : ", of the bytes kept: the plugin's, of the whole script, can differ");
-    return buf;
+    auto hex = [](uint64_t v) {
+        char b[24];
+        std::snprintf(b, sizeof b, "%016llx", static_cast<unsigned long long>(v));
+        return std::string(b);
+    };
+    std::string line = fp == 0 ? "# script fingerprint: none (no commands: empty, binary, or comments and blank lines only)"
+                               : "# script fingerprint " + hex(fp) + " (script_fp " + std::to_string(static_cast<int64_t>(fp)) +
+                                     " in the feature log and the store)";
+    if (logged != 0 && logged != fp)
+        line += "; the store holds " + hex(logged) + " (script_fp " + std::to_string(static_cast<int64_t>(logged)) +
+                ") for this job: the plugin took it " + (whole ? "with an older jfp, which read scripts otherwise" : "from the whole script, of which these bytes are the head");
+    else if (logged == 0 && !whole && fp != 0)
+        line += ", of the bytes kept: the plugin's, of the whole script, can differ";
+    return line + "\n";
 }
 
 std::string identity_text(const std::string &script) {
@@ -42,6 +52,12 @@ std::string identity_text(const std::string &script) {
 namespace {
 // A script file, whole: what sbatch would send (the fingerprint reads its first kFingerprintReach bytes).
 std::string read_script_file(const std::string &path) {
+    struct stat st {};
+    if (::stat(path.c_str(), &st) != 0) throw std::runtime_error("cannot read " + printable(path) + ": " + std::strerror(errno) + "; give a job script's path");
+    if (!S_ISREG(st.st_mode)) throw std::runtime_error(printable(path) + " is not a file; give a job script's path");
+    // Four times what sbatch takes by default (SlurmConf's max_script_size, 4 MiB): past it, not a job script.
+    constexpr off_t kMaxScript = off_t{16} << 20;
+    if (st.st_size > kMaxScript) throw std::runtime_error(printable(path) + " is larger than 16 MiB: not a job script");
     std::ifstream in(path, std::ios::binary);
     if (!in) throw std::runtime_error("cannot read " + printable(path) + ": " + std::strerror(errno) + "; give a job script's path");
     std::ostringstream s;
@@ -54,7 +70,7 @@ ShownScript show_script(const ArchivePaths &paths, const ShowRequest &req) {
     if (!req.file.empty()) {
         ShownScript shown;
         shown.bytes = read_script_file(req.file);
-        if (!req.quiet) shown.header = "# " + printable(req.file) + ": " + std::to_string(shown.bytes.size()) + " bytes\n" + identity_header(shown.bytes, true);
+        if (!req.quiet) shown.header = "# " + printable(req.file) + ": " + std::to_string(shown.bytes.size()) + " bytes\n" + identity_header(shown.bytes, true, 0);
         if (req.identity) shown.bytes = identity_text(shown.bytes);
         return shown;
     }
@@ -75,7 +91,8 @@ ShownScript show_script(const ArchivePaths &paths, const ShowRequest &req) {
                             "ran is slurmdbd's with AccountingStoreFlags=job_script: sacct -j " +
                             printable(f.job_id.empty() ? "JOBID" : f.job_id) + " --batch-script\n";
         if (!req.env)
-            shown.header += identity_header(shown.bytes, static_cast<int64_t>(shown.bytes.size()) >= f.sub.script_bytes) +
+            shown.header += identity_header(shown.bytes, static_cast<int64_t>(shown.bytes.size()) >= f.sub.script_bytes,
+                                            f.job ? f.job->script_fingerprint : 0) +
                             script_findings_lines(shown.bytes, f.job, paths.modules_index);
     }
     if (req.env) shown.bytes = env_lines(std::move(shown.bytes));

@@ -26,8 +26,9 @@ struct ShownScript {
 
 ShownScript show_script(const ArchivePaths &paths, const ShowRequest &req);
 
-// The header line that gives a script's fingerprint as jfp records it; whole: the bytes are the whole script.
-std::string identity_header(const std::string &script, bool whole);
+// The header line that gives a script's fingerprint as jfp records it; whole: the bytes are the whole script;
+// logged: what the store holds for the job (0: nothing), said when it differs.
+std::string identity_header(const std::string &script, bool whole, uint64_t logged);
 // The text the fingerprint covers, a line each, the cut between its head and its tail marked by a comment.
 std::string identity_text(const std::string &script);
 

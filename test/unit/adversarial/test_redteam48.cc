@@ -74,13 +74,13 @@ TEST_CASE("redteam48 class 1: spacing, CRLF and trailing comments keep the finge
 }
 
 // Held since 2026-11-30 (script_normalizer.h, by the shell's rules): rewrites that run the same commands.
-TEST_CASE("redteam48 class 1: null commands, quotes that change nothing, continuations keep the fingerprint") {
+// ('true' appended as the last line is not one: it makes the script's exit status 0.)
+TEST_CASE("redteam48 class 1: null commands, continuations, a glued comment keep the fingerprint") {
     const uint64_t fp = script_fingerprint(kBody);
     const std::vector<std::pair<std::string, std::string>> rewrites = {
-        {"a no-op line 'true'", kBody + "true\n"},
+        {"a no-op line 'true'", "module load gcc/12\ntrue\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input data.nc --steps 100\necho done\n"},
         {"a no-op line ':'", ":\n" + kBody},
         {"a comment glued after ';' (bash: '#' starts a word there)", "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input data.nc --steps 100\necho done;#x81f\n"},
-        {"a quoted command word", "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\n\"srun\" ./sim --input data.nc --steps 100\necho done\n"},
         {"a line continuation", "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim \\\n --input data.nc --steps 100\necho done\n"},
         {"a trailing ';'", "module load gcc/12;\ncd \"$SLURM_SUBMIT_DIR\"\nsrun ./sim --input data.nc --steps 100\necho done\n"},
     };
@@ -90,12 +90,14 @@ TEST_CASE("redteam48 class 1: null commands, quotes that change nothing, continu
     }
 }
 
-// Succeeds: rewrites that add a command doing something harmless, or move the body where the normaliser
-// does not read it (the body of a here-document or of bash -c is a word to it).
+// Succeeds: rewrites that add a command doing something harmless, quote a word (removing quotes that look
+// inert merged scripts bash runs otherwise: <<'EOF' and <<EOF, "time" and time), or move the body where the
+// normaliser does not read it (the body of a here-document or of bash -c is a word to it).
 TEST_CASE("redteam48 class 1: one-edit rewrites that run the same commands get a new fingerprint", "[.redteam]") {
     const uint64_t fp = script_fingerprint(kBody);
     const std::vector<std::pair<std::string, std::string>> rewrites = {
         {"an empty echo", kBody + "echo\n"},
+        {"a quoted command word", "module load gcc/12\ncd \"$SLURM_SUBMIT_DIR\"\n\"srun\" ./sim --input data.nc --steps 100\necho done\n"},
         {"the body in a here-document", "bash <<'EOF'\n" + kBody + "EOF\n"},
         {"the body in bash -c", "bash -c '" + kBody + "'\n"},
         {"a variable renamed", "D=\"$SLURM_SUBMIT_DIR\"\nmodule load gcc/12\ncd \"$D\"\nsrun ./sim --input data.nc --steps 100\necho done\n"},

@@ -99,45 +99,82 @@ TEST_CASE("script fingerprint: respaced and recommented copies are the same scri
     }
 }
 
-TEST_CASE("script fingerprint: null commands, quotes that change nothing and continuations read as bash reads them") {
+TEST_CASE("script fingerprint: null commands and continuations read as bash reads them") {
     const std::string base = "cd /scratch/run\nsrun ./solver --in data.h5 -n 4\nexit 2\n";
     const uint64_t fp = script_fingerprint(base);
     for (const std::string &same : std::vector<std::string>{
-             ":\ncd /scratch/run\ntrue\nsrun ./solver --in data.h5 -n 4\n: step two 'quoted words'\nexit 2\ntrue # done\n",
-             "\"cd\" '/scratch/run'\n\"srun\" ./sol\"ver\" --in 'data.h5' -n \"4\"\nexit 2\n",
+             ":\ncd /scratch/run\ntrue\nsrun ./solver --in data.h5 -n 4\n: step two 'quoted words'\nexit 2\n",
              "cd /scratch/run\nsrun ./solver \\\n  --in data.h5 \\\n  -n 4\nexit 2\n",
              "cd /scratch/run\nsrun ./sol\\\nver --in data.h5 -n 4\nexit 2\n",
-             "\\c\\d /scratch/run\nsrun ./solver --in data.h5 -n 4\nexit 2\n",
+             "cd /scratch/run;\nsrun ./solver --in data.h5 -n 4 ;\nexit 2;#v2\n",
          }) {
         INFO(same);
         CHECK(normalized_script(same) == normalized_script(base));
         CHECK(script_fingerprint(same) == fp);
     }
-    // Where quoting or the "no-op" does something, another script.
+    // Where bash runs them otherwise: another script. Quotes stay as written.
     for (const std::string &other : std::vector<std::string>{
              ": > out.log\n" + base,                    // truncates a file
              ": ${SCRATCH:=/tmp}\n" + base,             // assigns
              "true $(rm -f lock)\n" + base,             // runs rm
              "true && touch ok\n" + base,               // a second command
-             "cd '/scratch/run dir'\nsrun ./solver --in data.h5 -n 4\nexit 2\n",
-             "cd /scratch/run\nsrun ./solver --in '$HOME' -n 4\nexit 2\n",
-             "cd /scratch/run\n\"X=1\" srun ./solver --in data.h5 -n 4\nexit 2\n",
-             "cd \"~\"\nsrun ./solver --in data.h5 -n 4\nexit 2\n",
+             base + "true\n",                           // the script's exit status is now 0
+             base + ":\n# done\n",
+             "\"cd\" /scratch/run\nsrun ./solver --in data.h5 -n 4\nexit 2\n",
+             "cd '/scratch/run'\nsrun ./solver --in data.h5 -n 4\nexit 2\n",
              "cd /scratch/run\nsrun ./solver --in data.h5 -n 4\nexit 2\necho\n",
          }) {
         INFO(other);
         CHECK(script_fingerprint(other) != fp);
     }
-    CHECK(normalized_script("X=1 \"Y=2\" ./a\n") == "X=1 \"Y=2\" ./a\n");
-    CHECK(normalized_script("echo \\$HOME \\a\n") == "echo \\$HOME a\n");
+    // The pairs the review found merged when quotes that looked inert were removed: each is two scripts.
+    const std::vector<std::pair<std::string, std::string>> apart = {
+        {"cat >x <<'EOF'\n$HOME\nEOF\n", "cat >x <<EOF\n$HOME\nEOF\n"},
+        {"echo $'dir'\n", "echo $dir\n"},
+        {"./app \"2\">err\n", "./app 2>err\n"},
+        {"\"time\" ./app\n", "time ./app\n"},
+        {"\\time ./app\n", "time ./app\n"},
+        {"\"X\"=1\n", "X=1\n"},
+        {"rm {\"a,b\"}\n", "rm {a,b}\n"},
+        {"cd ~\"/scratch\"\n", "cd ~/scratch\n"},
+    };
+    for (const auto &[a, b] : apart) {
+        INFO(a << " / " << b);
+        CHECK(script_fingerprint(a) != script_fingerprint(b));
+    }
+    // A null command that is all of a body stays: without it bash refuses the script ("syntax error near
+    // unexpected token 'else'"), and the fix must not read as the broken script.
+    for (const auto &[body, broken] : std::vector<std::pair<std::string, std::string>>{
+             {"if [ -f x ]; then\n:\nelse\nexit 1\nfi\necho ok\n", "if [ -f x ]; then\nelse\nexit 1\nfi\necho ok\n"},
+             {"for f in *; do\ntrue\ndone\necho ok\n", "for f in *; do\ndone\necho ok\n"},
+             {"f() {\n:\n}\nf\n", "f() {\n}\nf\n"},
+             {"case $x in\na)\n:\n;;\nesac\necho ok\n", "case $x in\na)\n;;\nesac\necho ok\n"},
+         }) {
+        INFO(body);
+        CHECK(script_fingerprint(body) != script_fingerprint(broken));
+    }
+    // A null command longer than the scratch line: what lies past it (a redirection) is unknown, so it stays.
+    CHECK(script_fingerprint(": '" + std::string(1100, 'x') + "' > log\n" + base) != fp);
+    // From a here-document on, a ':' or 'true' line may be its text: it stays.
+    CHECK(script_fingerprint("cat >cfg <<EOF\nverbose:\ntrue\nEOF\n./app\n") != script_fingerprint("cat >cfg <<EOF\nverbose:\nEOF\n./app\n"));
+    CHECK(script_fingerprint("python3 -c '\nimport sys\n:\n'\n./app\n") != script_fingerprint("python3 -c '\nimport sys\n'\n./app\n"));
+    // Part of the command before it: "a &&" then ":" is "a && :", not "a && echo ok".
+    CHECK(script_fingerprint("./a &&\n:\necho ok\n") != script_fingerprint("./a &&\necho ok\n"));
+    // With other commands in the body, it goes.
+    CHECK(script_fingerprint("if [ -f x ]; then\n:\necho a\nfi\necho ok\n") == script_fingerprint("if [ -f x ]; then\necho a\nfi\necho ok\n"));
+    // A final ';' bash would refuse is not dropped: "then;" is not "then", a ';' alone is not nothing.
+    CHECK(normalized_script("if x; then;\nfi\n") == "if x; then;\nfi\n");
+    CHECK(normalized_script("./a &;\n") == "./a &;\n");
+    CHECK(normalized_script(";\n") == ";\n");
     CHECK(normalized_script("echo \"\" ''\n") == "echo \"\" ''\n");
+    CHECK(normalized_script("echo \\$HOME \\a\n") == "echo \\$HOME \\a\n");
     // A comment line inside a continued command ends it, as in bash; the next line is a command of its own.
     CHECK(normalized_script("srun ./a \\\n# note\n-n 4\n") == "srun ./a\n-n 4\n");
 }
 
 // Property: long scripts (a head that fills kFingerprintBytes) keep their fingerprint through the same
-// rewrites as short ones, null commands and quoting included; a word changed in the head or the tail makes
-// another script; two applications behind one long preamble are two scripts.
+// rewrites as short ones, null commands and continuations included; a word changed in the head or the tail
+// makes another script; two applications behind one long preamble are two scripts.
 TEST_CASE("script fingerprint: head and tail of long scripts (property)") {
     std::mt19937_64 rng(2026);
     auto pick = [&](size_t n) { return static_cast<size_t>(rng() % n); };
@@ -145,8 +182,11 @@ TEST_CASE("script fingerprint: head and tail of long scripts (property)") {
                            "'a b'", "module", "load", "gcc/12", "export", "OMP_NUM_THREADS=8", "--mem=4G", "&&"};
     for (int round = 0; round < 300; ++round) {
         std::vector<std::vector<std::string>> lines(100 + pick(80));
-        for (auto &l : lines)
+        for (auto &l : lines) {
             for (size_t w = 0, n = 1 + pick(6); w < n; ++w) l.push_back(words[pick(sizeof words / sizeof *words)]);
+            // A line ending in "&&" goes on into the next, and a null command there is part of it.
+            if (l.back() == "&&") l.push_back("./app");
+        }
         auto render = [&](bool noisy) {
             std::string s = noisy ? "#!/bin/bash\n#SBATCH -J n" + std::to_string(rng()) + "\n" : "";
             for (const auto &l : lines) {
@@ -157,10 +197,6 @@ TEST_CASE("script fingerprint: head and tail of long scripts (property)") {
                 for (size_t i = 0; i < l.size(); ++i) {
                     std::string w = l[i];
                     // Quotes around a word they change nothing in.
-                    if (noisy && pick(5) == 0 && w.find_first_of("$'=&") == std::string::npos) {
-                        const std::string q = pick(2) ? "\"" : "'";
-                        w = q + w + q;
-                    }
                     const std::string gap = noisy && pick(6) == 0 ? " \\\n   " : (noisy ? std::string(1 + pick(2), ' ') : " ");
                     s += (i ? gap : "") + w;
                 }
@@ -178,6 +214,17 @@ TEST_CASE("script fingerprint: head and tail of long scripts (property)") {
         l[pick(l.size())] += "z";
         CHECK(script_fingerprint(render(false)) != script_fingerprint(plain));
     }
+    // The review's cases (2026-11-30): each pair is two scripts.
+    std::string pre;
+    for (int i = 0; pre.size() < 2 * kFingerprintBytes; ++i) pre += "export OMP_PLACES_" + std::to_string(i) + "=cores\n";
+    std::string args;
+    while (args.size() < 600) args += " --opt" + std::to_string(args.size()) + " v";
+    // The last command continued past the tail's room: its end is read.
+    CHECK(script_fingerprint(pre + "srun ./train \\\n" + args + " --lr 0.1\n") != script_fingerprint(pre + "srun ./train \\\n" + args + " --lr 10\n"));
+    // 20 KiB of comment lines after the commands do not leave the tail empty.
+    std::string comments;
+    while (comments.size() < 20000) comments += "# padding padding padding padding padding\n";
+    CHECK(script_fingerprint(pre + "srun ./a\n" + comments) != script_fingerprint(pre + "srun ./b\n" + comments));
     // One preamble, two applications.
     std::string preamble;
     for (int i = 0; preamble.size() < 3 * kFingerprintBytes; ++i) preamble += "export OMP_PLACES_" + std::to_string(i) + "=cores\n";

@@ -65,7 +65,7 @@ TEST_CASE("scripts show --identity: the fingerprint as jfp records it, and the c
     req.squeue = "/nonexistent/squeue";
     req.identity = true;
     const ShownScript shown = show_script(fx.paths(), req);
-    CHECK(shown.bytes == "srun ./sim --in data.h5\nexit 2\n");
+    CHECK(shown.bytes == "\"srun\" ./sim --in data.h5\nexit 2\n");
     const uint64_t fp = script_fingerprint(script);
     char hex[40];
     std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fp));
@@ -73,7 +73,7 @@ TEST_CASE("scripts show --identity: the fingerprint as jfp records it, and the c
                                      std::to_string(static_cast<int64_t>(fp)) + " in the feature log and the store)\n"));
     // The same script from a file: the same text and fingerprint, no archive needed.
     test::TempDir dir;
-    test::write_file(dir.file("copy.sh"), "#!/bin/sh\nsrun ./sim --in data.h5\nexit 2\n");
+    test::write_file(dir.file("copy.sh"), "#!/bin/sh\n\"srun\"   ./sim --in data.h5\n\nexit 2\n");
     ShowRequest from_file;
     from_file.file = dir.file("copy.sh");
     from_file.identity = true;
@@ -86,7 +86,11 @@ TEST_CASE("scripts show --identity: the fingerprint as jfp records it, and the c
     long_script += "srun ./app\n";
     CHECK_THAT(identity_text(long_script), HasText("# ... (past the first 1 KiB, only the last lines are read)\nexport"));
     CHECK_THAT(identity_text(long_script), HasText("srun ./app\n"));
-    CHECK(identity_header("#!/bin/sh\n# nothing\n", true) == "# script fingerprint: none (no commands: empty, binary, or comments and blank lines only)\n");
+    CHECK(identity_header("#!/bin/sh\n# nothing\n", true, 0) == "# script fingerprint: none (no commands: empty, binary, or comments and blank lines only)\n");
+    // What the store holds, when it differs (a fingerprint an older jfp took): said.
+    CHECK_THAT(identity_header("echo a\n", true, 0x1234), HasText("; the store holds 0000000000001234 (script_fp 4660) for this job"));
+    from_file.file = dir.path();
+    CHECK_THROWS_WITH(show_script(ArchivePaths{}, from_file), HasText("is not a file"));
     from_file.file = dir.file("missing.sh");
     CHECK_THROWS_WITH(show_script(ArchivePaths{}, from_file), HasText("cannot read "));
 }
